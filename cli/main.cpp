@@ -1,0 +1,7 @@
+// envfix's entry point. Everything, including the one place errors are caught and mapped to
+// exit codes, is in cli/src/run.cpp.
+namespace envfix::cli {
+int run(int argc, char** argv);
+}
+
+int main(int argc, char** argv) { return envfix::cli::run(argc, argv); }

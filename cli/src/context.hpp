@@ -1,0 +1,37 @@
+#pragma once
+// What every command gets: the global options and the reporter the libraries talk to.
+#include <memory>
+#include <string>
+
+#include "envfix/common/exit_codes.hpp"
+#include "envfix/common/reporter.hpp"
+
+namespace CLI { class App; }
+
+namespace envfix::cli {
+
+struct GlobalOptions {
+    bool json = false;       // one JSON document on stdout, nothing else there
+    int verbosity = 0;       // -v: debug notes on stderr
+    bool quiet = false;      // -q: warnings and errors only
+    bool yes = false;        // answer yes to questions; refuse where consent is needed and absent
+    bool no_color = false;
+    std::string lang;        // en | zh (default from the environment)
+};
+
+class TerminalReporter;
+
+struct Context {
+    GlobalOptions opts;
+    std::unique_ptr<TerminalReporter> reporter_impl;
+    Reporter* reporter = nullptr;
+    // Set by a command that finished but has something to report through its exit code
+    // (doctor finding an unserved GPU); errors are thrown as Failure instead.
+    ExitCode exit_code = ExitCode::Ok;
+};
+
+// One function per subcommand file (cmd_<verb>.cpp), listed in commands.cpp.
+using RegisterCommand = void (*)(CLI::App& app, Context& ctx);
+void register_all_commands(CLI::App& app, Context& ctx);
+
+}  // namespace envfix::cli

@@ -1,0 +1,12 @@
+# Debian 12 packages only (docs/dependencies.md says why each one is here).
+find_package(CURL REQUIRED)
+find_package(LibArchive REQUIRED)
+find_package(yaml-cpp REQUIRED)
+find_package(CLI11 REQUIRED)
+find_package(nlohmann_json REQUIRED)
+find_package(fmt REQUIRED)
+find_package(OpenSSL REQUIRED)
+find_package(Threads REQUIRED)
+if(ENVFIX_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()

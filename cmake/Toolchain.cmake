@@ -1,0 +1,45 @@
+# Compiler settings shared by every target.
+find_program(CCACHE_PROGRAM ccache)
+if(CCACHE_PROGRAM)
+  set(CMAKE_C_COMPILER_LAUNCHER ${CCACHE_PROGRAM})
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${CCACHE_PROGRAM})
+endif()
+
+add_library(envfix_warnings INTERFACE)
+if(MSVC)
+  target_compile_options(envfix_warnings INTERFACE /W4 /utf-8)
+else()
+  target_compile_options(envfix_warnings INTERFACE -Wall -Wextra -Wpedantic -Wno-missing-field-initializers)
+endif()
+
+if(ENVFIX_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+# Platform files: foo_posix.cpp or foo_win32.cpp, picked here so no source needs #ifdef _WIN32.
+function(envfix_platform_sources target)
+  foreach(stem IN LISTS ARGN)
+    if(WIN32)
+      target_sources(${target} PRIVATE ${stem}_win32.cpp)
+    else()
+      target_sources(${target} PRIVATE ${stem}_posix.cpp)
+    endif()
+  endforeach()
+endfunction()
+
+# A library folder: include/ is public, src/*.cpp are its sources (platform files excluded:
+# envfix_platform_sources adds the right one).
+function(envfix_library name)
+  file(GLOB _srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/*.cpp)
+  list(FILTER _srcs EXCLUDE REGEX "_(posix|win32)\\.cpp$")
+  if(NOT _srcs)
+    # A layer with no code yet still links, so the layering is fixed from the start.
+    file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/${name}_empty.cpp "// ${name}: no sources yet\n")
+    set(_srcs ${CMAKE_CURRENT_BINARY_DIR}/${name}_empty.cpp)
+  endif()
+  add_library(${name} STATIC ${_srcs})
+  target_include_directories(${name} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include
+                                      PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
+  target_link_libraries(${name} PRIVATE envfix_warnings)
+endfunction()

@@ -1,0 +1,72 @@
+#pragma once
+// The one place that lists the environment variables envfix reads. Code asks for a variable
+// through env::get(EnvVar::X); docs/environment.md is checked against this table by a test.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace envfix {
+
+enum class EnvVar {
+    // envfix's own
+    EnvfixLibcuda,       // path of the CUDA driver library to load instead of libcuda.so.1
+    EnvfixLibnvml,       // path of the NVML library to load instead of libnvidia-ml.so.1
+    EnvfixSysRoot,       // prefix for /sys and /proc reads (tests)
+    EnvfixNvidiaSmi,     // nvidia-smi program to run (tests)
+    EnvfixLang,          // en | zh
+    EnvfixCacheDir,      // cache root instead of $XDG_CACHE_HOME/envfix
+    EnvfixConfigDir,     // config root instead of $XDG_CONFIG_HOME/envfix
+    EnvfixDataDir,       // data root (snapshots) instead of $XDG_DATA_HOME/envfix
+    EnvfixIndexUrl,      // PyTorch index root
+    EnvfixNoColor,
+    // CUDA
+    CudaVisibleDevices,
+    // Python environments
+    VirtualEnv,
+    CondaPrefix,
+    Path,
+    Home,
+    UserProfile,         // Windows home
+    LocalAppData,        // Windows cache/data root
+    AppData,             // Windows config root
+    // XDG
+    XdgCacheHome,
+    XdgConfigHome,
+    XdgDataHome,
+    // indexes, as pip and uv users write them
+    PipIndexUrl,
+    PipExtraIndexUrl,
+    UvIndexUrl,
+    UvExtraIndexUrl,
+    SslCertFile,
+    RequestsCaBundle,
+    Netrc,
+    HttpProxy,
+    HttpsProxy,
+    AllProxy,
+    NoProxy,
+    // language
+    LcAll,
+    LcMessages,
+    Lang,
+    NoColor,
+};
+
+struct EnvVarInfo {
+    EnvVar var;
+    std::string_view name;
+    std::string_view purpose;
+};
+
+namespace env {
+const std::vector<EnvVarInfo>& table();
+std::string_view name(EnvVar v);
+// Unset and empty both read as nullopt.
+std::optional<std::string> get(EnvVar v);
+std::string get_or(EnvVar v, std::string_view fallback);
+// Distinguishes set-but-empty ("") from unset (nullopt): CUDA_VISIBLE_DEVICES= hides all GPUs.
+std::optional<std::string> get_raw(EnvVar v);
+}  // namespace env
+
+}  // namespace envfix

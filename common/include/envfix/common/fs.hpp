@@ -1,0 +1,79 @@
+#pragma once
+// File helpers every layer shares. Every write of a file envfix owns goes through
+// write_file_atomic (temp file beside it, fsync, rename).
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "envfix/common/error.hpp"
+
+namespace envfix::fs {
+
+namespace stdfs = std::filesystem;
+
+// Errors carry ExitCode::BadInput (not found, unreadable) with key "fs.read_failed".
+Expected<std::string> read_file(const stdfs::path& p);
+// ExitCode::DiskFull / PermissionDenied / Internal with key "fs.write_failed".
+Expected<void> write_file_atomic(const stdfs::path& p, std::string_view data);
+// fsync a directory so a rename inside it is durable (no-op where unsupported).
+void sync_dir(const stdfs::path& dir);
+// Maps an errno-style error code of a failed write to the exit code users see.
+ExitCode exit_code_for_errno(int err);
+
+// Read-only memory map of a whole file (empty files map to an empty view).
+class MappedFile {
+public:
+    static Expected<MappedFile> open(const stdfs::path& p);
+    MappedFile(MappedFile&&) noexcept;
+    MappedFile& operator=(MappedFile&&) noexcept;
+    ~MappedFile();
+    std::string_view bytes() const { return {static_cast<const char*>(data_), size_}; }
+    size_t size() const { return size_; }
+
+private:
+    MappedFile() = default;
+    void reset();
+    const void* data_ = nullptr;
+    size_t size_ = 0;
+    void* handle_ = nullptr;  // platform handle (Windows mapping)
+};
+
+// Cheap identity of a file's content: a cache keyed by it is invalidated by any change
+// that touches size or mtime, or replaces the file.
+struct FileIdentity {
+    uint64_t device = 0;
+    uint64_t inode = 0;
+    uint64_t size = 0;
+    int64_t mtime_ns = 0;
+    bool operator==(const FileIdentity&) const = default;
+    std::string to_string() const;  // "dev:ino:size:mtime"
+};
+std::optional<FileIdentity> identity(const stdfs::path& p);
+
+// An exclusive advisory lock held on a file for the object's lifetime.
+class FileLock {
+public:
+    // wait = false: fails at once with ExitCode::Locked when another process holds it.
+    static Expected<FileLock> acquire(const stdfs::path& lock_file, bool wait);
+    FileLock(FileLock&&) noexcept;
+    FileLock& operator=(FileLock&&) noexcept;
+    ~FileLock();
+
+private:
+    FileLock() = default;
+    intptr_t fd_ = -1;
+};
+
+// User directories (XDG on POSIX, %LOCALAPPDATA% / %APPDATA% on Windows), each overridable.
+stdfs::path cache_dir();   // ENVFIX_CACHE_DIR, else $XDG_CACHE_HOME/envfix, else ~/.cache/envfix
+stdfs::path config_dir();  // ENVFIX_CONFIG_DIR, else $XDG_CONFIG_HOME/envfix, else ~/.config/envfix
+stdfs::path data_dir();    // ENVFIX_DATA_DIR, else $XDG_DATA_HOME/envfix, else ~/.local/share/envfix
+std::optional<stdfs::path> home_dir();
+
+// A unique temporary path beside `target` (same directory, so a rename is atomic).
+stdfs::path temp_path_beside(const stdfs::path& target);
+
+}  // namespace envfix::fs

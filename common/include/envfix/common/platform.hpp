@@ -1,0 +1,15 @@
+#pragma once
+#include <string_view>
+
+namespace envfix::platform {
+
+enum class Os { Linux, Windows, MacOs, Other };
+Os current_os();
+std::string_view os_name(Os os);  // "linux", "windows", "macos", "other"
+std::string_view machine();        // "x86_64", "aarch64", ... (uname -m / PROCESSOR_ARCHITECTURE)
+bool is_wsl();                     // Linux under WSL (reads /proc/version)
+bool stdout_is_terminal();
+bool stderr_is_terminal();
+int terminal_width();              // 80 when unknown
+
+}  // namespace envfix::platform

@@ -1,0 +1,27 @@
+#pragma once
+// One table per area; each area file in this folder defines its span. Add a line here when
+// an area is added.
+#include <array>
+#include <span>
+
+#include "envfix/common/message.hpp"
+
+namespace envfix::messages {
+
+using Catalog = std::span<const CatalogEntry>;
+extern const Catalog kCommon;
+extern const Catalog kProbe;
+extern const Catalog kEnvironment;
+extern const Catalog kResolver;
+extern const Catalog kIndex;
+extern const Catalog kPlan;
+extern const Catalog kInstall;
+extern const Catalog kVerify;
+extern const Catalog kApps;
+extern const Catalog kCli;
+
+inline std::array<Catalog, 10> all_catalogs() {
+    return {kCommon, kProbe, kEnvironment, kResolver, kIndex, kPlan, kInstall, kVerify, kApps, kCli};
+}
+
+}  // namespace envfix::messages

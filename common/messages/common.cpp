@@ -1,0 +1,18 @@
+// Messages of the common area: key, English, Chinese (nullptr = not translated yet).
+#include "catalog_index.hpp"
+
+namespace envfix::messages {
+namespace {
+const CatalogEntry entries[] = {
+    {"process.start_failed", "cannot start {program}: {reason}", "无法启动 {program}：{reason}"},
+    {"fs.read_failed", "cannot read {path}: {reason}", "无法读取 {path}：{reason}"},
+    {"fs.write_failed", "cannot write {path}: {reason}", "无法写入 {path}：{reason}"},
+    {"fs.map_failed", "cannot map {path}: {reason}", "无法映射 {path}：{reason}"},
+    {"fs.locked", "{path} is in use by another envfix (process {pid}); try again when it has finished",
+     "{path} 正被另一个 envfix 进程（{pid}）使用；请等它结束后再试"},
+    {"fs.lock_failed", "cannot lock {path}: {reason}", "无法锁定 {path}：{reason}"},
+    {"hash.file_failed", "cannot hash {path}: {reason}", "无法计算 {path} 的哈希：{reason}"},
+};
+}  // namespace
+const Catalog kCommon{entries};
+}  // namespace envfix::messages

@@ -1,0 +1,80 @@
+#include "envfix/common/env.hpp"
+
+#include <cstdlib>
+
+namespace envfix::env {
+
+const std::vector<EnvVarInfo>& table() {
+    static const std::vector<EnvVarInfo> t = {
+        {EnvVar::EnvfixLibcuda, "ENVFIX_LIBCUDA", "CUDA driver library to load instead of libcuda.so.1 / nvcuda.dll"},
+        {EnvVar::EnvfixLibnvml, "ENVFIX_LIBNVML", "NVML library to load instead of libnvidia-ml.so.1 / nvml.dll"},
+        {EnvVar::EnvfixSysRoot, "ENVFIX_SYSROOT", "prefix put before /sys and /proc when reading driver files (tests)"},
+        {EnvVar::EnvfixNvidiaSmi, "ENVFIX_NVIDIA_SMI", "nvidia-smi program to run instead of the one on PATH"},
+        {EnvVar::EnvfixLang, "ENVFIX_LANG", "language of messages: en or zh (else taken from LC_ALL/LC_MESSAGES/LANG)"},
+        {EnvVar::EnvfixCacheDir, "ENVFIX_CACHE_DIR", "cache folder (default $XDG_CACHE_HOME/envfix)"},
+        {EnvVar::EnvfixConfigDir, "ENVFIX_CONFIG_DIR", "configuration folder (default $XDG_CONFIG_HOME/envfix)"},
+        {EnvVar::EnvfixDataDir, "ENVFIX_DATA_DIR", "data folder for snapshots (default $XDG_DATA_HOME/envfix)"},
+        {EnvVar::EnvfixIndexUrl, "ENVFIX_INDEX_URL", "root of the PyTorch wheel index or a mirror of it"},
+        {EnvVar::EnvfixNoColor, "ENVFIX_NO_COLOR", "no colours in terminal output"},
+        {EnvVar::CudaVisibleDevices, "CUDA_VISIBLE_DEVICES", "GPUs the CUDA driver shows (envfix says when it hides some)"},
+        {EnvVar::VirtualEnv, "VIRTUAL_ENV", "the active virtual environment (default target)"},
+        {EnvVar::CondaPrefix, "CONDA_PREFIX", "the active conda environment (default target)"},
+        {EnvVar::Path, "PATH", "where python3 and nvidia-smi are looked for"},
+        {EnvVar::Home, "HOME", "home folder (~/.virtualenvs, ~/.conda, ~/.netrc)"},
+        {EnvVar::UserProfile, "USERPROFILE", "home folder on Windows"},
+        {EnvVar::LocalAppData, "LOCALAPPDATA", "cache and data root on Windows"},
+        {EnvVar::AppData, "APPDATA", "configuration root on Windows"},
+        {EnvVar::XdgCacheHome, "XDG_CACHE_HOME", "cache root"},
+        {EnvVar::XdgConfigHome, "XDG_CONFIG_HOME", "configuration root"},
+        {EnvVar::XdgDataHome, "XDG_DATA_HOME", "data root"},
+        {EnvVar::PipIndexUrl, "PIP_INDEX_URL", "package index, as pip reads it"},
+        {EnvVar::PipExtraIndexUrl, "PIP_EXTRA_INDEX_URL", "extra package indexes (space separated), as pip reads it"},
+        {EnvVar::UvIndexUrl, "UV_INDEX_URL", "package index, as uv reads it"},
+        {EnvVar::UvExtraIndexUrl, "UV_EXTRA_INDEX_URL", "extra package indexes, as uv reads it"},
+        {EnvVar::SslCertFile, "SSL_CERT_FILE", "CA bundle for TLS verification"},
+        {EnvVar::RequestsCaBundle, "REQUESTS_CA_BUNDLE", "CA bundle for TLS verification (as requests/pip read it)"},
+        {EnvVar::Netrc, "NETRC", "netrc file with index credentials (default ~/.netrc)"},
+        {EnvVar::HttpProxy, "HTTP_PROXY", "proxy for http:// (also http_proxy)"},
+        {EnvVar::HttpsProxy, "HTTPS_PROXY", "proxy for https:// (also https_proxy)"},
+        {EnvVar::AllProxy, "ALL_PROXY", "proxy for every scheme (also all_proxy)"},
+        {EnvVar::NoProxy, "NO_PROXY", "hosts reached without a proxy (also no_proxy)"},
+        {EnvVar::LcAll, "LC_ALL", "locale; zh* selects Chinese messages"},
+        {EnvVar::LcMessages, "LC_MESSAGES", "locale of messages; zh* selects Chinese"},
+        {EnvVar::Lang, "LANG", "locale; zh* selects Chinese messages"},
+        {EnvVar::NoColor, "NO_COLOR", "no colours in terminal output (no-color.org)"},
+    };
+    return t;
+}
+
+std::string_view name(EnvVar v) {
+    for (const auto& i : table())
+        if (i.var == v) return i.name;
+    return {};
+}
+
+std::optional<std::string> get(EnvVar v) {
+    std::string n(name(v));
+    const char* value = std::getenv(n.c_str());
+    // Proxy variables are also read in lower case, as curl and pip do.
+    if ((!value || !*value) && n.size() > 6 && n.ends_with("_PROXY")) {
+        std::string lowered;
+        for (char c : n) lowered += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+        value = std::getenv(lowered.c_str());
+    }
+    if (!value || !*value) return std::nullopt;
+    return std::string(value);
+}
+
+std::string get_or(EnvVar v, std::string_view fallback) {
+    auto value = get(v);
+    return value ? *value : std::string(fallback);
+}
+
+std::optional<std::string> get_raw(EnvVar v) {
+    std::string n(name(v));
+    const char* value = std::getenv(n.c_str());
+    if (!value) return std::nullopt;
+    return std::string(value);
+}
+
+}  // namespace envfix::env

@@ -1,0 +1,153 @@
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "envfix/common/fs.hpp"
+
+namespace envfix::fs {
+
+namespace {
+Unexpected<Error> write_error(const stdfs::path& p, int err) {
+    return fail(exit_code_for_errno(err), "fs.write_failed", {{"path", p.string()}, {"reason", std::strerror(err)}});
+}
+}  // namespace
+
+void sync_dir(const stdfs::path& dir) {
+    int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        ::fsync(fd);
+        ::close(fd);
+    }
+}
+
+Expected<void> write_file_atomic(const stdfs::path& p, std::string_view data) {
+    auto tmp = temp_path_beside(p);
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) return write_error(p, errno);
+    const char* cur = data.data();
+    size_t left = data.size();
+    while (left > 0) {
+        ssize_t n = ::write(fd, cur, left);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            int e = errno;
+            ::close(fd);
+            ::unlink(tmp.c_str());
+            return write_error(p, e);
+        }
+        cur += n;
+        left -= static_cast<size_t>(n);
+    }
+    if (::fsync(fd) != 0 || ::close(fd) != 0) {
+        int e = errno;
+        ::unlink(tmp.c_str());
+        return write_error(p, e);
+    }
+    if (::rename(tmp.c_str(), p.c_str()) != 0) {
+        int e = errno;
+        ::unlink(tmp.c_str());
+        return write_error(p, e);
+    }
+    sync_dir(p.parent_path());
+    return {};
+}
+
+Expected<MappedFile> MappedFile::open(const stdfs::path& p) {
+    int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return fail(ExitCode::BadInput, "fs.map_failed", {{"path", p.string()}, {"reason", std::strerror(errno)}});
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        int e = errno;
+        ::close(fd);
+        return fail(ExitCode::BadInput, "fs.map_failed", {{"path", p.string()}, {"reason", std::strerror(e)}});
+    }
+    MappedFile m;
+    m.size_ = static_cast<size_t>(st.st_size);
+    if (m.size_ > 0) {
+        void* addr = ::mmap(nullptr, m.size_, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (addr == MAP_FAILED) {
+            int e = errno;
+            ::close(fd);
+            return fail(ExitCode::BadInput, "fs.map_failed", {{"path", p.string()}, {"reason", std::strerror(e)}});
+        }
+        m.data_ = addr;
+    }
+    ::close(fd);
+    return m;
+}
+
+MappedFile::MappedFile(MappedFile&& o) noexcept : data_(o.data_), size_(o.size_), handle_(o.handle_) {
+    o.data_ = nullptr;
+    o.size_ = 0;
+    o.handle_ = nullptr;
+}
+MappedFile& MappedFile::operator=(MappedFile&& o) noexcept {
+    if (this != &o) {
+        reset();
+        data_ = o.data_;
+        size_ = o.size_;
+        o.data_ = nullptr;
+        o.size_ = 0;
+    }
+    return *this;
+}
+MappedFile::~MappedFile() { reset(); }
+void MappedFile::reset() {
+    if (data_) ::munmap(const_cast<void*>(data_), size_);
+    data_ = nullptr;
+    size_ = 0;
+}
+
+std::optional<FileIdentity> identity(const stdfs::path& p) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0) return std::nullopt;
+    FileIdentity id;
+    id.device = static_cast<uint64_t>(st.st_dev);
+    id.inode = static_cast<uint64_t>(st.st_ino);
+    id.size = static_cast<uint64_t>(st.st_size);
+    id.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
+    return id;
+}
+
+Expected<FileLock> FileLock::acquire(const stdfs::path& lock_file, bool wait) {
+    int fd = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return fail(exit_code_for_errno(errno), "fs.lock_failed", {{"path", lock_file.string()}, {"reason", std::strerror(errno)}});
+    while (::flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) != 0) {
+        if (errno == EINTR) continue;
+        int e = errno;
+        std::string holder = "?";
+        char buf[32] = {};
+        if (::pread(fd, buf, sizeof buf - 1, 0) > 0) holder = std::string(buf).substr(0, std::string(buf).find('\n'));
+        ::close(fd);
+        if (e == EWOULDBLOCK)
+            return fail(ExitCode::Locked, "fs.locked", {{"path", lock_file.string()}, {"pid", holder}});
+        return fail(ExitCode::Internal, "fs.lock_failed", {{"path", lock_file.string()}, {"reason", std::strerror(e)}});
+    }
+    // Record the holder so a waiting process can name it.
+    std::string pid = std::to_string(::getpid()) + "\n";
+    if (::ftruncate(fd, 0) == 0) (void)!::pwrite(fd, pid.data(), pid.size(), 0);
+    FileLock l;
+    l.fd_ = fd;
+    return l;
+}
+
+FileLock::FileLock(FileLock&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+FileLock& FileLock::operator=(FileLock&& o) noexcept {
+    if (this != &o) {
+        if (fd_ >= 0) ::close(static_cast<int>(fd_));
+        fd_ = o.fd_;
+        o.fd_ = -1;
+    }
+    return *this;
+}
+FileLock::~FileLock() {
+    if (fd_ >= 0) ::close(static_cast<int>(fd_));  // closing releases the flock
+}
+
+}  // namespace envfix::fs

@@ -1,0 +1,150 @@
+#include <windows.h>
+
+#include "envfix/common/fs.hpp"
+#include "envfix/common/strings.hpp"
+
+namespace envfix::fs {
+
+namespace {
+std::string last_error_text(DWORD code) {
+    char buf[512] = {};
+    FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, nullptr, code, 0, buf, sizeof buf, nullptr);
+    return std::string(str::trim(buf));
+}
+ExitCode code_for(DWORD err) {
+    switch (err) {
+        case ERROR_DISK_FULL:
+        case ERROR_HANDLE_DISK_FULL: return ExitCode::DiskFull;
+        case ERROR_ACCESS_DENIED:
+        case ERROR_WRITE_PROTECT:
+        case ERROR_SHARING_VIOLATION: return ExitCode::PermissionDenied;
+        default: return ExitCode::Internal;
+    }
+}
+Unexpected<Error> write_error(const stdfs::path& p, DWORD err) {
+    return fail(code_for(err), "fs.write_failed", {{"path", p.string()}, {"reason", last_error_text(err)}});
+}
+}  // namespace
+
+void sync_dir(const stdfs::path&) {}  // NTFS metadata is journaled; MoveFileEx WRITE_THROUGH flushes
+
+Expected<void> write_file_atomic(const stdfs::path& p, std::string_view data) {
+    auto tmp = temp_path_beside(p);
+    HANDLE h = CreateFileW(tmp.c_str(), GENERIC_WRITE, 0, nullptr, CREATE_NEW, FILE_ATTRIBUTE_NORMAL, nullptr);
+    if (h == INVALID_HANDLE_VALUE) return write_error(p, GetLastError());
+    DWORD written = 0;
+    BOOL ok = data.empty() || WriteFile(h, data.data(), static_cast<DWORD>(data.size()), &written, nullptr);
+    ok = ok && FlushFileBuffers(h);
+    DWORD err = ok ? 0 : GetLastError();
+    CloseHandle(h);
+    if (!ok) {
+        DeleteFileW(tmp.c_str());
+        return write_error(p, err);
+    }
+    if (!MoveFileExW(tmp.c_str(), p.c_str(), MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)) {
+        err = GetLastError();
+        DeleteFileW(tmp.c_str());
+        return write_error(p, err);
+    }
+    return {};
+}
+
+Expected<MappedFile> MappedFile::open(const stdfs::path& p) {
+    HANDLE f = CreateFileW(p.c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_DELETE, nullptr, OPEN_EXISTING,
+                           FILE_ATTRIBUTE_NORMAL, nullptr);
+    if (f == INVALID_HANDLE_VALUE)
+        return fail(ExitCode::BadInput, "fs.map_failed", {{"path", p.string()}, {"reason", last_error_text(GetLastError())}});
+    LARGE_INTEGER size{};
+    GetFileSizeEx(f, &size);
+    MappedFile m;
+    m.size_ = static_cast<size_t>(size.QuadPart);
+    if (m.size_ > 0) {
+        HANDLE map = CreateFileMappingW(f, nullptr, PAGE_READONLY, 0, 0, nullptr);
+        if (!map) {
+            DWORD e = GetLastError();
+            CloseHandle(f);
+            return fail(ExitCode::BadInput, "fs.map_failed", {{"path", p.string()}, {"reason", last_error_text(e)}});
+        }
+        m.data_ = MapViewOfFile(map, FILE_MAP_READ, 0, 0, 0);
+        m.handle_ = map;
+    }
+    CloseHandle(f);
+    return m;
+}
+
+MappedFile::MappedFile(MappedFile&& o) noexcept : data_(o.data_), size_(o.size_), handle_(o.handle_) {
+    o.data_ = nullptr;
+    o.size_ = 0;
+    o.handle_ = nullptr;
+}
+MappedFile& MappedFile::operator=(MappedFile&& o) noexcept {
+    if (this != &o) {
+        reset();
+        data_ = o.data_;
+        size_ = o.size_;
+        handle_ = o.handle_;
+        o.data_ = nullptr;
+        o.size_ = 0;
+        o.handle_ = nullptr;
+    }
+    return *this;
+}
+MappedFile::~MappedFile() { reset(); }
+void MappedFile::reset() {
+    if (data_) UnmapViewOfFile(data_);
+    if (handle_) CloseHandle(handle_);
+    data_ = nullptr;
+    handle_ = nullptr;
+    size_ = 0;
+}
+
+std::optional<FileIdentity> identity(const stdfs::path& p) {
+    HANDLE f = CreateFileW(p.c_str(), 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr, OPEN_EXISTING,
+                           FILE_FLAG_BACKUP_SEMANTICS, nullptr);
+    if (f == INVALID_HANDLE_VALUE) return std::nullopt;
+    BY_HANDLE_FILE_INFORMATION info{};
+    BOOL ok = GetFileInformationByHandle(f, &info);
+    CloseHandle(f);
+    if (!ok) return std::nullopt;
+    FileIdentity id;
+    id.device = info.dwVolumeSerialNumber;
+    id.inode = (uint64_t(info.nFileIndexHigh) << 32) | info.nFileIndexLow;
+    id.size = (uint64_t(info.nFileSizeHigh) << 32) | info.nFileSizeLow;
+    id.mtime_ns = static_cast<int64_t>((uint64_t(info.ftLastWriteTime.dwHighDateTime) << 32) |
+                                       info.ftLastWriteTime.dwLowDateTime) * 100;
+    return id;
+}
+
+Expected<FileLock> FileLock::acquire(const stdfs::path& lock_file, bool wait) {
+    HANDLE h = CreateFileW(lock_file.c_str(), GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE, nullptr,
+                           OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr);
+    if (h == INVALID_HANDLE_VALUE)
+        return fail(ExitCode::Internal, "fs.lock_failed", {{"path", lock_file.string()}, {"reason", last_error_text(GetLastError())}});
+    OVERLAPPED ov{};
+    DWORD flags = LOCKFILE_EXCLUSIVE_LOCK | (wait ? 0 : LOCKFILE_FAIL_IMMEDIATELY);
+    if (!LockFileEx(h, flags, 0, 1, 0, &ov)) {
+        DWORD e = GetLastError();
+        CloseHandle(h);
+        if (e == ERROR_LOCK_VIOLATION)
+            return fail(ExitCode::Locked, "fs.locked", {{"path", lock_file.string()}, {"pid", "?"}});
+        return fail(ExitCode::Internal, "fs.lock_failed", {{"path", lock_file.string()}, {"reason", last_error_text(e)}});
+    }
+    FileLock l;
+    l.fd_ = reinterpret_cast<intptr_t>(h);
+    return l;
+}
+
+FileLock::FileLock(FileLock&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+FileLock& FileLock::operator=(FileLock&& o) noexcept {
+    if (this != &o) {
+        if (fd_ != -1) CloseHandle(reinterpret_cast<HANDLE>(fd_));
+        fd_ = o.fd_;
+        o.fd_ = -1;
+    }
+    return *this;
+}
+FileLock::~FileLock() {
+    if (fd_ != -1) CloseHandle(reinterpret_cast<HANDLE>(fd_));
+}
+
+}  // namespace envfix::fs

@@ -1,0 +1,115 @@
+#include "envfix/common/hash.hpp"
+
+#include <openssl/evp.h>
+
+#include <fstream>
+#include <vector>
+
+#include "envfix/common/fs.hpp"
+
+namespace envfix {
+
+struct Sha256::Impl {
+    EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+    ~Impl() { EVP_MD_CTX_free(ctx); }
+};
+
+Sha256::Sha256() : impl_(std::make_unique<Impl>()) { EVP_DigestInit_ex(impl_->ctx, EVP_sha256(), nullptr); }
+Sha256::~Sha256() = default;
+Sha256::Sha256(Sha256&&) noexcept = default;
+Sha256& Sha256::operator=(Sha256&&) noexcept = default;
+
+void Sha256::update(const void* data, size_t n) { EVP_DigestUpdate(impl_->ctx, data, n); }
+
+std::array<uint8_t, 32> Sha256::finish() {
+    std::array<uint8_t, 32> out{};
+    unsigned len = 0;
+    EVP_DigestFinal_ex(impl_->ctx, out.data(), &len);
+    EVP_DigestInit_ex(impl_->ctx, EVP_sha256(), nullptr);  // reusable after finish
+    return out;
+}
+
+std::string to_hex(const uint8_t* data, size_t n) {
+    static const char* digits = "0123456789abcdef";
+    std::string out(n * 2, '0');
+    for (size_t i = 0; i < n; ++i) {
+        out[2 * i] = digits[data[i] >> 4];
+        out[2 * i + 1] = digits[data[i] & 15];
+    }
+    return out;
+}
+
+std::string sha256_hex(std::string_view data) {
+    Sha256 h;
+    h.update(data);
+    auto d = h.finish();
+    return to_hex(d.data(), d.size());
+}
+
+Expected<std::string> sha256_file_hex(const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    if (!in) return fail(ExitCode::BadInput, "hash.file_failed", {{"path", p.string()}, {"reason", "cannot open"}});
+    Sha256 h;
+    std::vector<char> buf(1 << 20);
+    while (in) {
+        in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+        if (in.gcount() > 0) h.update(buf.data(), static_cast<size_t>(in.gcount()));
+    }
+    if (in.bad()) return fail(ExitCode::BadInput, "hash.file_failed", {{"path", p.string()}, {"reason", "read error"}});
+    auto d = h.finish();
+    return to_hex(d.data(), d.size());
+}
+
+std::string base64_urlsafe_nopad(const uint8_t* data, size_t n) {
+    static const char* tbl = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    std::string out;
+    out.reserve((n + 2) / 3 * 4);
+    size_t i = 0;
+    for (; i + 2 < n; i += 3) {
+        uint32_t v = (uint32_t(data[i]) << 16) | (uint32_t(data[i + 1]) << 8) | data[i + 2];
+        out += tbl[(v >> 18) & 63];
+        out += tbl[(v >> 12) & 63];
+        out += tbl[(v >> 6) & 63];
+        out += tbl[v & 63];
+    }
+    if (i + 1 == n) {
+        uint32_t v = uint32_t(data[i]) << 16;
+        out += tbl[(v >> 18) & 63];
+        out += tbl[(v >> 12) & 63];
+    } else if (i + 2 == n) {
+        uint32_t v = (uint32_t(data[i]) << 16) | (uint32_t(data[i + 1]) << 8);
+        out += tbl[(v >> 18) & 63];
+        out += tbl[(v >> 12) & 63];
+        out += tbl[(v >> 6) & 63];
+    }
+    return out;
+}
+
+std::optional<std::string> base64_urlsafe_decode(std::string_view s) {
+    auto val = [](char c) -> int {
+        if (c >= 'A' && c <= 'Z') return c - 'A';
+        if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+        if (c >= '0' && c <= '9') return c - '0' + 52;
+        if (c == '-' || c == '+') return 62;
+        if (c == '_' || c == '/') return 63;
+        return -1;
+    };
+    while (!s.empty() && s.back() == '=') s.remove_suffix(1);
+    if (s.size() % 4 == 1) return std::nullopt;
+    std::string out;
+    uint32_t acc = 0;
+    int bits = 0;
+    for (char c : s) {
+        int v = val(c);
+        if (v < 0) return std::nullopt;
+        acc = (acc << 6) | static_cast<uint32_t>(v);
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out += static_cast<char>((acc >> bits) & 0xFF);
+        }
+    }
+    return out;
+}
+
+}  // namespace envfix

@@ -1,0 +1,41 @@
+#include <io.h>
+#include <windows.h>
+
+#include "envfix/common/platform.hpp"
+
+namespace envfix::platform {
+
+Os current_os() { return Os::Windows; }
+
+std::string_view os_name(Os os) {
+    switch (os) {
+        case Os::Linux: return "linux";
+        case Os::Windows: return "windows";
+        case Os::MacOs: return "macos";
+        default: return "other";
+    }
+}
+
+std::string_view machine() {
+    SYSTEM_INFO si{};
+    GetNativeSystemInfo(&si);
+    switch (si.wProcessorArchitecture) {
+        case PROCESSOR_ARCHITECTURE_AMD64: return "x86_64";
+        case PROCESSOR_ARCHITECTURE_ARM64: return "aarch64";
+        case PROCESSOR_ARCHITECTURE_INTEL: return "x86";
+        default: return "unknown";
+    }
+}
+
+bool is_wsl() { return false; }
+bool stdout_is_terminal() { return _isatty(1) != 0; }
+bool stderr_is_terminal() { return _isatty(2) != 0; }
+
+int terminal_width() {
+    CONSOLE_SCREEN_BUFFER_INFO info{};
+    if (GetConsoleScreenBufferInfo(GetStdHandle(STD_ERROR_HANDLE), &info))
+        return info.srWindow.Right - info.srWindow.Left + 1;
+    return 80;
+}
+
+}  // namespace envfix::platform

@@ -1,0 +1,10 @@
+#include "envfix/common/reporter.hpp"
+
+namespace envfix {
+
+NullReporter& null_reporter() {
+    static NullReporter r;
+    return r;
+}
+
+}  // namespace envfix

@@ -1,0 +1,60 @@
+#include <gtest/gtest.h>
+
+#include "envfix/common/process.hpp"
+
+using namespace envfix;
+
+TEST(Process, CapturesOutputAndExitCode) {
+    auto r = run_process({.argv = {"sh", "-c", "echo out; echo err >&2; exit 3"}});
+    ASSERT_TRUE(r);
+    EXPECT_TRUE(r->exited);
+    EXPECT_EQ(r->exit_code, 3);
+    EXPECT_EQ(r->out, "out\n");
+    EXPECT_EQ(r->err, "err\n");
+}
+
+TEST(Process, PassesArgvWithoutAShell) {
+    auto r = run_process({.argv = {"printf", "%s|", "a b", "$HOME", ";rm"}});
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->out, "a b|$HOME|;rm|");
+}
+
+TEST(Process, EnvironmentIsSetAndUnset) {
+    setenv("ENVFIX_TEST_GONE", "1", 1);
+    auto r = run_process({.argv = {"sh", "-c", "echo ${ENVFIX_TEST_SET}-${ENVFIX_TEST_GONE:-unset}"},
+                          .set_env = {{"ENVFIX_TEST_SET", "yes"}},
+                          .unset_env = {"ENVFIX_TEST_GONE"}});
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->out, "yes-unset\n");
+}
+
+TEST(Process, StdinIsDelivered) {
+    ProcessSpec spec{.argv = {"cat"}};
+    spec.stdin_data = std::string(200000, 'x');
+    auto r = run_process(spec);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->out.size(), 200000u);
+}
+
+TEST(Process, TimeoutKillsTheChildAndItsChildren) {
+    ProcessSpec spec{.argv = {"sh", "-c", "sleep 30 & sleep 30"}};
+    spec.timeout = std::chrono::milliseconds(200);
+    auto r = run_process(spec);
+    ASSERT_TRUE(r);
+    EXPECT_TRUE(r->timed_out);
+    EXPECT_LT(r->elapsed.count(), 5000);
+}
+
+TEST(Process, MissingProgramIsAnError) {
+    auto r = run_process({.argv = {"/nonexistent/program"}});
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().message.key, "process.start_failed");
+}
+
+TEST(Process, WorkingDirectory) {
+    ProcessSpec spec{.argv = {"pwd"}};
+    spec.cwd = "/tmp";
+    auto r = run_process(spec);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->out, "/tmp\n");
+}
