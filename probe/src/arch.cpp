@@ -79,6 +79,38 @@ std::optional<CudaVersion> CudaVersion::parse(std::string_view s) {
     return CudaVersion{*ma, *mi};
 }
 
+std::string DriverVersion::to_string() const {
+    std::string out;
+    for (size_t i = 0; i < parts.size(); ++i) {
+        if (i) out += '.';
+        std::string n = std::to_string(parts[i]);
+        size_t width = i < widths_.size() ? static_cast<size_t>(widths_[i]) : 0;
+        if (n.size() < width) n.insert(0, width - n.size(), '0');
+        out += n;
+    }
+    return out;
+}
+
+std::optional<DriverVersion> DriverVersion::parse(std::string_view s) {
+    DriverVersion v;
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\r' || s.back() == '\t')) s.remove_suffix(1);
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    if (s.empty()) return std::nullopt;
+    size_t start = 0;
+    while (start <= s.size()) {
+        size_t dot = s.find('.', start);
+        auto part = s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+        auto n = number(part);
+        if (!n || part.size() > 9) return std::nullopt;
+        v.parts.push_back(*n);
+        v.widths_.push_back(static_cast<int>(part.size()));
+        if (dot == std::string_view::npos) break;
+        start = dot + 1;
+    }
+    if (v.parts.size() > 4) return std::nullopt;
+    return v;
+}
+
 std::string PtxIsa::to_string() const { return std::to_string(major) + "." + std::to_string(minor); }
 
 }  // namespace envfix::probe

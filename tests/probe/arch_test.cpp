@@ -35,3 +35,15 @@ TEST(Arch, CudaVersionEncodings) {
     EXPECT_EQ((CudaVersion{12, 8}).encoded(), 12080);
     EXPECT_LT((CudaVersion{12, 9}), (CudaVersion{13, 0}));
 }
+
+TEST(Arch, DriverVersions) {
+    auto v = DriverVersion::parse("580.159.04");
+    ASSERT_TRUE(v);
+    EXPECT_EQ(v->branch(), 580);
+    EXPECT_EQ(v->to_string(), "580.159.04");
+    EXPECT_LT(*DriverVersion::parse("570.133.07"), *v);
+    EXPECT_LT(*DriverVersion::parse("525.60.13"), *DriverVersion::parse("525.85.12"));
+    EXPECT_LT(*DriverVersion::parse("572.61"), *DriverVersion::parse("576.02"));
+    EXPECT_FALSE(DriverVersion::parse("abc"));
+    EXPECT_FALSE(DriverVersion::parse("580..1"));
+}

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace envfix::probe {
 
@@ -52,6 +53,21 @@ struct PtxIsa {
     int minor = 0;
     auto operator<=>(const PtxIsa&) const = default;
     std::string to_string() const;  // "8.7"
+};
+
+// NVIDIA driver version "580.159.04" / Windows "572.61": numeric parts compared in order.
+struct DriverVersion {
+    std::vector<int> parts;
+    // Only the numbers count: "580.159.04" == "580.159.4".
+    std::strong_ordering operator<=>(const DriverVersion& o) const { return parts <=> o.parts; }
+    bool operator==(const DriverVersion& o) const { return parts == o.parts; }
+    int branch() const { return parts.empty() ? 0 : parts[0]; }  // 580
+    std::string to_string() const;
+    // Accepts "580.159.04", "572.61", "580"; leading zeros kept in to_string().
+    static std::optional<DriverVersion> parse(std::string_view s);
+
+private:
+    std::vector<int> widths_;  // digits per part as written, so "04" prints back as "04"
 };
 
 }  // namespace envfix::probe
