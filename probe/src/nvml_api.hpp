@@ -1,0 +1,52 @@
+#pragma once
+// The few NVML entry points envfix uses (libnvidia-ml.so.1 / nvml.dll), declared here instead of
+// including nvml.h. Signatures and values follow nvml.h (NVML_API_VERSION 12/13, as reproduced
+// in NVIDIA/go-nvml gen/nvml/nvml.h); the suffixed names are what the unversioned macros expand
+// to, so they are the ones to look up.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dynlib.hpp"
+
+namespace envfix::probe::nvml {
+
+using nvmlReturn_t = int;
+struct nvmlDevice_st;
+using nvmlDevice_t = nvmlDevice_st*;
+
+inline constexpr nvmlReturn_t kSuccess = 0;
+inline constexpr unsigned kDriverVersionBufferSize = 80;  // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE
+inline constexpr unsigned kDeviceNameBufferSize = 96;     // NVML_DEVICE_NAME_V2_BUFFER_SIZE
+inline constexpr unsigned kDeviceUuidBufferSize = 96;     // NVML_DEVICE_UUID_V2_BUFFER_SIZE
+
+struct Api {
+    nvmlReturn_t (*nvmlInit_v2)() = nullptr;
+    nvmlReturn_t (*nvmlShutdown)() = nullptr;
+    nvmlReturn_t (*nvmlSystemGetDriverVersion)(char*, unsigned) = nullptr;
+    nvmlReturn_t (*nvmlDeviceGetCount_v2)(unsigned*) = nullptr;
+    nvmlReturn_t (*nvmlDeviceGetHandleByIndex_v2)(unsigned, nvmlDevice_t*) = nullptr;
+    nvmlReturn_t (*nvmlDeviceGetName)(nvmlDevice_t, char*, unsigned) = nullptr;
+    nvmlReturn_t (*nvmlDeviceGetUUID)(nvmlDevice_t, char*, unsigned) = nullptr;
+    const char* (*nvmlErrorString)(nvmlReturn_t) = nullptr;
+};
+
+struct Device {
+    std::string name;
+    std::string uuid;  // "GPU-…"
+};
+
+// What NVML told: each part is empty when its call failed (NVML answers what it can).
+struct Facts {
+    std::string library;                 // the file loaded
+    std::string driver_version;          // "580.159.04"
+    std::optional<int> gpu_count;        // all GPUs, whatever CUDA_VISIBLE_DEVICES says
+    std::vector<Device> devices;         // names and UUIDs when NVML gives them
+    std::string error;                   // why NVML could not answer, for debug notes
+};
+
+// Loads NVML (ENVFIX_LIBNVML, else the usual places), asks, shuts it down. nullopt when no
+// NVML library can be loaded; `error` then says why.
+std::optional<Facts> query(std::string& error);
+
+}  // namespace envfix::probe::nvml
