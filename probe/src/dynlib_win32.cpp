@@ -3,6 +3,8 @@
 // path (ENVFIX_LIBCUDA) is loaded as given, its own folder searched for its dependencies.
 #include <windows.h>
 
+#include <iterator>
+
 #include "dynlib.hpp"
 
 namespace envfix::probe {
