@@ -201,6 +201,12 @@ private:
         return std::nullopt;
     }
 
+    // NVML and CUDA number GPUs differently; the UUID, else the PCI bus id, names one GPU.
+    static bool same_gpu(const nvml::Device& dev, const Gpu& g) {
+        if (!dev.uuid.empty() && !g.uuid.empty()) return str::iequals(dev.uuid, g.uuid);
+        return !dev.bus_id.empty() && normalize_pci_bus_id(dev.bus_id) == normalize_pci_bus_id(g.pci_bus_id);
+    }
+
     // NVML lists every GPU; CUDA only those CUDA_VISIBLE_DEVICES lets through and the driver
     // can run. Say which ones a CUDA program will not see.
     void note_hidden_gpus() {
@@ -210,7 +216,7 @@ private:
         std::vector<std::string> names;
         for (const auto& dev : nvml_->devices) {
             bool visible = false;
-            for (const auto& g : m_.gpus) visible = visible || (!dev.uuid.empty() && str::iequals(dev.uuid, g.uuid));
+            for (const auto& g : m_.gpus) visible = visible || same_gpu(dev, g);
             if (visible) continue;
             m_.hidden.push_back({dev.name, dev.uuid});
             names.push_back(dev.name + (dev.uuid.empty() ? "" : " (" + dev.uuid + ")"));

@@ -82,7 +82,7 @@ private:
         if (auto r = k_.cuModuleGetFunction(&reduce, module, kReduceKernel.data()); r != cu::kSuccess)
             return (void)failed("cuModuleGetFunction", r);
 
-        const uint32_t n = std::min(o_.elements, kernel_data::max_elements());
+        uint32_t n = std::clamp(o_.elements, 1u, kernel_data::max_elements());
         const size_t bytes = size_t{n} * sizeof(float);
         const int sms = std::max(1, c_.gpu.sm_count);
         const uint32_t chunks = (n + kBlockSize - 1) / kBlockSize;
@@ -116,14 +116,14 @@ private:
         events_ = {start, stop};
 
         float a = kernel_data::kA;
-        void* saxpy_args[] = {&dout, &dx, &dy, &a, const_cast<uint32_t*>(&n)};
+        void* saxpy_args[] = {&dout, &dx, &dy, &a, &n};
         KernelRun sx{std::string(kSaxpyKernel), 3 * uint64_t{bytes}};
         if (!launch_timed(saxpy, saxpy_grid, saxpy_args, sx)) return;
         std::vector<float> out(n);
         if (auto r = k_.cuMemcpyDtoH_v2(out.data(), dout, bytes); r != cu::kSuccess) return (void)failed("cuMemcpyDtoH", r);
         if (!judge(sx, kernel_data::check_saxpy(out.data(), n), n)) return;
 
-        void* reduce_args[] = {&dpart, &dy, const_cast<uint32_t*>(&n)};
+        void* reduce_args[] = {&dpart, &dy, &n};
         KernelRun rd{std::string(kReduceKernel), uint64_t{bytes} + reduce_grid * sizeof(float)};
         if (!launch_timed(reduce, reduce_grid, reduce_args, rd)) return;
         std::vector<float> partials(reduce_grid);
@@ -219,7 +219,7 @@ Expected<DriverCheck> run_kernel_check(const MachineProbe& machine, const Kernel
         return unexpected(cuda_init_failure(r, c));
     }
     DriverCheck out;
-    out.elements = std::min(opts.elements, kernel_data::max_elements());
+    out.elements = std::clamp(opts.elements, 1u, kernel_data::max_elements());
     for (const auto& gpu : machine.gpus) out.gpus.push_back(GpuRunner(driver, kernel_api, gpu, machine.driver, opts).run());
     return out;
 }

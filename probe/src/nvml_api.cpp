@@ -1,5 +1,7 @@
 #include "nvml_api.hpp"
 
+#include <cstring>
+
 #include "cuda_api.hpp"
 #include "envfix/common/env.hpp"
 
@@ -48,16 +50,20 @@ std::optional<Facts> query(std::string& error) {
     if (lib->bind("nvmlDeviceGetCount_v2", api.nvmlDeviceGetCount_v2) && api.nvmlDeviceGetCount_v2(&count) == kSuccess) {
         f.gpu_count = static_cast<int>(count);
         bool per_device = lib->bind("nvmlDeviceGetHandleByIndex_v2", api.nvmlDeviceGetHandleByIndex_v2) &&
-                          lib->bind("nvmlDeviceGetName", api.nvmlDeviceGetName) &&
-                          lib->bind("nvmlDeviceGetUUID", api.nvmlDeviceGetUUID);
+                          lib->bind("nvmlDeviceGetName", api.nvmlDeviceGetName);
+        lib->bind("nvmlDeviceGetUUID", api.nvmlDeviceGetUUID);
+        lib->bind("nvmlDeviceGetPciInfo_v3", api.nvmlDeviceGetPciInfo_v3);
         for (unsigned i = 0; per_device && i < count; ++i) {
             nvmlDevice_t dev = nullptr;
             Device d;
             char name[kDeviceNameBufferSize] = {};
             char uuid[kDeviceUuidBufferSize] = {};
+            PciInfo pci{};
             if (api.nvmlDeviceGetHandleByIndex_v2(i, &dev) != kSuccess) continue;  // e.g. a GPU lost
             if (api.nvmlDeviceGetName(dev, name, sizeof name) == kSuccess) d.name = name;
-            if (api.nvmlDeviceGetUUID(dev, uuid, sizeof uuid) == kSuccess) d.uuid = uuid;
+            if (api.nvmlDeviceGetUUID && api.nvmlDeviceGetUUID(dev, uuid, sizeof uuid) == kSuccess) d.uuid = uuid;
+            if (api.nvmlDeviceGetPciInfo_v3 && api.nvmlDeviceGetPciInfo_v3(dev, &pci) == kSuccess)
+                d.bus_id = std::string(pci.busId, strnlen(pci.busId, sizeof pci.busId));
             f.devices.push_back(std::move(d));
         }
     }

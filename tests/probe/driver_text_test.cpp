@@ -20,6 +20,10 @@ TEST(DriverText, ProcDriverVersion) {
         {"NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.133.07  Release Build  "
          "(dvs-builder@U16-I3-B03-4-3)  Fri Mar 14 13:12:07 UTC 2025\n",
          "570.133.07"},
+        // The H200 test machine's, as captured there.
+        {"NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build  (nixbld@)  \n"
+         "GCC version:  gcc version 15.3.0 (GCC) \n",
+         "580.159.04"},
         {"NVRM version: NVIDIA UNIX Open Kernel Module for aarch64  580.65.06  Release Build  (dvs-builder@x)\n",
          "580.65.06"},
         {"NVRM version: NVIDIA UNIX x86_64 Kernel Module  390.157  Wed Oct 12 09:19:07 UTC 2022\n", "390.157"},
@@ -73,6 +77,7 @@ TEST(DriverText, GpuUuidLooksLikeNvidiaSmis) {
 
 TEST(DriverText, PciBusIdsCompareAcrossApis) {
     EXPECT_EQ(normalize_pci_bus_id("00000000:01:00.0"), "0000:01:00.0");  // NVML
+    EXPECT_EQ(normalize_pci_bus_id("00000000:00:06.0"), "0000:00:06.0");  // the H200's
     EXPECT_EQ(normalize_pci_bus_id("0000:65:00.0"), "0000:65:00.0");      // Driver API
     EXPECT_EQ(normalize_pci_bus_id("0000:B3:00.0"), "0000:b3:00.0");
     EXPECT_EQ(normalize_pci_bus_id("00000001:1A:00.0"), "0001:1a:00.0");

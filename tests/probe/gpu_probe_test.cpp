@@ -180,6 +180,17 @@ TEST(GpuProbe, VisibleDevicesHidingSomeGpusIsAWarning) {
     EXPECT_EQ(m->warnings[0].arg("hidden"), "1");
 }
 
+TEST(GpuProbe, HiddenGpusAreMatchedByBusIdWithoutUuids) {
+    standin::Options o;
+    o.cuda_visible_devices = "0";
+    o.libcuda_variant = "no-uuid";  // CUDA cannot say UUIDs: NVML's PCI bus ids tell the GPUs apart
+    standin::ScopedEnv env(standin::env("rtx3090-rtx5090-570", o));
+    auto m = probe_machine();
+    ASSERT_TRUE(m);
+    ASSERT_EQ(m->hidden.size(), 1u);
+    EXPECT_EQ(m->hidden[0].uuid, "GPU-50905090-1111-4000-8000-000000005090");
+}
+
 TEST(GpuProbe, VisibleDevicesByUuid) {
     standin::Options o;
     o.cuda_visible_devices = "GPU-30903090";  // a unique prefix is enough, as for the real driver

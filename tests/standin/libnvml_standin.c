@@ -98,6 +98,26 @@ API nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t dev, char* uuid, unsigned len) {
     return g ? copy_out(uuid, len, g->uuid_text) : INVALID_ARGUMENT;
 }
 
+typedef struct {
+    char busIdLegacy[16];
+    unsigned domain, bus, device, pciDeviceId, pciSubSystemId;
+    char busId[32];
+} nvmlPciInfo_t;
+
+API nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t dev, nvmlPciInfo_t* pci) {
+    nvmlReturn_t r = check("nvmlDeviceGetPciInfo_v3");
+    if (r) return r;
+    const standin_gpu* g = gpu_of(dev);
+    if (!g || !pci) return INVALID_ARGUMENT;
+    memset(pci, 0, sizeof *pci);
+    sscanf(g->bus_id, "%x:%x:%x", &pci->domain, &pci->bus, &pci->device);
+    /* NVML's forms: 8-digit domain, upper-case hex */
+    snprintf(pci->busId, sizeof pci->busId, "%08X:%02X:%02X.0", pci->domain, pci->bus, pci->device);
+    snprintf(pci->busIdLegacy, sizeof pci->busIdLegacy, "%04X:%02X:%02X.0", pci->domain, pci->bus, pci->device);
+    pci->pciDeviceId = 0x10de;
+    return SUCCESS;
+}
+
 API nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t dev, int* major, int* minor) {
     nvmlReturn_t r = check("nvmlDeviceGetCudaComputeCapability");
     if (r) return r;
