@@ -47,7 +47,10 @@ Expected<KernelApi> bind_kernel_api(const Driver& d) {
     KernelApi k;
     const DynLib& lib = d.lib;
     ENVFIX_BIND_REQUIRED(k, cuDevicePrimaryCtxRetain);
-    ENVFIX_BIND_REQUIRED(k, cuDevicePrimaryCtxRelease_v2);
+    // A driver older than CUDA 11 has only the original; it still gets as far as the JIT, which
+    // then says plainly that the driver is too old for the PTX.
+    if (!lib.bind("cuDevicePrimaryCtxRelease_v2", k.cuDevicePrimaryCtxRelease))
+        ENVFIX_BIND_REQUIRED(k, cuDevicePrimaryCtxRelease);
     ENVFIX_BIND_REQUIRED(k, cuCtxSetCurrent);
     ENVFIX_BIND_REQUIRED(k, cuModuleLoadDataEx);
     ENVFIX_BIND_REQUIRED(k, cuModuleGetFunction);

@@ -96,7 +96,7 @@ struct ProbeApi {
 // The entry points the kernel check (verify) needs on top of ProbeApi.
 struct KernelApi {
     CUresult (*cuDevicePrimaryCtxRetain)(CUcontext*, CUdevice) = nullptr;          // 7.0
-    CUresult (*cuDevicePrimaryCtxRelease_v2)(CUdevice) = nullptr;                  // 11.0
+    CUresult (*cuDevicePrimaryCtxRelease)(CUdevice) = nullptr;  // _v2 (11.0), else the 7.0 original
     CUresult (*cuCtxSetCurrent)(CUcontext) = nullptr;                              // 4.0
     CUresult (*cuModuleLoadDataEx)(CUmodule*, const void*, unsigned int, CUjit_option*, void**) = nullptr;
     CUresult (*cuModuleGetFunction)(CUfunction*, CUmodule, const char*) = nullptr;

@@ -69,7 +69,7 @@ private:
         cu::CUcontext ctx = nullptr;
         if (auto r = k_.cuDevicePrimaryCtxRetain(&ctx, dev); r != cu::kSuccess)
             return (void)failed("cuDevicePrimaryCtxRetain", r);
-        Defer release{[&] { k_.cuDevicePrimaryCtxRelease_v2(dev); }};
+        Defer release{[&] { k_.cuDevicePrimaryCtxRelease(dev); }};
         if (auto r = k_.cuCtxSetCurrent(ctx); r != cu::kSuccess) return (void)failed("cuCtxSetCurrent", r);
         Defer unset{[&] { k_.cuCtxSetCurrent(nullptr); }};
 

@@ -259,14 +259,16 @@ API CUresult cuDevicePrimaryCtxRetain(CUcontext* ctx, CUdevice dev) {
     return SUCCESS;
 }
 
-API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
-    CUresult r = check("cuDevicePrimaryCtxRelease_v2");
+static CUresult release_primary(const char* entry, CUdevice dev) {
+    CUresult r = check(entry);
     if (r) return r;
     if (!gpu_of(dev)) return INVALID_DEVICE;
     if (g_contexts[dev].refs <= 0) return INVALID_CONTEXT;
     if (--g_contexts[dev].refs == 0 && g_current == &g_contexts[dev]) g_current = NULL;
     return SUCCESS;
 }
+API CUresult cuDevicePrimaryCtxRelease(CUdevice dev) { return release_primary("cuDevicePrimaryCtxRelease", dev); }
+API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev) { return release_primary("cuDevicePrimaryCtxRelease_v2", dev); }
 
 API CUresult cuCtxSetCurrent(CUcontext ctx) {
     CUresult r = check("cuCtxSetCurrent");

@@ -33,7 +33,7 @@ const std::map<std::string, Machine>& machines() {
             {"rtx3090-rtx5090-570", {{kRtx3090, second5090}, "570.133.07", 12080}},
             {"none-580", {{}, "580.95.05", 13000}},
             {"gtx780-470", {{kGtx780}, "470.256.02", 11040}},
-            {"rtx2080-440", {{kRtx2080}, "440.100", 10020}},
+            {"rtx2080-440", {{kRtx2080}, "440.100", 10020, "cuda10"}},
         };
     }();
     return m;
@@ -67,7 +67,7 @@ stdfs::path libnvml() { return ENVFIX_STANDIN_NVML; }
 
 EnvList env(const Machine& m, const Options& o) {
     EnvList e{
-        {"ENVFIX_LIBCUDA", libcuda(o.libcuda_variant).string()},
+        {"ENVFIX_LIBCUDA", libcuda(o.libcuda_variant.empty() ? m.libcuda_variant : o.libcuda_variant).string()},
         {"ENVFIX_LIBNVML", o.nvml ? libnvml().string() : "/nonexistent/envfix-standin/libnvidia-ml.so.1"},
         {"ENVFIX_SYSROOT", o.sysroot ? o.sysroot->string() : "/nonexistent/envfix-standin-sysroot"},
         {"ENVFIX_NVIDIA_SMI", o.nvidia_smi ? o.nvidia_smi->string() : "/nonexistent/envfix-standin/nvidia-smi"},

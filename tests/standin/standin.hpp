@@ -32,6 +32,7 @@ struct Machine {
     std::vector<Gpu> gpus;
     std::string driver;  // what NVML says ("" : NVML cannot tell the version)
     int cuda = 13000;    // what cuDriverGetVersion says
+    std::string libcuda_variant = "full";  // the stand-in a driver of that age matches
 };
 
 // Named machines: "rtx5090-570", "gtx1080ti-580", "h200-580", "rtx3090-rtx5090-570",
@@ -41,12 +42,12 @@ Machine machine(const std::string& name);
 std::vector<std::string> machine_names();
 
 // Built stand-ins. Variants of libcuda: "full", "no-uuid-v2", "no-uuid", "no-totalmem",
-// "no-launch" (each lacks the entry points its name says).
+// "no-launch" (each lacks the entry points its name says), "cuda10" (lacks what CUDA 11 added).
 stdfs::path libcuda(const std::string& variant = "full");
 stdfs::path libnvml();
 
 struct Options {
-    std::string libcuda_variant = "full";
+    std::string libcuda_variant;             // "" : the machine's
     bool nvml = true;                        // false: ENVFIX_LIBNVML names a missing file
     std::string fail;                        // ENVFIX_STANDIN_FAIL, e.g. "cuInit=803"
     std::string wrong;                       // ENVFIX_STANDIN_WRONG, e.g. "envfix_saxpy"
