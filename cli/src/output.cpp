@@ -56,7 +56,8 @@ void print(const std::string& text) {
     std::fputc('\n', stdout);
 }
 void print(const Message& m) { print(render(m)); }
-void print_json(const Json& j) { print(j.dump(2)); }
+// Text from drivers and files is not always UTF-8; a bad byte must not turn output into a crash.
+void print_json(const Json& j) { print(j.dump(2, ' ', false, Json::error_handler_t::replace)); }
 std::string t(const Message& m) { return render(m); }
 
 }  // namespace envfix::cli
