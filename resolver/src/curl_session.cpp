@@ -38,7 +38,6 @@ void configure(CurlEasy& e, const HttpOptions& o, const std::string& url, bool f
     CURL* h = e.h;
     curl_easy_setopt(h, CURLOPT_URL, strip_credentials(url).c_str());
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, e.errbuf);
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https,file");
     curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);

@@ -33,6 +33,7 @@ struct Job {
     bool write_failed = false;
     int task = 0;
     bool ended = false;          // the progress task was closed
+    bool fresh_start = false;    // a resumed file failed its check and was started again
     Reporter* rep = nullptr;
     Clock::time_point not_before{};
 
@@ -293,8 +294,18 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
             end_job(j, false);
         } else {
             if (!j.body_started && j.range_from > 0 && j.status != 206) restart_part(j);  // empty 200
+            bool resumed = j.result->resumed;
             finish(j);
-            end_job(j, j.result->ok());
+            if (!j.result->ok() && resumed && !j.fresh_start) {
+                // The old .part was not a prefix of this file after all: once more from byte 0.
+                j.fresh_start = true;
+                j.result->error.reset();
+                j.result->resumed = false;
+                j.not_before = Clock::now();
+                waiting.push_back(&j);
+            } else {
+                end_job(j, j.result->ok());
+            }
         }
         j.easy.reset();
     };
