@@ -24,6 +24,11 @@ CurlEasy::~CurlEasy() {
     if (h) curl_easy_cleanup(h);
 }
 
+namespace {
+// Ctrl-C aborts a transfer even while it waits for the server (no body callback runs then).
+int abort_on_interrupt(void*, curl_off_t, curl_off_t, curl_off_t, curl_off_t) { return interrupt_requested() ? 1 : 0; }
+}  // namespace
+
 void CurlEasy::add_header(const std::string& line) { headers = curl_slist_append(headers, line.c_str()); }
 
 std::string proxy_for(const HttpOptions& o, const std::string& url) {
@@ -38,6 +43,8 @@ void configure(CurlEasy& e, const HttpOptions& o, const std::string& url, bool f
     CURL* h = e.h;
     curl_easy_setopt(h, CURLOPT_URL, strip_credentials(url).c_str());
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, e.errbuf);
+    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, abort_on_interrupt);
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https,file");
     curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
