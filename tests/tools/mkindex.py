@@ -47,7 +47,8 @@ _spec = importlib.util.spec_from_file_location("mkwheel", os.path.join(HERE, "mk
 mkwheel = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(mkwheel)
 
-LINUX = 'platform_system == "Linux" and platform_machine == "x86_64"'
+LINUX_X86 = 'platform_system == "Linux" and platform_machine == "x86_64"'  # marker of 2.7 / 2.8
+LINUX = 'platform_system == "Linux"'  # marker of 2.9 and later (2.11.0's METADATA)
 
 # Pins of the CUDA runtime wheels torch requires, per CUDA variant (real releases: 2.7.0 for
 # cu118/cu126/cu128, 2.8.0 for cu129, 2.11.0 for cu130).
@@ -74,10 +75,25 @@ CUDA_PINS = {
     "cu130": {"nvidia-cudnn-cu13": "9.19.0.56", "nvidia-cusparselt-cu13": "0.8.0", "nvidia-nccl-cu13": "2.28.9",
               "nvidia-nvshmem-cu13": "3.4.5"},
 }
-CU130_EXTRA = [
-    'cuda-toolkit[cublas,cudart,cufft,cufile,cupti,curand,cusolver,cusparse,nvjitlink,nvrtc,nvtx]==13.0.2; ' + LINUX,
-    'cuda-bindings<14,>=13.0.3; ' + LINUX,
+# cu130 torch pulls the rest of CUDA through cuda-toolkit's extras (2.11.0's METADATA).
+TOOLKIT_EXTRAS = "cublas,cudart,cufft,cufile,cupti,curand,cusolver,cusparse,nvjitlink,nvrtc,nvtx"
+CU130_EXTRA = [f"cuda-toolkit[{TOOLKIT_EXTRAS}]==13.0.2; {LINUX}", f"cuda-bindings<14,>=13.0.3; {LINUX}"]
+WIN_LINUX = "(sys_platform == 'linux' or sys_platform == 'win32')"
+# (extra, wheel, version, platform tag, Requires-Dist of the wheel) as installed with 2.11.0+cu130.
+CU130_TOOLKIT = [
+    ("cublas", "nvidia-cublas", "13.1.0.3", "manylinux_2_27_x86_64", []),
+    ("cudart", "nvidia-cuda-runtime", "13.0.96", "manylinux2014_x86_64", []),
+    ("cufft", "nvidia-cufft", "12.0.0.61", "manylinux2014_x86_64", ["nvidia-nvjitlink"]),
+    ("cufile", "nvidia-cufile", "1.15.1.6", "manylinux2014_x86_64", []),
+    ("cupti", "nvidia-cuda-cupti", "13.0.85", "manylinux_2_25_x86_64", []),
+    ("curand", "nvidia-curand", "10.4.0.35", "manylinux_2_27_x86_64", []),
+    ("cusolver", "nvidia-cusolver", "12.0.4.66", "manylinux_2_27_x86_64", ["nvidia-cublas", "nvidia-nvjitlink", "nvidia-cusparse"]),
+    ("cusparse", "nvidia-cusparse", "12.6.3.3", "manylinux2014_x86_64", ["nvidia-nvjitlink"]),
+    ("nvjitlink", "nvidia-nvjitlink", "13.0.88", "manylinux2010_x86_64", []),
+    ("nvrtc", "nvidia-cuda-nvrtc", "13.0.88", "manylinux2010_x86_64", []),
+    ("nvtx", "nvidia-nvtx", "13.0.85", "manylinux1_x86_64", []),
 ]
+RUNTIME_REQUIRES = {"nvidia-cudnn-cu13": ["nvidia-cublas"], "nvidia-cudnn-cu12": ["nvidia-cublas-cu12"]}
 
 # torch release -> companions, triton, Requires-Python, variants it was built for.
 RELEASES = {
@@ -94,8 +110,10 @@ PURE = {  # dependencies copied into every variant of the real index
     "networkx": "3.4.2", "jinja2": "3.1.6", "markupsafe": "3.0.2", "fsspec": "2025.3.2", "setuptools": "78.1.0",
 }
 BINARY = {"numpy": "2.2.6", "pillow": "11.2.1"}  # per Python and platform, like the real ones
-TORCH_COMMON = ["filelock", "typing-extensions>=4.10.0", 'setuptools; python_version >= "3.12"', "sympy>=1.13.3",
-                "networkx", "jinja2", "fsspec"]
+TORCH_COMMON_OLD = ["filelock", "typing-extensions>=4.10.0", 'setuptools; python_version >= "3.12"', "sympy>=1.13.3",
+                    "networkx", "jinja2", "fsspec"]
+TORCH_COMMON = ["filelock", "typing-extensions>=4.10.0", "setuptools<82", "sympy>=1.13.3", "networkx>=2.5.1", "jinja2",
+                "fsspec>=0.8.5"]
 
 
 def py_ok(tag, requires):
@@ -109,16 +127,28 @@ def cuda_of(variant):
     return v if v.startswith("cu") else None
 
 
-def torch_requires(variant, triton_req):
-    reqs = list(TORCH_COMMON)
+def is_new(version):
+    return tuple(int(x) for x in version.split(".")[:2]) >= (2, 9)
+
+
+def torch_requires(variant, version, triton_req):
+    new = is_new(version)
+    marker = LINUX if new else LINUX_X86
+    reqs = list(TORCH_COMMON if new else TORCH_COMMON_OLD)
     cu = cuda_of(variant)
     if cu:
-        reqs += [f"{n}=={v}; {LINUX}" for n, v in CUDA_PINS[cu].items()]
         if cu == "cu130":
             reqs += CU130_EXTRA
-        reqs.append(f"{triton_req}; {LINUX}")
+        reqs += [f"{n}=={v}; {marker}" for n, v in CUDA_PINS[cu].items()]
+        reqs.append(f"{triton_req}; {marker}")
     reqs += ['optree>=0.13.0; extra == "optree"', 'opt-einsum>=3.3; extra == "opt-einsum"']
+    if new:
+        reqs.append('pyyaml; extra == "pyyaml"')
     return reqs
+
+
+def torch_extras(version):
+    return ["optree", "opt-einsum"] + (["pyyaml"] if is_new(version) else [])
 
 
 class Builder:
@@ -182,29 +212,62 @@ class Builder:
                     cuda_txt = repr(f"{cu[2:-1]}.{cu[-1]}") if cu else "None"
                     self.wheel(variant, "torch", {
                         "name": "torch", "version": version + loc, "tags": [tag], "requires_python": py,
-                        "requires_dist": torch_requires(variant, triton_req) if plat.startswith("manylinux") else
-                        [r for r in torch_requires(variant, triton_req) if "nvidia" not in r and "triton" not in r and "cuda-" not in r],
-                        "provides_extra": ["optree", "opt-einsum"],
+                        # Windows wheels of the CUDA variants bundle the runtime and pin nothing.
+                        "requires_dist": torch_requires(variant, version, triton_req) if plat.startswith("manylinux") else
+                        [r for r in torch_requires(variant, version, triton_req)
+                         if "nvidia" not in r and "triton" not in r and "cuda-" not in r],
+                        "provides_extra": torch_extras(version),
                         "metadata": {"Summary": "Tensors and Dynamic neural networks in Python with strong GPU acceleration",
                                      "License": "BSD-3-Clause"},
                         "files": {"torch/__init__.py": f"__version__ = {version + loc!r}\n",
                                   "torch/version.py": f"__version__ = {version + loc!r}\ndebug = False\ncuda = {cuda_txt}\n"
                                                       f"git_version = 'e2d141dbde55c2a4370fac5165b0561b6af4798b'\nhip = None\nxpu = None\n"}})
                 if self.want("torchvision"):
+                    # torchvision writes the legacy "name (specifier)" form, as its real METADATA does.
                     self.wheel(variant, "torchvision", {
-                        "name": "torchvision", "version": tv + loc, "tags": [tag], "requires_python": py,
-                        "requires_dist": ["numpy", f"torch=={version}", "pillow!=8.3.*,>=5.3.0"],
+                        "name": "torchvision", "version": tv + loc, "tags": [tag],
+                        "requires_python": ">=3.10,!=3.14.1" if is_new(version) else py,
+                        "requires_dist": ["numpy", f"torch (=={version})", "pillow (!=8.3.*,>=5.3.0)",
+                                          "gdown (>=4.7.3) ; extra == 'gdown'", "scipy ; extra == 'scipy'"],
+                        "provides_extra": ["gdown", "scipy"],
                         "files": {"torchvision/__init__.py": f"__version__ = {tv + loc!r}\n"}})
                 if self.want("torchaudio"):
                     self.wheel(variant, "torchaudio", {
                         "name": "torchaudio", "version": ta + loc, "tags": [tag], "requires_python": py,
-                        "requires_dist": [f"torch=={version}"],
+                        # torchaudio 2.11.0 pins nothing; earlier ones pinned torch.
+                        "requires_dist": [] if version.startswith("2.11") or ".dev" in version else [f"torch=={version}"],
                         "files": {"torchaudio/__init__.py": f"__version__ = {ta + loc!r}\n"}})
                 if cu and plat.startswith("manylinux") and self.want(triton_name):
+                    new = is_new(version)
                     self.wheel(variant, triton_name, {
-                        "name": triton_name, "version": triton, "requires_python": py,
+                        "name": triton_name, "version": triton, "requires_python": ">=3.10,<3.15" if new else py,
                         "tags": [f"{pyt}-{pyt}-manylinux_2_27_x86_64", f"{pyt}-{pyt}-manylinux_2_28_x86_64"],
-                        "requires_dist": ["setuptools>=40.8.0"], "files": {"triton/__init__.py": ""}})
+                        "requires_dist": ['importlib-metadata; python_version < "3.10"', 'lit; extra == "build"']
+                        if new else ["setuptools>=40.8.0"],
+                        "provides_extra": ["build"] if new else [], "files": {"triton/__init__.py": ""}})
+
+    def cu130_toolkit(self, variant):
+        if self.want("cuda-toolkit"):
+            self.wheel(variant, "cuda-toolkit", {
+                "name": "cuda-toolkit", "version": "13.0.2", "tags": ["py2-none-any", "py3-none-any"],
+                "provides_extra": [e for e, *_ in CU130_TOOLKIT],
+                "requires_dist": [f"{w}=={v}.*; {'(sys_platform == ' + chr(39) + 'linux' + chr(39) + ')' if e == 'cufile' else WIN_LINUX}"
+                                  f" and extra == '{e}'" for e, w, v, _, _ in CU130_TOOLKIT],
+                "files": {"cuda_toolkit/__init__.py": ""}})
+        for _, name, ver, plat, reqs in CU130_TOOLKIT:
+            if self.want(name):
+                self.wheel(variant, name, {"name": name, "version": ver, "tags": [f"py3-none-{plat}"], "requires_python": ">=3",
+                                           "requires_dist": reqs, "files": {f"nvidia/{name}.txt": name}})
+        if self.want("cuda-bindings"):
+            for pyt in self.args.pythons:
+                if py_ok(pyt, ">=3.10"):
+                    self.wheel(variant, "cuda-bindings", {
+                        "name": "cuda-bindings", "version": "13.3.1", "requires_python": ">=3.10",
+                        "tags": [f"{pyt}-{pyt}-manylinux_2_24_x86_64", f"{pyt}-{pyt}-manylinux_2_28_x86_64"],
+                        "requires_dist": ["cuda-pathfinder>=1.4.2"], "files": {"cuda/bindings/__init__.py": ""}})
+        if self.want("cuda-pathfinder"):
+            self.wheel(variant, "cuda-pathfinder", {"name": "cuda-pathfinder", "version": "1.8.1", "tags": ["py3-none-any"],
+                                                    "requires_python": ">=3.10", "files": {"cuda/pathfinder/__init__.py": ""}})
 
     def build(self):
         built_runtimes = set()
@@ -223,12 +286,10 @@ class Builder:
                 for name, ver in CUDA_PINS[cu].items():
                     if self.want(name):
                         self.wheel(variant, name, {"name": name, "version": ver, "tags": ["py3-none-manylinux_2_27_x86_64"],
-                                                   "requires_python": ">=3", "files": {f"nvidia/{name}.txt": name}})
+                                                   "requires_python": ">=3", "requires_dist": RUNTIME_REQUIRES.get(name, []),
+                                                   "files": {f"nvidia/{name}.txt": name}})
                 if cu == "cu130":
-                    for name, ver in (("cuda-toolkit", "13.0.2"), ("cuda-bindings", "13.0.3")):
-                        if self.want(name):
-                            self.wheel(variant, name, {"name": name, "version": ver, "tags": ["py3-none-any"],
-                                                       "files": {f"{name.replace('-', '_')}/__init__.py": ""}})
+                    self.cu130_toolkit(variant)
             for name, ver in PURE.items():
                 if self.want(name):
                     self.wheel(variant, name, {"name": name, "version": ver, "tags": ["py3-none-any"],
