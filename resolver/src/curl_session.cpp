@@ -6,6 +6,7 @@
 
 #include "envfix/common/interrupt.hpp"
 #include "envfix/resolver/url.hpp"
+#include "tls_store.hpp"
 
 namespace envfix::resolver::detail {
 
@@ -54,6 +55,8 @@ void configure(CurlEasy& e, const HttpOptions& o, const std::string& url, bool f
     if (o.ca_bundle) {
         curl_easy_setopt(h, CURLOPT_CAINFO, o.ca_bundle->string().c_str());
         curl_easy_setopt(h, CURLOPT_PROXY_CAINFO, o.ca_bundle->string().c_str());
+    } else {
+        use_system_ca_store(h);
     }
     curl_easy_setopt(h, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
     // envfix chooses the proxy itself (one place reads the environment); "" keeps curl from
