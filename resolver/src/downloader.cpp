@@ -28,6 +28,8 @@ struct Job {
     uint64_t done = 0;          // bytes in the .part file
     uint64_t range_from = 0;    // what this transfer asked for (0 = whole file)
     long status = 0;            // status of the last response seen
+    std::optional<uint64_t> range_start;  // first byte of a 206 answer (Content-Range)
+    bool bad_range = false;     // the server sent another range than asked for
     bool body_started = false;
     bool oversize = false;
     bool write_failed = false;
@@ -94,6 +96,16 @@ size_t on_header(char* data, size_t size, size_t n, void* user) {
     if (line.starts_with("HTTP/")) {
         auto sp = line.find(' ');
         if (sp != std::string_view::npos) j->status = str::to_int(line.substr(sp + 1, 3)).value_or(0);
+        j->range_start.reset();
+    } else if (auto colon = line.find(':'); colon != std::string_view::npos &&
+                                            str::iequals(str::trim(line.substr(0, colon)), "content-range")) {
+        // "bytes 1000-4999/5000"
+        auto v = str::trim(line.substr(colon + 1));
+        if (v.starts_with("bytes ")) {
+            auto dash = v.find('-');
+            if (auto start = str::to_int(v.substr(6, dash == std::string_view::npos ? 0 : dash - 6)); start && *start >= 0)
+                j->range_start = static_cast<uint64_t>(*start);
+        }
     }
     return size * n;
 }
@@ -106,6 +118,10 @@ size_t on_body(char* data, size_t size, size_t n, void* user) {
     if (!j->body_started) {
         j->body_started = true;
         if (j->range_from > 0 && j->status != 206) restart_part(*j);
+        if (j->status == 206 && j->range_start != j->range_from) {
+            j->bad_range = true;
+            return 0;
+        }
         if (!j->file) {
             j->write_failed = true;
             return 0;
@@ -237,6 +253,7 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
         j.range_from = j.done;
         j.status = 0;
         j.body_started = false;
+        j.bad_range = false;
         if (j.done > 0) j.easy->add_header("Range: bytes=" + std::to_string(j.done) + "-");
         detail::configure(*j.easy, http, j.item->url, true);
         curl_easy_setopt(j.easy->h, CURLOPT_WRITEFUNCTION, on_body);
@@ -270,6 +287,9 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
             discard_part(j);
             j.result->error = size_error(item, j.done + 1);
             end_job(j, false);
+        } else if (j.bad_range) {
+            discard_part(j);
+            retry_later(j, http_status_error(206, item.url));
         } else if (interrupt_requested()) {
             j.result->error = make_error(ExitCode::Interrupted, "http.interrupted", {{"url", redact_url(item.url)}});
             end_job(j, false);

@@ -20,7 +20,7 @@ struct DownloadItem {
     std::string url;                // may carry credentials; messages redact them
     std::string sha256;             // expected lower-case hex; "" = not checked (still computed)
     std::optional<uint64_t> size;   // expected size in bytes, when the index says
-    std::filesystem::path dest;     // the accepted file; bytes go to dest + ".part" until checked
+    std::filesystem::path dest;     // the accepted file (distinct per item); bytes go to dest + ".part" until checked
     std::string label;              // progress label; "" = the file name
 };
 
