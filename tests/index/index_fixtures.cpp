@@ -237,7 +237,9 @@ NginxServer::NginxServer(const stdfs::path& root, const TestPki& pki, const stdf
                        pki.cert.string() + ";\n    ssl_certificate_key " + pki.key.string() + ";\n    root " + root.string() +
                        ";\n    index index.html;\n  }\n}\n";
     write_text(work / "nginx.conf", conf);
-    proc_ = BackgroundProcess({"nginx", "-p", w, "-c", (work / "nginx.conf").string()}, work / "nginx.err");
+    // /usr/sbin is not on every PATH (CI runs with a plain environment).
+    std::string nginx = stdfs::exists("/usr/sbin/nginx") ? "/usr/sbin/nginx" : "nginx";
+    proc_ = BackgroundProcess({nginx, "-p", w, "-c", (work / "nginx.conf").string()}, work / "nginx.err");
     ok_ = wait_for_port(port_, 10000);
     EXPECT_TRUE(ok_) << "nginx did not start: " << read_text(work / "nginx.err") << read_text(work / "error.log");
 }
