@@ -7,10 +7,19 @@ namespace envfix::cli {
 void register_probe(CLI::App&, Context&);
 void register_doctor(CLI::App&, Context&);
 void register_verify(CLI::App&, Context&);
+void register_config(CLI::App&, Context&);
+
+// One command per line: branches that add commands then merge without conflicts more often.
+const RegisterCommand kCommands[] = {
+    register_probe,
+    register_doctor,
+    register_verify,
+    register_config,
+};
 
 void register_all_commands(CLI::App& app, Context& ctx) {
     // Order here is the order of `envfix --help`.
-    for (RegisterCommand r : {register_probe, register_doctor, register_verify}) r(app, ctx);
+    for (RegisterCommand r : kCommands) r(app, ctx);
 }
 
 }  // namespace envfix::cli

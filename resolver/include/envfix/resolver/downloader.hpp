@@ -1,0 +1,49 @@
+#pragma once
+// Parallel downloads through the one HTTP client's settings (curl multi interface): resume
+// of partial files (Range on "<dest>.part"), retries, sha256 computed while streaming and
+// checked before a file is accepted, size checks, progress per file (and so in total) through
+// the Reporter, Ctrl-C leaving only .part files. Callers (the installer's wheel cache) pass
+// what they expect of each file and get one result per file.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "envfix/common/error.hpp"
+#include "envfix/common/reporter.hpp"
+#include "envfix/resolver/http_client.hpp"
+
+namespace envfix::resolver {
+
+struct DownloadItem {
+    std::string url;                // may carry credentials; messages redact them
+    std::string sha256;             // expected lower-case hex; "" = not checked (still computed)
+    std::optional<uint64_t> size;   // expected size in bytes, when the index says
+    std::filesystem::path dest;     // the accepted file (distinct per item); bytes go to dest + ".part" until checked
+    std::string label;              // progress label; "" = the file name
+};
+
+struct DownloadResult {
+    std::filesystem::path path;     // dest (valid when ok())
+    std::string sha256;             // actual digest of the accepted bytes
+    uint64_t size = 0;
+    int attempts = 0;               // transfers started (0: an existing complete .part was accepted)
+    bool resumed = false;           // some bytes came from an earlier partial transfer
+    std::optional<Error> error;     // HashMismatch, Network, HttpStatus, Tls, Interrupted, ...
+    bool ok() const { return !error.has_value(); }
+};
+
+struct DownloadOptions {
+    int parallel = 4;               // transfers at once
+};
+
+// Never throws; one result per item, in the same order. Offline mode refuses every item
+// with NotCached (wheels are not in the HTTP cache; the installer's own cache comes first).
+std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& items, const HttpOptions& http,
+                                           Reporter& reporter, const DownloadOptions& options = {});
+
+// The path partial bytes of `dest` are kept in.
+std::filesystem::path part_path(const std::filesystem::path& dest);
+
+}  // namespace envfix::resolver
