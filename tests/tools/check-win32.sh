@@ -9,6 +9,11 @@ cd "$root"
 inc=()
 for d in common probe resolver installer cli; do inc+=(-I"$d/include" -I"$d/src"); done
 inc+=(-Icommon)
+# Third-party headers that are the same for Windows (curl's system.h picks the Windows types):
+# only those folders, not the Linux include tree.
+shim=$(mktemp -d); trap 'rm -rf "$shim"' EXIT
+for dep in /usr/include/x86_64-linux-gnu/curl /usr/include/curl; do [[ -d $dep ]] && ln -sfn "$dep" "$shim/curl" && break; done
+inc+=(-I"$shim")
 status=0
 while IFS= read -r f; do
   if ! "$cxx" -std=c++20 -fsyntax-only -Wall -Wextra -D_WIN32_WINNT=0x0A00 "${inc[@]}" "$f"; then
