@@ -1,0 +1,121 @@
+#include "policy_hints.hpp"
+
+#include <algorithm>
+
+#include "envfix/common/strings.hpp"
+
+namespace envfix::resolver::detail {
+
+namespace {
+
+const Candidate* first_where(const std::vector<std::vector<Candidate>>& evaluated, auto pred) {
+    for (const auto& stage : evaluated)
+        for (const auto& c : stage)
+            if (pred(c)) return &c;
+    return nullptr;
+}
+
+// The newest fitting candidate of a request (native before JIT), or nothing.
+std::optional<std::pair<std::string, std::string>> first_fit(const Matrix& m, const PolicyRequest& req) {
+    PolicyResult r = choose_without_hints(m, req);
+    if (!r.ok) return std::nullopt;
+    return std::make_pair(r.release->torch, r.variant->name);
+}
+
+std::vector<ComputeCapability> ccs_of(const Machine& mach) {
+    std::vector<ComputeCapability> out;
+    for (const auto& g : mach.gpus) out.push_back(g.cc);
+    return out;
+}
+
+}  // namespace
+
+std::vector<Message> hints_for(const Matrix& m, const PolicyRequest& req,
+                               const std::vector<std::vector<Candidate>>& evaluated, const std::vector<Channel>& stages) {
+    std::vector<Message> hints;
+    const Machine& mach = req.machine;
+    bool has_gpu = !mach.gpus.empty();
+
+    // A newer driver, unless a GPU's last driver branch is older than what it takes.
+    if (const Candidate* c = first_where(evaluated, [&](const Candidate& c) {
+            if (!c.blocked_only_by({Blocker::Runtime, Blocker::GpuDriver})) return false;
+            bool too_new = std::any_of(c.gpu_drivers.begin(), c.gpu_drivers.end(),
+                                       [](const GpuDriverVerdict& g) { return g.fit == GpuDriverFit::TooNew; });
+            if (too_new) return false;
+            auto need = driver_needed(m, *c.variant, mach.platform.os, ccs_of(mach));
+            for (auto cc : ccs_of(mach))
+                if (const Architecture* a = m.architecture(cc); a && a->last_driver && need && need->branch() > *a->last_driver + 4)
+                    return false;
+            return need.has_value();
+        })) {
+        auto need = driver_needed(m, *c->variant, mach.platform.os, ccs_of(mach));
+        hints.push_back(msg("plan.hint.driver",
+                            {{"need", need->to_string()}, {"torch", c->release->torch}, {"variant", c->variant->name}}));
+    }
+    for (size_t i = 0; i < mach.gpus.size(); ++i) {
+        const Architecture* a = m.architecture(mach.gpus[i].cc);
+        if (a && a->last_driver && mach.driver && mach.driver->branch() > *a->last_driver + 4)
+            hints.push_back(msg("plan.hint.driver_legacy", {{"family", a->family},
+                                                            {"gpu", machine_gpu_label(mach.gpus[i])},
+                                                            {"last", std::to_string(*a->last_driver)}}));
+    }
+    // Another Python.
+    if (const Candidate* c = first_where(evaluated, [](const Candidate& c) { return c.blocked_only_by({Blocker::Python}); })) {
+        hints.push_back(msg("plan.hint.python", {{"torch", c->release->torch},
+                                                 {"variant", c->variant->name},
+                                                 {"python", mach.python.value_or("?")},
+                                                 {"pythons", str::join(c->release->python_for(mach.platform), ", ")}}));
+    }
+    // Outside the caller's release filter.
+    if (const Candidate* c = first_where(evaluated, [](const Candidate& c) { return c.blocked_only_by({Blocker::Filter}); }))
+        hints.push_back(msg("plan.hint.filter",
+                            {{"torch", c->release->torch}, {"variant", c->variant->name}, {"filter", req.release_filter_text}}));
+    // The other channel.
+    bool stable_only = stages.size() == 1 && stages[0] == Channel::Stable;
+    bool nightly_only = stages.size() == 1 && stages[0] == Channel::Nightly;
+    if (stable_only || nightly_only) {
+        PolicyRequest other = req;
+        other.channel = stable_only ? ChannelChoice::Nightly : ChannelChoice::Stable;
+        if (auto fit = first_fit(m, other))
+            hints.push_back(msg(stable_only ? "plan.hint.nightly" : "plan.hint.stable",
+                                {{"torch", fit->first}, {"variant", fit->second}}));
+    }
+    // Another variant than the forced one.
+    if (req.variant) {
+        PolicyRequest other = req;
+        other.variant.reset();
+        if (auto fit = first_fit(m, other))
+            hints.push_back(msg("plan.hint.other_variant", {{"torch", fit->first}, {"variant", fit->second}}));
+    }
+    // Fewer GPUs: each served alone by some build, but no build serves them all.
+    if (mach.gpus.size() > 1) {
+        std::vector<std::string> parts;
+        for (const auto& g : mach.gpus) {
+            PolicyRequest one = req;
+            one.machine.gpus = {g};
+            if (auto fit = first_fit(m, one)) parts.push_back(machine_gpu_label(g) + ": torch " + fit->first + " " + fit->second);
+        }
+        if (!parts.empty()) hints.push_back(msg("plan.hint.split_gpus", {{"options", str::join(parts, "; ")}}));
+    }
+    // Another operating system on the same CPU (dual boot, WSL).
+    if (has_gpu) {
+        for (OsKind os : {OsKind::Linux, OsKind::Windows}) {
+            if (os == mach.platform.os) continue;
+            PolicyRequest other = req;
+            other.machine.platform.os = os;
+            if (auto fit = first_fit(m, other))
+                hints.push_back(msg("plan.hint.other_os",
+                                    {{"platform", other.machine.platform.key()}, {"torch", fit->first}, {"variant", fit->second}}));
+        }
+    }
+    // Jetson boards run NVIDIA's own builds.
+    for (const auto& g : mach.gpus)
+        if (const Architecture* a = m.architecture(g.cc); a && a->tegra) {
+            hints.push_back(msg("plan.hint.jetson", {{"gpu", machine_gpu_label(g)}}));
+            break;
+        }
+    if (has_gpu && !(req.variant && *req.variant == "cpu")) hints.push_back(msg("plan.hint.cpu"));
+    return hints;
+}
+
+}  // namespace envfix::resolver::detail
