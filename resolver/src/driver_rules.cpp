@@ -15,15 +15,15 @@ std::optional<RuntimeNeed> runtime_need(const Matrix& m, const Variant& v, OsKin
     need.cuda = *v.cuda;
     // An unknown update ("12.8") needs what the newest update of that toolkit needs: safe.
     const ToolkitUpdate* up = &tk->updates.back();
-    need.exact_confirmed = false;
+    need.update_known = tk->updates.size() == 1;
     for (const auto& u : tk->updates)
         if (u.version == v.toolkit) {
             up = &u;
-            need.exact_confirmed = true;
+            need.update_known = true;
         }
     bool windows = os == OsKind::Windows;
     need.exact = windows ? up->windows_min : up->linux_min;
-    if (windows && up->windows_confidence == Confidence::Unconfirmed) need.exact_confirmed = false;
+    need.figure_confirmed = !(windows && up->windows_confidence == Confidence::Unconfirmed);
     if (const CompatFloor* f = m.floor(v.cuda->major)) need.floor = windows ? f->windows_min : f->linux_min;
     return need;
 }

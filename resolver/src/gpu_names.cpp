@@ -110,7 +110,7 @@ std::vector<GpuMatch> find_gpus(const Matrix& m, std::string_view query, size_t 
     for (const auto& d : m.devices) consider({d.cc, d.name, d.chip, d.pci_id, 0}, d.name);
     for (const auto& g : m.models) {
         consider({g.cc, g.name, "", std::nullopt, 0}, g.name);
-        for (const auto& a : g.aliases) consider({g.cc, g.name, "", std::nullopt, 0}, a);
+        for (const auto& a : g.aliases) consider({g.cc, a, "", std::nullopt, 0}, a);  // named as the user knows it
     }
     // A chip codename ("AD102", "gb202") when no name holds the words.
     if (found.empty()) {
@@ -140,15 +140,21 @@ Expected<GpuMatch> resolve_gpu(const Matrix& m, std::string_view query) {
     // The closest names must agree on the architecture; otherwise the user has to say which.
     int best = found.front().extra_tokens;
     std::vector<std::string> differing;
-    std::set<std::string> ccs;
+    std::set<std::string> ccs, names;
     for (const auto& g : found) {
         if (g.extra_tokens != best) break;
+        names.insert(g.name);
         if (ccs.insert(g.cc.to_string()).second) differing.push_back(g.name + " (" + g.cc.to_string() + ")");
     }
     if (ccs.size() > 1)
         return fail(ExitCode::BadInput, "plan.gpu_ambiguous",
                     {{"query", std::string(query)}, {"candidates", str::join(differing, ", ")}});
-    return found.front();
+    GpuMatch g = found.front();
+    if (names.size() > 1) {  // "V100" fits several SKUs equally: keep the user's words
+        g.name = std::string(str::trim(query));
+        g.pci_id.reset();
+    }
+    return g;
 }
 
 std::string gpu_label(const GpuMatch& g) {

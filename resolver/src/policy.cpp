@@ -16,18 +16,27 @@ std::vector<std::string> names_of(const std::vector<const Candidate*>& cs) {
     return out;
 }
 
-// Within one release, lower ranks first (docs/matrix.md "Rules", 7).
+// Within one release, lower ranks first (docs/matrix.md "Rules", 7). The first two fields are the
+// passes of choose(): native code before PTX JIT, official variants before the others.
 struct Rank {
+    int jit = 0;
+    int unofficial = 0;   // extra/experimental (not when forced with --variant)
     int runtime = 0;      // exact (or no driver needed) 0, driver unknown 1, minor-version floor 2
     int not_default = 0;  // driver unknown: PyPI's default variant first
     int status = 0;       // official, extra, experimental
     long cuda = 0;        // newest CUDA first; under the floor the CUDA closest to the driver's
-    auto tie() const { return std::tie(runtime, not_default, status, cuda); }
+    auto tie() const { return std::tie(jit, unofficial, runtime, not_default, status, cuda); }
     bool operator<(const Rank& o) const { return tie() < o.tie(); }
 };
 
-Rank rank_of(const Candidate& c) {
+bool official(const Candidate& c, const PolicyRequest& req) {
+    return c.variant->status == VariantStatus::Official || (req.variant && *req.variant == c.variant->name);
+}
+
+Rank rank_of(const Candidate& c, const PolicyRequest& req) {
     Rank r;
+    r.jit = c.jit();
+    r.unofficial = !official(c, req);
     switch (c.runtime.fit) {
         case RuntimeFit::Exact:
         case RuntimeFit::NotNeeded: r.runtime = 0; break;
@@ -42,18 +51,21 @@ Rank rank_of(const Candidate& c) {
     return r;
 }
 
-// Why `better` ranks before `worse` (same release, both fit): from `worse`'s side, and from
-// `better`'s side for the reasons list.
-std::pair<Message, Message> rank_reason(const Candidate& better, const Candidate& worse, const std::string& others) {
-    Rank a = rank_of(better), b = rank_of(worse);
+// Why `better` ranks before `worse` (same release, both fit): from `better`'s side for the
+// reasons, and from `worse`'s side for the alternatives.
+std::pair<Message, Message> rank_reason(const Candidate& better, const Candidate& worse, const std::string& others,
+                                        const PolicyRequest& req) {
+    Rank a = rank_of(better, req), b = rank_of(worse, req);
     const std::string& v = better.variant->name;
+    if (a.jit != b.jit)
+        return {msg("plan.reason.variant_native", {{"variant", v}, {"others", others}}), msg("plan.alt.jit_only")};
+    if (a.unofficial != b.unofficial || a.status != b.status)
+        return {msg("plan.reason.variant_status", {{"variant", v}, {"others", others}}),
+                msg("plan.alt.status", {{"status", std::string(to_string(worse.variant->status))}})};
     if (a.runtime != b.runtime)
         return {msg("plan.reason.variant_exact", {{"variant", v}, {"others", others}}), msg("plan.alt.compat_only")};
     if (a.not_default != b.not_default)
         return {msg("plan.reason.variant_default", {{"variant", v}}), msg("plan.alt.not_default", {{"variant", v}})};
-    if (a.status != b.status)
-        return {msg("plan.reason.variant_status", {{"variant", v}, {"others", others}}),
-                msg("plan.alt.status", {{"status", std::string(to_string(worse.variant->status))}})};
     if (better.runtime.fit == RuntimeFit::MinorCompat)
         return {msg("plan.reason.variant_closest_cuda", {{"variant", v}, {"others", others}}),
                 msg("plan.alt.further_cuda", {{"variant", v}})};
@@ -92,8 +104,7 @@ void add_warnings(const Matrix& m, const PolicyRequest& req, const Candidate& c,
                                                                 {"need", need ? need->to_string() : "?"},
                                                                 {"os", os}}));
     }
-    if (c.runtime.need && !c.runtime.need->exact_confirmed &&
-        (c.runtime.fit == RuntimeFit::Exact || c.runtime.fit == RuntimeFit::Unknown))
+    if (c.runtime.need && !c.runtime.need->figure_confirmed && c.runtime.fit == RuntimeFit::Exact)
         res.warnings.push_back(msg("plan.warn.driver_minimum_unconfirmed", {{"toolkit", c.runtime.need->toolkit},
                                                                              {"os", os},
                                                                              {"need", c.runtime.need->exact.to_string()}}));
@@ -103,7 +114,9 @@ void add_warnings(const Matrix& m, const PolicyRequest& req, const Candidate& c,
     if (!mach.python)
         res.warnings.push_back(msg("plan.warn.python_unknown",
                                    {{"torch", torch}, {"pythons", str::join(r.python_for(mach.platform), ", ")}}));
-    if (c.build && c.build->confidence == Confidence::Unconfirmed && !v.is_cpu())
+    if (r.confidence == Confidence::Unconfirmed)
+        res.warnings.push_back(msg("plan.warn.release_unconfirmed", {{"torch", torch}, {"source", r.source.str()}}));
+    else if (c.build && c.build->confidence == Confidence::Unconfirmed && !v.is_cpu())
         res.warnings.push_back(msg("plan.warn.unconfirmed", {{"torch", torch},
                                                              {"variant", variant},
                                                              {"platform", mach.platform.key()},
@@ -122,7 +135,7 @@ void add_reasons(const PolicyRequest& req, const Candidate& c, const std::vector
     for (const auto& m : c.coverage_reasons) res.reasons.push_back(m);
     for (const auto& g : c.gpu_drivers)
         if (!g.reason.empty()) res.reasons.push_back(g.reason);
-    if (!v.is_cpu()) res.reasons.push_back(c.runtime.reason);
+    if (!v.is_cpu() && c.runtime.fit != RuntimeFit::Unknown) res.reasons.push_back(c.runtime.reason);  // else a warning
     if (mach.python)
         res.reasons.push_back(msg("plan.reason.python", {{"torch", r.torch}, {"python", *mach.python}, {"platform", mach.platform.key()}}));
     if (!req.release_filter_text.empty())
@@ -137,10 +150,15 @@ void add_reasons(const PolicyRequest& req, const Candidate& c, const std::vector
         res.reasons.push_back(msg("plan.reason.forced", {{"variant", v.name}}));
     } else if (fits_in_release.size() > 1) {
         std::vector<const Candidate*> others(fits_in_release.begin() + 1, fits_in_release.end());
-        res.reasons.push_back(rank_reason(c, *fits_in_release[1], str::join(names_of(others), ", ")).first);
+        res.reasons.push_back(rank_reason(c, *fits_in_release[1], str::join(names_of(others), ", "), req).first);
     } else {
         res.reasons.push_back(msg("plan.reason.variant_only", {{"variant", v.name}, {"torch", r.torch}}));
     }
+}
+
+// Alternatives worth showing: published for the platform, and not a CPU build on a GPU machine.
+bool listed(const Candidate& c, const Machine& mach) {
+    return c.build && !(c.variant->is_cpu() && !mach.gpus.empty());
 }
 
 Alternative alternative_of(const Candidate& c) {
@@ -248,20 +266,34 @@ PolicyResult choose_impl(const Matrix& m, const PolicyRequest& req, bool with_hi
             for (const auto& v : r->variants)
                 if (!req.variant || *req.variant == v.name) evaluated[s].push_back(evaluate(m, req, *r, v));
 
+    // Passes, best first: official variants with native code, then any variant with native code
+    // (extra/experimental variants are index-only or announced as experimental, and their data is
+    // often third-party), then the same two with PTX JIT.
+    struct Pass {
+        bool allow_jit;
+        bool allow_unofficial;
+    };
+    const Pass passes[] = {{false, false}, {false, true}, {true, false}, {true, true}};
     for (size_t s = 0; s < stages.size(); ++s) {
-        for (bool allow_jit : {false, true}) {
+        for (const Pass& pass : passes) {
             const auto& cands = evaluated[s];
             for (size_t i = 0; i < cands.size();) {
                 // one release at a time
                 size_t j = i;
-                std::vector<const Candidate*> fits;
-                for (; j < cands.size() && cands[j].release == cands[i].release; ++j)
-                    if (cands[j].fits() && (allow_jit || !cands[j].jit())) fits.push_back(&cands[j]);
-                if (fits.empty()) {
+                bool eligible = false;
+                std::vector<const Candidate*> fits;  // every fitting variant of the release
+                for (; j < cands.size() && cands[j].release == cands[i].release; ++j) {
+                    const Candidate& c = cands[j];
+                    if (!c.fits()) continue;
+                    fits.push_back(&c);
+                    if ((pass.allow_jit || !c.jit()) && (pass.allow_unofficial || official(c, req))) eligible = true;
+                }
+                if (!eligible) {
                     i = j;
                     continue;
                 }
-                std::stable_sort(fits.begin(), fits.end(), [](const Candidate* a, const Candidate* b) { return rank_of(*a) < rank_of(*b); });
+                std::stable_sort(fits.begin(), fits.end(),
+                                 [&](const Candidate* a, const Candidate* b) { return rank_of(*a, req) < rank_of(*b, req); });
                 const Candidate& best = *fits.front();
                 res.ok = true;
                 res.release = best.release;
@@ -276,11 +308,12 @@ PolicyResult choose_impl(const Matrix& m, const PolicyRequest& req, bool with_hi
                 // and the nightly line when stable won.
                 for (size_t k = 0; k < j; ++k) {
                     const Candidate& c = cands[k];
-                    if (&c == &best || !c.build) continue;
+                    if (&c == &best || !listed(c, mach)) continue;
                     Alternative alt = alternative_of(c);
                     if (c.fits()) {
-                        if (c.jit() && !best.jit()) alt.why = {msg("plan.alt.jit_only")};
-                        else alt.why = {rank_reason(best, c, "").second};
+                        if (c.release == best.release) alt.why = {rank_reason(best, c, "", req).second};
+                        else if (c.jit() && !best.jit()) alt.why = {msg("plan.alt.jit_only")};
+                        else alt.why = {msg("plan.alt.status", {{"status", std::string(to_string(c.variant->status))}})};
                     }
                     res.alternatives.push_back(std::move(alt));
                 }
@@ -289,7 +322,7 @@ PolicyResult choose_impl(const Matrix& m, const PolicyRequest& req, bool with_hi
                         for (const auto& v : r->variants) {
                             if (req.variant && *req.variant != v.name) continue;
                             Candidate c = evaluate(m, req, *r, v);
-                            if (!c.build) continue;
+                            if (!listed(c, mach)) continue;
                             Alternative alt = alternative_of(c);
                             if (c.fits()) alt.why = {msg("plan.alt.stable_first")};
                             res.alternatives.push_back(std::move(alt));
@@ -311,7 +344,7 @@ PolicyResult choose_impl(const Matrix& m, const PolicyRequest& req, bool with_hi
         const Release* newest = nullptr;
         for (const auto& c : evaluated[s]) {
             if (!newest) newest = c.release;
-            if (c.release != newest || !c.build) continue;
+            if (c.release != newest || !listed(c, mach)) continue;
             res.alternatives.push_back(alternative_of(c));
         }
     }

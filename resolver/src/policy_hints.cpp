@@ -8,7 +8,7 @@ namespace envfix::resolver::detail {
 
 namespace {
 
-const Candidate* first_where(const std::vector<std::vector<Candidate>>& evaluated, auto pred) {
+[[maybe_unused]] const Candidate* first_where(const std::vector<std::vector<Candidate>>& evaluated, auto pred) {
     for (const auto& stage : evaluated)
         for (const auto& c : stage)
             if (pred(c)) return &c;
@@ -36,22 +36,42 @@ std::vector<Message> hints_for(const Matrix& m, const PolicyRequest& req,
     const Machine& mach = req.machine;
     bool has_gpu = !mach.gpus.empty();
 
-    // A newer driver, unless a GPU's last driver branch is older than what it takes.
-    if (const Candidate* c = first_where(evaluated, [&](const Candidate& c) {
-            if (!c.blocked_only_by({Blocker::Runtime, Blocker::GpuDriver})) return false;
-            bool too_new = std::any_of(c.gpu_drivers.begin(), c.gpu_drivers.end(),
-                                       [](const GpuDriverVerdict& g) { return g.fit == GpuDriverFit::TooNew; });
-            if (too_new) return false;
-            auto need = driver_needed(m, *c.variant, mach.platform.os, ccs_of(mach));
-            for (auto cc : ccs_of(mach))
-                if (const Architecture* a = m.architecture(cc); a && a->last_driver && need && need->branch() > *a->last_driver + 4)
-                    return false;
-            return need.has_value();
-        })) {
-        auto need = driver_needed(m, *c->variant, mach.platform.os, ccs_of(mach));
-        hints.push_back(msg("plan.hint.driver",
-                            {{"need", need->to_string()}, {"torch", c->release->torch}, {"variant", c->variant->name}}));
-    }
+    // A newer driver, unless a GPU's last driver branch is older than what it takes: the smallest
+    // upgrade that makes something fit, and the one that reaches the newest release.
+    auto driver_fix = [&](const Candidate& c) -> std::optional<DriverVersion> {
+        if (!c.blocked_only_by({Blocker::Runtime, Blocker::GpuDriver})) return std::nullopt;
+        if (std::any_of(c.gpu_drivers.begin(), c.gpu_drivers.end(),
+                        [](const GpuDriverVerdict& g) { return g.fit == GpuDriverFit::TooNew; }))
+            return std::nullopt;
+        auto need = driver_needed(m, *c.variant, mach.platform.os, ccs_of(mach));
+        for (auto cc : ccs_of(mach))
+            if (const Architecture* a = m.architecture(cc); a && a->last_driver && need && need->branch() > *a->last_driver + 4)
+                return std::nullopt;
+        return need;
+    };
+    const Candidate* newest_fix = nullptr;
+    const Candidate* smallest_fix = nullptr;
+    std::optional<DriverVersion> newest_need, smallest_need;
+    for (const auto& stage : evaluated)
+        for (const auto& c : stage)
+            if (auto need = driver_fix(c)) {
+                if (!newest_fix) {
+                    newest_fix = &c;
+                    newest_need = need;
+                }
+                if (!smallest_fix || *need < *smallest_need) {
+                    smallest_fix = &c;
+                    smallest_need = need;
+                }
+            }
+    if (smallest_fix && *smallest_need < *newest_need)
+        hints.push_back(msg("plan.hint.driver_smallest", {{"need", smallest_need->to_string()},
+                                                          {"torch", smallest_fix->release->torch},
+                                                          {"variant", smallest_fix->variant->name}}));
+    if (newest_fix)
+        hints.push_back(msg("plan.hint.driver", {{"need", newest_need->to_string()},
+                                                 {"torch", newest_fix->release->torch},
+                                                 {"variant", newest_fix->variant->name}}));
     for (size_t i = 0; i < mach.gpus.size(); ++i) {
         const Architecture* a = m.architecture(mach.gpus[i].cc);
         if (a && a->last_driver && mach.driver && mach.driver->branch() > *a->last_driver + 4)
@@ -97,8 +117,8 @@ std::vector<Message> hints_for(const Matrix& m, const PolicyRequest& req,
         }
         if (!parts.empty()) hints.push_back(msg("plan.hint.split_gpus", {{"options", str::join(parts, "; ")}}));
     }
-    // Another operating system on the same CPU (dual boot, WSL).
-    if (has_gpu) {
+    // Another operating system on the same PC (dual boot, WSL): Linux and Windows on x86_64.
+    if (has_gpu && mach.platform.cpu == CpuKind::X86_64 && mach.platform.os != OsKind::MacOs) {
         for (OsKind os : {OsKind::Linux, OsKind::Windows}) {
             if (os == mach.platform.os) continue;
             PolicyRequest other = req;

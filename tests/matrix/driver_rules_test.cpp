@@ -52,14 +52,18 @@ TEST(DriverRules, UnknownUpdatesAndWindowsFiguresAreConservative) {
     auto need = runtime_need(m, variant("2.10.0", "cu130"), OsKind::Linux);  // "13.0": update unknown
     ASSERT_TRUE(need);
     EXPECT_EQ(need->exact.to_string(), "580.95.05");
-    EXPECT_FALSE(need->exact_confirmed);
+    EXPECT_FALSE(need->update_known);
     need = runtime_need(m, variant("2.11.0", "cu130"), OsKind::Linux);
     EXPECT_EQ(need->exact.to_string(), "580.95.05");
-    EXPECT_TRUE(need->exact_confirmed);
+    EXPECT_TRUE(need->update_known);
+    EXPECT_TRUE(need->figure_confirmed);
     EXPECT_EQ(need->floor->to_string(), "580");
     need = runtime_need(m, variant("2.11.0", "cu130"), OsKind::Windows);
     EXPECT_EQ(need->exact.to_string(), "580");
-    EXPECT_FALSE(need->exact_confirmed);
+    EXPECT_FALSE(need->figure_confirmed);
+    need = runtime_need(m, variant("2.7.1", "cu118"), OsKind::Linux);  // "11.8" has one update only
+    EXPECT_TRUE(need->update_known);
+    EXPECT_EQ(need->exact.to_string(), "520.61.05");
     EXPECT_FALSE(runtime_need(m, variant("2.11.0", "cpu"), OsKind::Linux));
 }
 

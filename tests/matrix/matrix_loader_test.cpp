@@ -211,6 +211,8 @@ struct BrokenCase {
     const char* at;
 };
 
+void PrintTo(const BrokenCase& c, std::ostream* os) { *os << c.key << " in " << c.file; }
+
 class BrokenProfiles : public ::testing::TestWithParam<BrokenCase> {};
 
 TEST_P(BrokenProfiles, FailWithFileLineAndKey) {

@@ -17,7 +17,8 @@ namespace envfix::resolver {
 struct RuntimeNeed {
     std::string toolkit;             // "12.8.0" (or "12.8" when the update is unknown)
     DriverVersion exact;             // that update's minimum (the newest update's when unknown)
-    bool exact_confirmed = true;     // false: unknown update, or an unconfirmed Windows figure
+    bool update_known = true;        // false: "X.Y" with several updates; `exact` is the newest's
+    bool figure_confirmed = true;    // false: the minimum itself is unconfirmed (Windows 13.x)
     std::optional<DriverVersion> floor;  // minor-version compatibility floor of the major
     CudaVersion cuda;
 };
