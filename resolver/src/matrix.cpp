@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "envfix/common/platform.hpp"
 #include "envfix/common/strings.hpp"
 
 namespace envfix::resolver {
@@ -36,6 +37,13 @@ std::optional<CpuKind> parse_cpu(std::string_view s) {
     if (l == "x86_64" || l == "amd64" || l == "x64") return CpuKind::X86_64;
     if (l == "aarch64" || l == "arm64") return CpuKind::Aarch64;
     return std::nullopt;
+}
+
+std::optional<Platform> host_platform() {
+    auto os = parse_os(platform::os_name(platform::current_os()));
+    auto cpu = parse_cpu(platform::machine());
+    if (!os || !cpu) return std::nullopt;
+    return Platform{*os, *cpu};
 }
 
 std::optional<Platform> Platform::parse(std::string_view key) {

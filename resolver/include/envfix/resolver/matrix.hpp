@@ -35,6 +35,8 @@ std::string_view os_key(OsKind os);     // "linux", "windows", "macos"
 std::string_view cpu_key(CpuKind cpu);  // "x86_64", "aarch64" ("arm64" on macOS in keys)
 std::optional<OsKind> parse_os(std::string_view s);    // linux, windows/win32/nt, macos/darwin
 std::optional<CpuKind> parse_cpu(std::string_view s);  // x86_64/amd64, aarch64/arm64
+// The platform envfix runs on; nullopt on an OS or CPU no wheel exists for.
+std::optional<Platform> host_platform();
 
 enum class Channel { Stable, Nightly };
 // How sure the data is (torch-matrix.md tags): primary source, measured, third-party, inferred.
