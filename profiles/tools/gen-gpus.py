@@ -4,7 +4,7 @@
 Input: pci.ids files (the system's, Debian package `pci.ids` at /usr/share/misc/pci.ids, then
 profiles/tools/nvidia-pci-ids.update with newer NVIDIA lines); a later file's line for a device id
 wins. pci.ids names NVIDIA GPUs by chip codename ("AD102 [GeForce RTX 4090]"); the chip family
-gives the compute capability (CHIP_RULES below, checked against torch-matrix.md §D1 and NVIDIA's
+gives the compute capability (CHIP_EXACT and CHIP_FAMILY below, checked against torch-matrix.md §D1 and NVIDIA's
 CUDA GPU pages). Devices whose chip maps to nothing (pre-Kepler, chipsets, audio and bridge
 functions, chips not announced yet) are left out.
 
@@ -44,7 +44,7 @@ CHIP_EXACT = {
 }
 # Then by the codename without its suffix (GL = workstation, M/BM = mobile, B = revision).
 CHIP_FAMILY = [
-    (r"GK1[01]\d", "3.0"),     # GK104/106/107 (GK110 and GK208 below)
+    (r"GK10\d", "3.0"),        # GK104/106/107
     (r"GK110|GK208", "3.5"),
     (r"GM10\d", "5.0"),        # GM107/108
     (r"GM20\d", "5.2"),        # GM200/204/206
@@ -58,8 +58,6 @@ CHIP_FAMILY = [
     (r"GN21", "8.9"),
     (r"GN22", "12.0"),
 ]
-# Chip order matters for GK: GK110 must not fall into the 3.0 rule.
-CHIP_FAMILY.sort(key=lambda r: 0 if "|" in r[0] else 1)
 
 LINE = re.compile(r"^\t([0-9a-f]{4})  (.*)$")
 NAME = re.compile(r"^(?P<chip>[A-Z]{1,3}\d{2,3}[A-Z]*)(?:\s*/\s*\S+)?\s*(?:\[(?P<name>[^\]]*)\])?(?P<rest>.*)$")
