@@ -150,10 +150,16 @@ std::vector<Row> collect_rows(const Matrix& m, const MatrixOptions& o, const Pla
             const Build* b = v.build(p);
             if (!b) continue;
             Row row{r, &v, b, runtime_need(m, v, p.os), {}, true, std::nullopt, std::nullopt};
+            if (driver) row.with_driver = check_runtime(m, v, p.os, driver);
             if (!gpus.empty()) {
                 BinaryTargets bin{b->sass, b->ptx};
                 CoverageOptions opt;
                 if (const Toolkit* tk = v.cuda ? m.toolkit(*v.cuda) : nullptr) opt.ptx_isa = tk->ptx_isa;
+                // With --driver, PTX counts only when that driver can JIT-compile it.
+                if (driver) {
+                    if (auto cuda = m.driver_cuda(*driver)) opt.driver_max_isa = m.max_ptx_isa(*cuda);
+                    opt.minor_compat = row.with_driver->fit == RuntimeFit::MinorCompat;
+                }
                 for (const auto& g : gpus) {
                     opt.tegra = g.arch && g.arch->tegra;
                     row.coverage.push_back(cover(bin, g.match.cc, opt));
@@ -161,7 +167,6 @@ std::vector<Row> collect_rows(const Matrix& m, const MatrixOptions& o, const Pla
                 }
                 row.driver_for_gpus = driver_needed(m, v, p.os, ccs);
             }
-            if (driver) row.with_driver = check_runtime(m, v, p.os, driver);
             rows.push_back(std::move(row));
         }
     }
