@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <tuple>
 
 #include "context.hpp"
 #include "envfix/common/error.hpp"
@@ -312,8 +313,14 @@ void print_for_gpus(const Platform& p, const std::vector<ResolvedGpu>& gpus, con
     for (const auto& r : rows) {
         if (r.variant->is_cpu() || !r.serves_all) continue;
         ++served;
-        bool stable = r.release->channel == Channel::Stable;
-        if (!newest || (stable && newest->release->channel != Channel::Stable)) newest = &r;
+        // Summary: stable before nightly, newest release, PyPI's default variant (what the policy
+        // takes when the driver is unknown), official before extra, newest CUDA.
+        auto key = [](const Row& x) {
+            return std::make_tuple(x.release->channel == Channel::Stable, x.release->order,
+                                   x.release->pypi_default == x.variant->name, x.variant->status == VariantStatus::Official,
+                                   x.variant->cuda ? x.variant->cuda->encoded() : 0);
+        };
+        if (!newest || key(r) > key(*newest)) newest = &r;
         oldest = &r;
         std::vector<std::string> kinds;
         for (const auto& c : r.coverage) kinds.push_back(kind_text(c));

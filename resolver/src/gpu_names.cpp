@@ -150,7 +150,18 @@ Expected<GpuMatch> resolve_gpu(const Matrix& m, std::string_view query) {
         return fail(ExitCode::BadInput, "plan.gpu_ambiguous",
                     {{"query", std::string(query)}, {"candidates", str::join(differing, ", ")}});
     GpuMatch g = found.front();
-    if (names.size() > 1) {  // "V100" fits several SKUs equally: keep the user's words
+    // Name the GPU by the table only when the query names that one product: "V100" fits several
+    // SKUs equally, "NVIDIA H200" is closest to "H200 NVL" but may be the SXM card. Words of the
+    // product line ("GeForce GTX" before "1080 Ti") do not make it another product.
+    bool other_product = names.size() > 1;
+    if (!other_product && g.extra_tokens > 0) {
+        auto q = name_tokens(query);
+        for (const auto& w : name_tokens(g.name)) {
+            bool line_word = w == "gtx" || w == "rtx" || w == "gt" || w == "gts" || w == "quadro";
+            if (!line_word && std::find(q.begin(), q.end(), w) == q.end()) other_product = true;
+        }
+    }
+    if (other_product) {
         g.name = std::string(str::trim(query));
         g.pci_id.reset();
     }

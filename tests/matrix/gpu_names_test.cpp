@@ -19,10 +19,10 @@ TEST(GpuNames, ResolvesForgivingly) {
     const Matrix& m = test::real_matrix();
     for (auto c : {NameCase{"RTX 5090", "12.0", "GeForce RTX 5090"}, NameCase{"rtx5090", "12.0", "GeForce RTX 5090"},
                    NameCase{"GeForce RTX 5090 D", "12.0", "GeForce RTX 5090 D"}, NameCase{"NVIDIA GeForce RTX 5090", "12.0", "GeForce RTX 5090"},
-                   NameCase{"NVIDIA H200", "9.0", ""}, NameCase{"H200 NVL", "9.0", "H200 NVL"},
+                   NameCase{"NVIDIA H200", "9.0", "NVIDIA H200"}, NameCase{"H200 NVL", "9.0", "H200 NVL"},
                    NameCase{"1080 Ti", "6.1", "GeForce GTX 1080 Ti"}, NameCase{"gtx1080ti", "6.1", "GeForce GTX 1080 Ti"},
                    NameCase{"RTX 4090", "8.9", "GeForce RTX 4090"}, NameCase{"rtx 3090", "8.6", "GeForce RTX 3090"},
-                   NameCase{"Tesla V100", "7.0", ""}, NameCase{"V100", "7.0", ""}, NameCase{"A100", "8.0", ""},
+                   NameCase{"Tesla V100", "7.0", "Tesla V100"}, NameCase{"V100", "7.0", "V100"}, NameCase{"A100", "8.0", ""},
                    NameCase{"GTX 750", "5.0", "GeForce GTX 750"}, NameCase{"K80", "3.7", "Tesla K80"},
                    NameCase{"B300", "10.3", ""}, NameCase{"B200", "10.0", ""}, NameCase{"GB10", "12.1", ""},
                    NameCase{"DGX Spark", "12.1", "DGX Spark"}, NameCase{"Jetson Thor", "11.0", "Jetson Thor"},
