@@ -16,6 +16,7 @@ const std::vector<EnvVarInfo>& table() {
         {EnvVar::EnvfixDataDir, "ENVFIX_DATA_DIR", "data folder for snapshots (default $XDG_DATA_HOME/envfix)"},
         {EnvVar::EnvfixIndexUrl, "ENVFIX_INDEX_URL", "root of the PyTorch wheel index or a mirror of it"},
         {EnvVar::EnvfixNoColor, "ENVFIX_NO_COLOR", "no colours in terminal output"},
+        {EnvVar::EnvfixProfilesDir, "ENVFIX_PROFILES_DIR", "profiles folder (matrix/, gpus/) to load instead of the built-in copy"},
         {EnvVar::CudaVisibleDevices, "CUDA_VISIBLE_DEVICES", "GPUs the CUDA driver shows (envfix says when it hides some)"},
         {EnvVar::VirtualEnv, "VIRTUAL_ENV", "the active virtual environment (default target)"},
         {EnvVar::CondaPrefix, "CONDA_PREFIX", "the active conda environment (default target)"},

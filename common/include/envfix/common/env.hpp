@@ -20,6 +20,7 @@ enum class EnvVar {
     EnvfixDataDir,       // data root (snapshots) instead of $XDG_DATA_HOME/envfix
     EnvfixIndexUrl,      // PyTorch index root
     EnvfixNoColor,
+    EnvfixProfilesDir,   // profiles folder to load instead of the built-in matrix
     // CUDA
     CudaVisibleDevices,
     // Python environments
