@@ -1,10 +1,42 @@
 // Messages of the environment area: key, English, Chinese (nullptr = not translated yet).
+// binary.*: reading GPU code from libraries; env.*: finding Python environments and their
+// interpreters; envs.* / archs.*: the `envfix envs` and `envfix archs` commands.
 #include "catalog_index.hpp"
 
 namespace envfix::messages {
 namespace {
 const CatalogEntry entries[] = {
-    {"environment.placeholder", "(unused)", "（未使用）"},
+    // Reading libraries (errors: the file cannot be read as a library at all).
+    {"binary.not_a_library", "{path} is not an ELF or PE library nor a fatbin (it starts with {magic})",
+     "{path} 不是 ELF 或 PE 库，也不是 fatbin 文件（开头字节为 {magic}）"},
+    {"binary.truncated_header", "{path} is too short to be a library: its header is cut off",
+     "{path} 太短，不可能是库文件：文件头被截断"},
+    {"binary.unsupported_elf", "{path}: {kind} ELF files are not supported (only little-endian ones)",
+     "{path}：不支持 {kind} 的 ELF 文件（只支持小端格式）"},
+    {"binary.bad_section_table", "{path}: the section table is damaged: {reason}", "{path}：节表已损坏：{reason}"},
+    // Problems that leave a partial result.
+    {"binary.problem.section_outside", "{path}: section {section} runs past the end of the file (is the file cut off?)",
+     "{path}：节 {section} 超出了文件末尾（文件是否被截断？）"},
+    {"binary.problem.section_overlap", "{path}: section {section} overlaps another GPU code section and was not read twice",
+     "{path}：节 {section} 与另一个 GPU 代码节重叠，未重复读取"},
+    {"binary.problem.bad_magic",
+     "{path}: unexpected bytes at offset {offset} of {section} where a fatbin container should start; skipped to the next one",
+     "{path}：{section} 偏移 {offset} 处本应是 fatbin 容器，却是无法识别的字节；已跳到下一个容器"},
+    {"binary.problem.bad_container_header", "{path}: damaged fatbin container header at offset {offset} of {section}",
+     "{path}：{section} 偏移 {offset} 处的 fatbin 容器头已损坏"},
+    {"binary.problem.container_truncated", "{path}: the fatbin container at offset {offset} of {section} is cut off",
+     "{path}：{section} 偏移 {offset} 处的 fatbin 容器被截断"},
+    {"binary.problem.bad_entry_header",
+     "{path}: damaged fatbin entry header at offset {offset} of {section}; the rest of that container was skipped",
+     "{path}：{section} 偏移 {offset} 处的 fatbin 条目头已损坏；该容器的其余部分已跳过"},
+    {"binary.problem.entry_truncated", "{path}: the fatbin entry at offset {offset} of {section} is cut off",
+     "{path}：{section} 偏移 {offset} 处的 fatbin 条目被截断"},
+    {"binary.problem.bad_arch", "{path}: the fatbin entry at offset {offset} names no valid GPU architecture ({arch})",
+     "{path}：偏移 {offset} 处的 fatbin 条目没有有效的 GPU 架构编号（{arch}）"},
+    {"binary.problem.bad_payload",
+     "{path}: the sm_{arch} code at offset {offset} could not be decoded, so whether it is an arch-specific (a) build is unknown",
+     "{path}：偏移 {offset} 处的 sm_{arch} 代码无法解码，无法判断它是否为特定架构（a）版本"},
+    {"binary.problem.more", "{path}: {count} more problems", "{path}：另有 {count} 个问题"},
 };
 }  // namespace
 const Catalog kEnvironment{entries};
