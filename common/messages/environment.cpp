@@ -6,6 +6,36 @@
 namespace envfix::messages {
 namespace {
 const CatalogEntry entries[] = {
+    // Finding environments and running their interpreters.
+    {"env.not_found", "no environment at {path}: the folder does not exist", "{path} 处没有环境：该文件夹不存在"},
+    {"env.not_an_env",
+     "{path} is not a Python environment: it has no pyvenv.cfg, no conda-meta/ folder and no Python executable",
+     "{path} 不是 Python 环境：其中没有 pyvenv.cfg、conda-meta/ 文件夹，也没有 Python 可执行文件"},
+    {"env.no_interpreter", "no Python interpreter at {path}", "{path} 处没有 Python 解释器"},
+    {"env.no_python",
+     "no Python found: no active virtual environment (VIRTUAL_ENV), no conda environment (CONDA_PREFIX) and no python3 "
+     "on PATH; name one with --python, --env or --app/--path",
+     "找不到 Python：没有激活的虚拟环境（VIRTUAL_ENV）、没有 conda 环境（CONDA_PREFIX），PATH 中也没有 python3；"
+     "请用 --python、--env 或 --app/--path 指定"},
+    {"env.target_conflict", "give only one of --python, --env, or --app with --path",
+     "--python、--env、--app（配合 --path）只能指定其中一个"},
+    {"env.app_without_path", "--app {app} needs --path, the folder the app is installed in",
+     "--app {app} 需要用 --path 指定该应用的安装文件夹"},
+    {"env.app_no_env", "no Python environment found in the app folder {path} (looked for {looked})",
+     "在应用文件夹 {path} 中没有找到 Python 环境（查找了 {looked}）"},
+    {"env.app_several", "{path} holds several Python environments; using {chosen}",
+     "{path} 中有多个 Python 环境；使用 {chosen}"},
+    {"env.interpreter_missing",
+     "the environment {path} is broken: its interpreter {python} is missing (was the Python it was made from removed?)",
+     "环境 {path} 已损坏：其解释器 {python} 不存在（创建它的 Python 是否已被删除？）"},
+    {"env.run_failed", "{python} cannot run: {reason}", "{python} 无法运行：{reason}"},
+    {"env.run_timeout", "{python} did not answer within {seconds} s", "{python} 在 {seconds} 秒内没有响应"},
+    {"env.run_exit", "{python} failed (exit {code}) while envfix read its facts: {stderr}",
+     "envfix 读取 {python} 的信息时它运行失败（退出码 {code}）：{stderr}"},
+    {"env.bad_facts", "{python} printed nothing envfix can read ({reason})", "{python} 的输出无法被 envfix 解析（{reason}）"},
+    {"env.foreign_layout",
+     "{path} is a {os} environment: envfix reads its files, but its interpreter cannot run on this machine",
+     "{path} 是 {os} 环境：envfix 可以读取其文件，但无法在本机运行其解释器"},
     // Reading libraries (errors: the file cannot be read as a library at all).
     {"binary.not_a_library", "{path} is not an ELF or PE library nor a fatbin (it starts with {magic})",
      "{path} 不是 ELF 或 PE 库，也不是 fatbin 文件（开头字节为 {magic}）"},

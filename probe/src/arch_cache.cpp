@@ -7,6 +7,7 @@
 
 #include <map>
 
+#include "cache_file.hpp"
 #include "envfix/common/fs.hpp"
 
 namespace envfix::probe {
@@ -61,12 +62,6 @@ BinaryArchs from_json(const Json& j) {
     return a;
 }
 
-std::string cache_key(const std::filesystem::path& file) {
-    std::error_code ec;
-    auto abs = std::filesystem::absolute(file, ec);
-    return (ec ? file : abs).lexically_normal().string();
-}
-
 struct Entry {
     std::string identity;
     BinaryArchs archs;
@@ -93,13 +88,11 @@ ArchCache ArchCache::in_memory() { return ArchCache(); }
 ArchCache ArchCache::load(const std::filesystem::path& file) {
     ArchCache c;
     c.impl_->file = file;
-    auto text = fs::read_file(file);
-    if (!text) return c;
+    auto entries = read_cache_entries(file, kVersion);
+    if (!entries) return c;
     // A cache that cannot be read is rebuilt, never an error.
     try {
-        auto j = Json::parse(*text);
-        if (j.at("version").get<int>() != kVersion) return c;
-        for (const auto& [path, e] : j.at("entries").items())
+        for (const auto& [path, e] : entries->items())
             c.impl_->entries[path] = Entry{e.at("identity").get<std::string>(), from_json(e.at("archs"))};
     } catch (const std::exception&) {
         c.impl_->entries.clear();
@@ -129,10 +122,7 @@ Expected<void> ArchCache::save() {
         if (!std::filesystem::exists(path, ec)) continue;
         entries[path] = {{"identity", e.identity}, {"archs", to_json(e.archs)}};
     }
-    Json j = {{"version", kVersion}, {"entries", entries}};
-    std::error_code ec;
-    std::filesystem::create_directories(impl_->file.parent_path(), ec);
-    ENVFIX_TRY_VOID(fs::write_file_atomic(impl_->file, j.dump()));
+    ENVFIX_TRY_VOID(write_cache_entries(impl_->file, kVersion, std::move(entries)));
     impl_->dirty = false;
     return {};
 }

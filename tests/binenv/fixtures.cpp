@@ -1,10 +1,19 @@
 #include "fixtures.hpp"
 
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include "support.hpp"
 
 namespace envfix::test {
+
+// envfix's main() ignores SIGPIPE (install_interrupt_handler): an interpreter that exits
+// before reading the script on its stdin (Python 2 refusing -I) must not kill the caller.
+// These test binaries run the library without that main, so they do the same.
+static const bool kIgnoreSigpipe = [] {
+    ::signal(SIGPIPE, SIG_IGN);
+    return true;
+}();
 
 std::filesystem::path fatbin_fixture(const std::string& name) { return source_dir() / "tests/fixtures/fatbin" / name; }
 
