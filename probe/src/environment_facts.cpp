@@ -34,6 +34,8 @@ void load_facts(Environment& env, const FactsOptions& opts) {
         if (ran) {
             env.status = EnvStatus::Ok;
             env.facts = std::move(*ran);
+            // A plain interpreter's prefix is what it says (a pyenv shim lives elsewhere).
+            if (env.kind == EnvKind::System && !env.facts.prefix.empty()) env.root = env.facts.prefix;
         } else {
             env.status = EnvStatus::Broken;
             env.problem = std::move(ran).error();

@@ -5,47 +5,6 @@ namespace envfix::probe {
 namespace {
 using Json = nlohmann::json;
 
-// One table of the string fields, so the two directions cannot drift apart.
-struct StringField {
-    const char* name;
-    std::string PythonFacts::*member;
-};
-constexpr StringField kStrings[] = {
-    {"executable", &PythonFacts::executable},
-    {"version", &PythonFacts::version},
-    {"implementation_name", &PythonFacts::implementation_name},
-    {"implementation_version", &PythonFacts::implementation_version},
-    {"platform_python_implementation", &PythonFacts::platform_python_implementation},
-    {"abiflags", &PythonFacts::abiflags},
-    {"soabi", &PythonFacts::soabi},
-    {"ext_suffix", &PythonFacts::ext_suffix},
-    {"sys_platform", &PythonFacts::sys_platform},
-    {"os_name", &PythonFacts::os_name},
-    {"platform_system", &PythonFacts::platform_system},
-    {"platform_machine", &PythonFacts::platform_machine},
-    {"platform_release", &PythonFacts::platform_release},
-    {"platform_version", &PythonFacts::platform_version},
-    {"sysconfig_platform", &PythonFacts::sysconfig_platform},
-    {"prefix", &PythonFacts::prefix},
-    {"base_prefix", &PythonFacts::base_prefix},
-    {"purelib", &PythonFacts::purelib},
-    {"platlib", &PythonFacts::platlib},
-    {"scripts", &PythonFacts::scripts},
-    {"data", &PythonFacts::data},
-    {"include", &PythonFacts::include},
-    {"user_site", &PythonFacts::user_site},
-};
-struct BoolField {
-    const char* name;
-    bool PythonFacts::*member;
-};
-constexpr BoolField kBools[] = {
-    {"free_threaded", &PythonFacts::free_threaded},
-    {"site_enabled", &PythonFacts::site_enabled},
-    {"user_site_enabled", &PythonFacts::user_site_enabled},
-    {"ran", &PythonFacts::ran},
-};
-
 Json pair_to_json(const std::optional<std::pair<int, int>>& v) {
     return v ? Json::array({v->first, v->second}) : Json(nullptr);
 }
@@ -57,8 +16,8 @@ std::optional<std::pair<int, int>> pair_from_json(const Json& j) {
 
 Json facts_to_json(const PythonFacts& f) {
     Json j = Json::object();
-    for (const auto& s : kStrings) j[s.name] = f.*s.member;
-    for (const auto& b : kBools) j[b.name] = f.*b.member;
+    for (const auto& s : python_facts_string_fields()) j[std::string(s.name)] = f.*s.member;
+    for (const auto& b : python_facts_bool_fields()) j[std::string(b.name)] = f.*b.member;
     j["major"] = f.major;
     j["minor"] = f.minor;
     j["glibc"] = pair_to_json(f.glibc);
@@ -70,10 +29,14 @@ Json facts_to_json(const PythonFacts& f) {
 
 PythonFacts facts_from_json(const Json& j) {
     PythonFacts f;
-    for (const auto& s : kStrings)
-        if (j.contains(s.name) && !j[s.name].is_null()) f.*s.member = j[s.name].get<std::string>();
-    for (const auto& b : kBools)
-        if (j.contains(b.name)) f.*b.member = j[b.name].get<bool>();
+    for (const auto& s : python_facts_string_fields()) {
+        auto it = j.find(s.name);
+        if (it != j.end() && !it->is_null()) f.*s.member = it->get<std::string>();
+    }
+    for (const auto& b : python_facts_bool_fields()) {
+        auto it = j.find(b.name);
+        if (it != j.end()) f.*b.member = it->get<bool>();
+    }
     f.major = j.value("major", 0);
     f.minor = j.value("minor", 0);
     if (j.contains("glibc")) f.glibc = pair_from_json(j["glibc"]);

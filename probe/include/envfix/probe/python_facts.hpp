@@ -5,6 +5,7 @@
 // fields that could not be derived.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -43,5 +44,18 @@ struct PythonFacts {
     bool ran = true;                   // false: derived from files only
     std::vector<std::string> unknown;  // field names that could not be derived
 };
+
+// The string and flag fields by name (the names are the JSON keys of the facts cache, the
+// interpreter script and --json output): one list, so no serialiser forgets a field.
+struct PythonFactsStringField {
+    std::string_view name;
+    std::string PythonFacts::*member;
+};
+struct PythonFactsBoolField {
+    std::string_view name;
+    bool PythonFacts::*member;
+};
+const std::vector<PythonFactsStringField>& python_facts_string_fields();
+const std::vector<PythonFactsBoolField>& python_facts_bool_fields();
 
 }  // namespace envfix::probe
