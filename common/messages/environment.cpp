@@ -94,6 +94,7 @@ const CatalogEntry entries[] = {
     {"binary.problem.bad_payload",
      "{path}: the sm_{arch} code at offset {offset} could not be decoded, so whether it is an arch-specific (a) build is unknown",
      "{path}：偏移 {offset} 处的 sm_{arch} 代码无法解码，无法判断它是否为特定架构（a）版本"},
+    {"binary.interrupted", "{path} was not read: interrupted", "{path} 未读取：已中断"},
     {"binary.problem.more", "{path}: {count} more problems", "{path}：另有 {count} 个问题"},
 };
 }  // namespace

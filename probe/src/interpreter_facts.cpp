@@ -30,7 +30,8 @@ Expected<ProcessResult> run_script(const stdfs::path& python, std::vector<std::s
     spec.stdin_data = std::string(interpreter_script());
     spec.timeout = timeout;
     // The 2.7 fallback has no -I: keep its sys.path[0] ("" = cwd) away from the user's files.
-    spec.cwd = stdfs::temp_directory_path();
+    std::error_code ec;
+    if (auto tmp = stdfs::temp_directory_path(ec); !ec) spec.cwd = tmp;
     spec.max_output = 1 << 20;
     return run_process(spec);
 }

@@ -5,6 +5,8 @@
 #include <set>
 #include <thread>
 
+#include "envfix/common/fs.hpp"
+#include "envfix/common/interrupt.hpp"
 #include "envfix/common/strings.hpp"
 #include "envfix/probe/arch_cache.hpp"
 #include "envfix/probe/binary_archs.hpp"
@@ -37,7 +39,13 @@ std::vector<LibraryArchs> scan_package_archs(const std::vector<stdfs::path>& pat
     threads = static_cast<unsigned>(std::min<size_t>(threads, todo.size()));
     std::atomic<size_t> next{0};
     auto work = [&] {
-        for (size_t k = next++; k < todo.size(); k = next++) out[todo[k]].archs = read_binary_archs(paths[todo[k]]);
+        for (size_t k = next++; k < todo.size(); k = next++) {
+            const size_t i = todo[k];
+            // Ctrl-C: the files not read yet become errors, so nothing unread is cached.
+            out[i].archs = interrupt_requested()
+                ? Expected<BinaryArchs>(fail(ExitCode::Interrupted, "binary.interrupted", {{"path", paths[i].string()}}))
+                : read_binary_archs(paths[i]);
+        }
     };
     if (threads <= 1) {
         work();
@@ -111,13 +119,13 @@ std::vector<GpuLibrary> gpu_library_candidates(const stdfs::path& sp, const std:
         t.package = stem.substr(0, stem.find('.'));
         out.push_back(std::move(t));
     }
-    // Symlinked names (libfoo.so -> libfoo.so.1) and packages listed twice are read once.
-    std::set<std::string> seen;
+    // Symlinked names (libfoo.so -> libfoo.so.1) and packages listed twice are read once: the
+    // same file is the same device and inode, whatever the path.
+    std::set<std::pair<uint64_t, uint64_t>> seen;
     std::vector<GpuLibrary> unique;
     for (auto& l : out) {
-        std::error_code cec;
-        auto real = stdfs::canonical(l.path, cec);
-        if (seen.insert((cec ? l.path : real).string()).second) unique.push_back(std::move(l));
+        auto id = fs::identity(l.path);
+        if (!id || seen.insert({id->device, id->inode}).second) unique.push_back(std::move(l));
     }
     std::sort(unique.begin(), unique.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
     return unique;

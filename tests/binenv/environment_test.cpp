@@ -199,6 +199,9 @@ TEST(Environment, InterpreterPathsLeadToTheirEnvironment) {
     ASSERT_TRUE(v);
     EXPECT_EQ(v->kind, EnvKind::Venv);
     EXPECT_EQ(v->root, dir / "venv");
+    auto slash = inspect_environment_dir((dir / "venv").string() + "/");
+    ASSERT_TRUE(slash);
+    EXPECT_EQ(slash->root, dir / "venv");
     auto sys = inspect_interpreter(test::test_python());
     ASSERT_TRUE(sys);
     EXPECT_EQ(sys->kind, EnvKind::System);

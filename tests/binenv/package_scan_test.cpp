@@ -1,6 +1,7 @@
 // Reading a whole site-packages: which files are candidates, parallel reads, the cache.
 #include <gtest/gtest.h>
 
+#include "envfix/common/interrupt.hpp"
 #include "envfix/probe/arch_cache.hpp"
 #include "fixtures.hpp"
 #include "support.hpp"
@@ -102,6 +103,25 @@ TEST(PackageScan, OneThreadAndNoCacheGiveTheSameAnswer) {
     ASSERT_EQ(a.size(), b.size());
     for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].archs->arch_list(), b[i].archs->arch_list());
     EXPECT_TRUE(scan_package_archs({}, nullptr).empty());
+}
+
+// In a child process: the interrupt flag cannot be cleared once set.
+TEST(PackageScanDeathTest, InterruptedScansCacheNothingUnread) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    test::TempDir dir;
+    auto sp = make_site_packages(dir.path());
+    std::vector<stdfs::path> paths;
+    for (const auto& l : gpu_library_candidates(sp)) paths.push_back(l.path);
+    EXPECT_EXIT(
+        {
+            auto cache = ArchCache::in_memory();
+            request_interrupt();
+            bool all_interrupted = true;
+            for (const auto& l : scan_package_archs(paths, &cache, 2))
+                all_interrupted = all_interrupted && !l.archs && l.archs.error().code == ExitCode::Interrupted;
+            std::exit(all_interrupted && cache.size() == 0 ? 0 : 1);
+        },
+        ::testing::ExitedWithCode(0), "");
 }
 
 }  // namespace
