@@ -18,6 +18,12 @@ std::optional<nlohmann::json> read_cache_entries(const std::filesystem::path& fi
 }
 
 Expected<void> write_cache_entries(const std::filesystem::path& file, int version, nlohmann::json entries) {
+    if (auto on_disk = read_cache_entries(file, version)) {
+        for (auto& [key, value] : on_disk->items()) {
+            std::error_code ec;
+            if (!entries.contains(key) && std::filesystem::exists(key, ec)) entries[key] = std::move(value);
+        }
+    }
     nlohmann::json j = {{"version", version}, {"entries", std::move(entries)}};
     std::error_code ec;
     std::filesystem::create_directories(file.parent_path(), ec);

@@ -83,6 +83,22 @@ TEST(ArchCache, SaveDropsFilesThatAreGoneAndCreatesTheFolder) {
     EXPECT_EQ(again.size(), 1u);
 }
 
+TEST(ArchCache, TwoProcessesKeepEachOthersEntries) {
+    test::TempDir dir;
+    auto a = dir / "liba.so", b = dir / "libb.so";
+    stdfs::copy_file(test::fatbin_fixture("sass_90a.so"), a);
+    stdfs::copy_file(test::fatbin_fixture("sass_75_80_86.so"), b);
+    auto first = ArchCache::load(dir / "c.json");
+    auto second = ArchCache::load(dir / "c.json");  // both loaded the same (empty) file
+    first.put(a, *fs::identity(a), *read_binary_archs(a));
+    second.put(b, *fs::identity(b), *read_binary_archs(b));
+    ASSERT_TRUE(first.save());
+    ASSERT_TRUE(second.save());
+    auto merged = ArchCache::load(dir / "c.json");
+    EXPECT_EQ(merged.size(), 2u);
+    EXPECT_TRUE(merged.find(a, *fs::identity(a)));
+}
+
 TEST(ArchCache, DefaultPathIsVersionedUnderTheCacheDir) {
     setenv("ENVFIX_CACHE_DIR", "/tmp/envfix-cache-test", 1);
     EXPECT_EQ(ArchCache::default_path(), stdfs::path("/tmp/envfix-cache-test/binary-archs-v1.json"));
