@@ -9,11 +9,15 @@ void register_doctor(CLI::App&, Context&);
 void register_verify(CLI::App&, Context&);
 void register_config(CLI::App&, Context&);
 void register_matrix(CLI::App&, Context&);
+void register_envs(CLI::App&, Context&);
+void register_archs(CLI::App&, Context&);
 
 // One command per line: branches that add commands then merge without conflicts more often.
 const RegisterCommand kCommands[] = {
     register_probe,
     register_doctor,
+    register_envs,
+    register_archs,
     register_verify,
     register_matrix,
     register_config,

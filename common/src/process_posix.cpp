@@ -69,6 +69,14 @@ std::vector<std::string> build_environment(const ProcessSpec& spec) {
 
 Expected<ProcessResult> run_process(const ProcessSpec& spec) {
     using clock = std::chrono::steady_clock;
+    // A child that exits before reading its stdin must not kill us with SIGPIPE: the write
+    // then fails with EPIPE instead. Only a default disposition is changed.
+    static const bool sigpipe_ignored = [] {
+        struct sigaction old {};
+        if (::sigaction(SIGPIPE, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) ::signal(SIGPIPE, SIG_IGN);
+        return true;
+    }();
+    (void)sigpipe_ignored;
     if (spec.argv.empty())
         return fail(ExitCode::Internal, "process.start_failed", {{"program", "(none)"}, {"reason", "empty argv"}});
 

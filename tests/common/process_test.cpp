@@ -58,3 +58,11 @@ TEST(Process, WorkingDirectory) {
     ASSERT_TRUE(r);
     EXPECT_EQ(r->out, "/tmp\n");
 }
+
+TEST(Process, ChildThatIgnoresStdinDoesNotKillUs) {
+    ProcessSpec spec{.argv = {"true"}};
+    spec.stdin_data = std::string(4 << 20, 'x');  // more than a pipe holds
+    auto r = run_process(spec);
+    ASSERT_TRUE(r);
+    EXPECT_TRUE(r->ok());
+}

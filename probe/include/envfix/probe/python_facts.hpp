@@ -5,6 +5,7 @@
 // fields that could not be derived.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -35,8 +36,26 @@ struct PythonFacts {
     std::string base_prefix;           // sys.base_prefix
     std::string purelib, platlib, scripts, data, include;  // sysconfig paths of this prefix
     bool site_enabled = true;          // `import site` active (embedded ._pth may disable it)
+    // Folders distributions are installed in and imported from, in sys.path order (existing
+    // site-packages / dist-packages entries, then purelib and platlib); user site not included.
+    std::vector<std::string> site_packages;
+    std::string user_site;             // the user site-packages folder when it exists, else ""
+    bool user_site_enabled = false;    // a plain run (no -s/-I) puts user_site on sys.path
     bool ran = true;                   // false: derived from files only
     std::vector<std::string> unknown;  // field names that could not be derived
 };
+
+// The string and flag fields by name (the names are the JSON keys of the facts cache, the
+// interpreter script and --json output): one list, so no serialiser forgets a field.
+struct PythonFactsStringField {
+    std::string_view name;
+    std::string PythonFacts::*member;
+};
+struct PythonFactsBoolField {
+    std::string_view name;
+    bool PythonFacts::*member;
+};
+const std::vector<PythonFactsStringField>& python_facts_string_fields();
+const std::vector<PythonFactsBoolField>& python_facts_bool_fields();
 
 }  // namespace envfix::probe

@@ -1,0 +1,15 @@
+#pragma once
+// JSON of the probe's environment values, shared by the commands that print them (envs,
+// archs; doctor later). docs/json.md describes the shapes.
+#include "envfix/probe/binary_archs.hpp"
+#include "envfix/probe/environment.hpp"
+#include "output.hpp"
+
+namespace envfix::cli {
+
+Json error_json(const Error& e);            // {"exit_code", "name", "key", "message"}
+Json python_facts_json(const probe::PythonFacts& f);
+Json environment_json(const probe::Environment& env);
+Json binary_archs_json(const probe::BinaryArchs& a);
+
+}  // namespace envfix::cli

@@ -1,0 +1,33 @@
+#include "target_options.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include "envfix/common/error.hpp"
+#include "envfix/probe/interpreter_facts.hpp"
+#include "envfix/probe/target.hpp"
+
+namespace envfix::cli {
+
+void add_target_options(CLI::App& cmd, TargetOptions& opts) {
+    const char* group = "Environment (default: the active venv/conda env, else python3 on PATH)";
+    cmd.add_option("--python", opts.python, "a Python interpreter: a path, or a name on PATH (python3.12)")->group(group);
+    cmd.add_option("--env", opts.env, "a virtual environment or Python prefix folder")->group(group);
+    cmd.add_option("--app", opts.app, "the app whose environment to use (comfyui, a1111, forge, ...); needs --path")->group(group);
+    cmd.add_option("--path", opts.path, "the app's folder (ComfyUI_windows_portable, stable-diffusion-webui, ...)")->group(group);
+}
+
+probe::Environment resolve_target(const TargetOptions& opts, Context& ctx, TargetNeed need) {
+    probe::TargetSpec spec;
+    if (!opts.python.empty()) spec.python = opts.python;
+    if (!opts.env.empty()) spec.env = opts.env;
+    if (!opts.app.empty()) spec.app = opts.app;
+    if (!opts.path.empty()) spec.app_path = opts.path;
+    auto cache = probe::FactsCache::load(probe::FactsCache::default_path());
+    auto env = value_or_throw(probe::resolve_target(spec, {.facts = {.cache = &cache}, .reporter = ctx.reporter}));
+    // A cache that cannot be written (read-only home) only costs the next run a start.
+    if (auto saved = cache.save(); !saved) ctx.reporter->debug(saved.error().message);
+    if (need == TargetNeed::Interpreter) value_or_throw(probe::require_runnable(env));
+    return env;
+}
+
+}  // namespace envfix::cli

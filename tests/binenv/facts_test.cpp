@@ -1,0 +1,171 @@
+// Interpreter facts: one run, its output parsed, cached, invalidated when the interpreter or
+// its config files change; interpreters that fail, hang or print garbage.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "envfix/probe/environment.hpp"
+#include "envfix/probe/interpreter_facts.hpp"
+#include "layouts.hpp"
+#include "support.hpp"
+
+using namespace envfix;
+using namespace envfix::probe;
+namespace stdfs = std::filesystem;
+using namespace std::chrono_literals;
+
+namespace {
+
+TEST(Facts, DebianPythonFromOneRun) {
+    auto f = run_interpreter_facts(test::test_python(), 20s);
+    ASSERT_TRUE(f) << render(f.error().message, Lang::En);
+    EXPECT_TRUE(f->ran);
+    EXPECT_EQ(f->major, 3);
+    EXPECT_EQ(f->platform_system, "Linux");
+    EXPECT_EQ(f->os_name, "posix");
+    EXPECT_EQ(f->platform_python_implementation, "CPython");
+    EXPECT_TRUE(f->glibc.has_value());
+    EXPECT_FALSE(f->musl.has_value());
+    EXPECT_FALSE(f->soabi.empty());
+    EXPECT_FALSE(f->sysconfig_platform.empty());
+    EXPECT_FALSE(f->site_packages.empty());
+}
+
+TEST(Facts, OutputParserTable) {
+    const std::string good = R"(ENVFIX_FACTS {"version": "3.12.3", "major": 3, "minor": 12, "glibc": [2, 39], "musl": null,)"
+                             R"( "site_packages": ["/x/site-packages"], "site_enabled": false})";
+    struct C {
+        std::string name;
+        std::string out;
+        bool ok;
+    };
+    const std::vector<C> cases = {
+        {"plain", good + "\n", true},
+        {"noise before (sitecustomize prints)", "hello from sitecustomize\n" + good + "\n", true},
+        {"no marker", "{\"version\": \"3.12.3\"}\n", false},
+        {"not json", "ENVFIX_FACTS {oops\n", false},
+        {"not an object", "ENVFIX_FACTS [1, 2]\n", false},
+        {"no version", "ENVFIX_FACTS {\"major\": 3}\n", false},
+        {"wrong type", "ENVFIX_FACTS {\"version\": 3, \"major\": 3}\n", false},
+        {"empty", "", false},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.name);
+        auto f = parse_interpreter_output(c.out, "/py");
+        EXPECT_EQ(f.has_value(), c.ok);
+        if (f) {
+            EXPECT_EQ(f->version, "3.12.3");
+            EXPECT_EQ(f->glibc, std::make_pair(2, 39));
+            EXPECT_FALSE(f->site_enabled);
+            EXPECT_EQ(f->site_packages, std::vector<std::string>{"/x/site-packages"});
+        } else {
+            EXPECT_EQ(f.error().code, ExitCode::EnvBroken);
+            EXPECT_EQ(f.error().message.key, "env.bad_facts");
+            EXPECT_NE(render(f.error().message, Lang::En).find("/py"), std::string::npos);
+        }
+    }
+}
+
+TEST(Facts, SecondReadComesFromTheCacheUntilTheInterpreterChanges) {
+    test::TempDir dir;
+    auto python = dir / "bin" / "python3";
+    auto log = dir / "runs.log";
+    test::write_recording_python(python, log, test::test_python());
+    auto cache_file = dir / "cache" / "interpreters-v1.json";
+    {
+        auto cache = FactsCache::load(cache_file);
+        ASSERT_TRUE(interpreter_facts(python, &cache, 20s));
+        EXPECT_EQ(test::count_lines(log), 1);
+        ASSERT_TRUE(interpreter_facts(python, &cache, 20s));
+        EXPECT_EQ(test::count_lines(log), 1);  // in-memory hit
+        ASSERT_TRUE(cache.save());
+    }
+    {
+        auto cache = FactsCache::load(cache_file);  // a new envfix process
+        auto f = interpreter_facts(python, &cache, 20s);
+        ASSERT_TRUE(f);
+        EXPECT_EQ(f->major, 3);
+        EXPECT_EQ(test::count_lines(log), 1);
+        EXPECT_FALSE(cache.dirty());
+    }
+    // A changed interpreter (size and mtime) is run again.
+    std::this_thread::sleep_for(20ms);
+    test::write_recording_python(python, log, test::test_python());
+    test::write_text(python, test::read_text(python) + "# upgraded\n");
+    {
+        auto cache = FactsCache::load(cache_file);
+        ASSERT_TRUE(interpreter_facts(python, &cache, 20s));
+        EXPECT_EQ(test::count_lines(log), 2);
+    }
+}
+
+TEST(Facts, PyvenvCfgChangeInvalidates) {
+    test::TempDir dir;
+    auto python = dir / "venv" / "bin" / "python";
+    auto log = dir / "runs.log";
+    test::write_recording_python(python, log, test::test_python());
+    test::write_text(dir / "venv" / "pyvenv.cfg", "home = /usr/bin\ninclude-system-site-packages = false\n");
+    auto cache = FactsCache::in_memory();
+    ASSERT_TRUE(interpreter_facts(python, &cache, 20s));
+    ASSERT_TRUE(interpreter_facts(python, &cache, 20s));
+    EXPECT_EQ(test::count_lines(log), 1);
+    std::this_thread::sleep_for(20ms);
+    test::write_text(dir / "venv" / "pyvenv.cfg", "home = /usr/bin\ninclude-system-site-packages = true\n");
+    ASSERT_TRUE(interpreter_facts(python, &cache, 20s));
+    EXPECT_EQ(test::count_lines(log), 2);
+}
+
+TEST(Facts, CacheFileIsVersionedAndSurvivesDamage) {
+    test::TempDir dir;
+    auto file = dir / "interpreters-v1.json";
+    test::write_text(file, "{\"version\": 1, \"entries\": {\"/x\": {\"stamp\": 5}}}");
+    auto cache = FactsCache::load(file);
+    EXPECT_FALSE(cache.find("/x"));
+    ASSERT_TRUE(interpreter_facts(test::test_python(), &cache, 20s));
+    ASSERT_TRUE(cache.save());
+    auto text = test::read_text(file);
+    EXPECT_NE(text.find("\"version\":1"), std::string::npos);
+    EXPECT_NE(text.find(test::test_python().string()), std::string::npos);
+    EXPECT_EQ(FactsCache::stamp(dir / "missing"), "");
+}
+
+TEST(Facts, MisbehavingInterpretersAreEnvBroken) {
+    test::TempDir dir;
+    test::write_script(dir / "fails", "#!/bin/sh\necho 'Fatal Python error: init_fs_encoding' >&2\nexit 1\n");
+    test::write_script(dir / "hangs", "#!/bin/sh\nsleep 30\n");
+    test::write_script(dir / "garbage", "#!/bin/sh\ncat >/dev/null\necho 'ENVFIX_FACTS {'\n");
+    test::write_text(dir / "not-executable", "#!/bin/sh\n");
+    struct C {
+        std::string name;
+        std::string key;
+    };
+    for (const auto& c : {C{"fails", "env.run_exit"}, C{"hangs", "env.run_timeout"}, C{"garbage", "env.bad_facts"},
+                          C{"not-executable", "env.run_failed"}}) {
+        SCOPED_TRACE(c.name);
+        auto started = std::chrono::steady_clock::now();
+        auto f = run_interpreter_facts(dir / c.name, 1s);
+        ASSERT_FALSE(f);
+        EXPECT_LT(std::chrono::steady_clock::now() - started, 10s);
+        EXPECT_EQ(f.error().code, ExitCode::EnvBroken);
+        EXPECT_EQ(f.error().message.key, c.key);
+        auto text = render(f.error().message, Lang::En);
+        EXPECT_NE(text.find((dir / c.name).string()), std::string::npos) << text;
+        EXPECT_EQ(text.find('\n'), std::string::npos) << text;
+        if (c.name == "fails") {
+            EXPECT_NE(text.find("init_fs_encoding"), std::string::npos) << text;
+        }
+    }
+}
+
+TEST(Facts, TheScriptIsSentOnStdinAndIsolated) {
+    // A hostile json.py in the working folder or on PYTHONPATH must not shadow the stdlib.
+    test::TempDir dir;
+    test::write_text(dir / "json.py", "raise SystemExit('shadowed')\n");
+    setenv("PYTHONPATH", dir.path().c_str(), 1);
+    auto f = run_interpreter_facts(test::test_python(), 20s);
+    unsetenv("PYTHONPATH");
+    ASSERT_TRUE(f) << render(f.error().message, Lang::En);
+    EXPECT_NE(interpreter_script().find("ENVFIX_FACTS"), std::string_view::npos);
+}
+
+}  // namespace
