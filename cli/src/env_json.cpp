@@ -2,13 +2,6 @@
 
 namespace envfix::cli {
 
-Json error_json(const Error& e) {
-    return {{"exit_code", static_cast<int>(e.code)},
-            {"name", std::string(exit_code_name(e.code))},
-            {"key", e.message.key},
-            {"message", t(e.message)}};
-}
-
 Json python_facts_json(const probe::PythonFacts& f) {
     Json j = Json::object();
     for (const auto& s : probe::python_facts_string_fields()) j[std::string(s.name)] = f.*s.member;

@@ -7,7 +7,6 @@
 
 namespace envfix::cli {
 
-Json error_json(const Error& e);            // {"exit_code", "name", "key", "message"}
 Json python_facts_json(const probe::PythonFacts& f);
 Json environment_json(const probe::Environment& env);
 Json binary_archs_json(const probe::BinaryArchs& a);

@@ -60,4 +60,11 @@ void print(const Message& m) { print(render(m)); }
 void print_json(const Json& j) { print(j.dump(2, ' ', false, Json::error_handler_t::replace)); }
 std::string t(const Message& m) { return render(m); }
 
+Json error_json(const Error& e) {
+    return Json{{"exit_code", static_cast<int>(e.code)},
+                {"name", std::string(exit_code_name(e.code))},
+                {"key", e.message.key},
+                {"message", render(e.message)}};
+}
+
 }  // namespace envfix::cli

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "context.hpp"
+#include "envfix/common/error.hpp"
 #include "envfix/common/message.hpp"
 
 namespace envfix::cli {
@@ -33,5 +34,7 @@ void print(const std::string& text);  // stdout, newline added
 void print(const Message& m);
 void print_json(const Json& j);       // stdout, pretty
 std::string t(const Message& m);      // render in the user's language
+// {"exit_code", "name", "key", "message"}: how every JSON document carries an error.
+Json error_json(const Error& e);
 
 }  // namespace envfix::cli

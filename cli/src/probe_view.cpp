@@ -36,13 +36,6 @@ Json gpu_json(const probe::Gpu& g) {
                 {"uuid", text_or_null(g.uuid)}};
 }
 
-Json error_json(const Error& e) {
-    return Json{{"exit_code", static_cast<int>(e.code)},
-                {"name", std::string(exit_code_name(e.code))},
-                {"key", e.message.key},
-                {"message", render(e.message)}};
-}
-
 Json messages_json(const std::vector<Message>& list) {
     Json out = Json::array();
     for (const auto& m : list) out.push_back({{"key", m.key}, {"message", render(m)}});

@@ -12,7 +12,6 @@ namespace envfix::cli {
 
 Json driver_json(const probe::DriverInfo& d);
 Json gpu_json(const probe::Gpu& g);
-Json error_json(const Error& e);                       // as run.cpp writes errors
 Json messages_json(const std::vector<Message>& list);  // [{"key", "message"}]
 // The whole `envfix probe --json` document.
 Json probe_json(const probe::MachineProbe& m);

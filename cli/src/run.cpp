@@ -23,10 +23,7 @@ void report_error(const Context& ctx, const Error& e) {
     if (ctx.opts.json) {
         Json j;
         j["schema_version"] = kJsonSchemaVersion;
-        j["error"] = {{"exit_code", static_cast<int>(e.code)},
-                      {"name", std::string(exit_code_name(e.code))},
-                      {"key", e.message.key},
-                      {"message", text}};
+        j["error"] = error_json(e);
         print_json(j);
     }
 }
