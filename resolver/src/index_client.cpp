@@ -4,27 +4,13 @@
 
 #include "envfix/common/hash.hpp"
 #include "envfix/common/strings.hpp"
+#include "envfix/resolver/names.hpp"
 #include "envfix/resolver/url.hpp"
 
 namespace envfix::resolver {
 
-std::string index_project_name(std::string_view name) {
-    std::string out;
-    bool sep = false;
-    for (char c : name) {
-        if (c == '-' || c == '_' || c == '.') {
-            sep = true;
-            continue;
-        }
-        if (sep && !out.empty()) out += '-';
-        sep = false;
-        out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-    return out;
-}
-
 std::string project_url(std::string_view index_url, std::string_view project) {
-    return with_trailing_slash(url_join_path(index_url, percent_encode_segment(index_project_name(project))));
+    return with_trailing_slash(url_join_path(index_url, percent_encode_segment(canonicalize_name(project))));
 }
 
 std::string_view channel_name(Channel c) {

@@ -12,10 +12,6 @@
 
 namespace envfix::resolver {
 
-// PEP 503 name normalisation ("Foo.Bar_baz" -> "foo-bar-baz"), as the project URL needs it.
-// The packaging-standards module (names.hpp) has the general one; this keeps the index
-// client free of that dependency.
-std::string index_project_name(std::string_view name);
 // "<index>/<normalized-name>/"
 std::string project_url(std::string_view index_url, std::string_view project);
 
