@@ -96,6 +96,12 @@ const CatalogEntry entries[] = {
      "{path}：偏移 {offset} 处的 sm_{arch} 代码无法解码，无法判断它是否为特定架构（a）版本"},
     {"binary.interrupted", "{path} was not read: interrupted", "{path} 未读取：已中断"},
     {"binary.problem.more", "{path}: {count} more problems", "{path}：另有 {count} 个问题"},
+
+    // Installed distributions (resolver/installed.hpp)
+    {"installed.no_metadata", "{path} has no METADATA file: this installed distribution is broken",
+     "{path} 缺少 METADATA 文件：这个已安装的包已损坏"},
+    {"installed.unreadable", "cannot list {path}: {reason}", "无法列出 {path}：{reason}"},
+    {"record.bad_row", "{source} line {line}: {reason}", "{source} 第 {line} 行：{reason}"},
 };
 }  // namespace
 const Catalog kEnvironment{entries};
