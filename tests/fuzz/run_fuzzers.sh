@@ -12,6 +12,7 @@ targets=("$@")
 if ((${#targets[@]} == 0)); then
   for f in "$root"/tests/fuzz/fuzz_*.cpp; do targets+=("$(basename "$f" .cpp)"); done
 fi
+ENVFIX_DEPS=fuzz source "$root/scripts/deps.sh"
 out=$root/build-fuzz
 CC=clang CXX=clang++ cmake -S "$root" -B "$out" -G Ninja -DENVFIX_FUZZ=ON -DENVFIX_BUILD_TESTS=OFF >/dev/null
 ninja -C "$out" "${targets[@]}"
