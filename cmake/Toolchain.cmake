@@ -43,3 +43,10 @@ function(envfix_library name)
                                       PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
   target_link_libraries(${name} PRIVATE envfix_warnings)
 endfunction()
+
+# libFuzzer builds (tests/fuzz): the libraries carry the fuzzer's coverage instrumentation and the
+# sanitizers; the fuzz targets link the fuzzer runtime themselves. UB stops the run like a crash.
+if(ENVFIX_FUZZ)
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endif()

@@ -9,6 +9,9 @@ test_pkgs=(libgtest-dev libgmock-dev python3 python3-venv python3-pip-whl python
   nginx-light openssl patchelf g++-mingw-w64-x86-64-posix pci.ids)
 want=("${build_pkgs[@]}")
 [[ ${ENVFIX_DEPS:-build} == test ]] && want+=("${test_pkgs[@]}")
+# ENVFIX_DEPS=fuzz: the libFuzzer build (tests/fuzz/run_fuzzers.sh).
+fuzz_pkgs=(clang)
+[[ ${ENVFIX_DEPS:-build} == fuzz ]] && want+=("${fuzz_pkgs[@]}")
 missing=()
 for p in "${want[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

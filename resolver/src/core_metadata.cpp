@@ -113,7 +113,6 @@ Expected<MetadataFile> parse_metadata_file(std::string_view raw, std::string_vie
 
     std::vector<std::vector<std::string_view>> continuation;  // per field
     size_t i = 0;
-    if (!lines.empty() && lines[0].text.substr(0, 5) == "From ") i = 1;  // an mbox separator
     for (; i < lines.size(); ++i) {
         std::string_view l = lines[i].text;
         if (l.empty()) {

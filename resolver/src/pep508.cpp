@@ -443,11 +443,17 @@ std::string quote_marker_value(const std::string& value) {
     static const char* hexdig = "0123456789abcdef";
     // A backslash stays as written unless it would start an escape when parsed back.
     static constexpr std::string_view escapes = "\\'\"abfnrtvxuUN01234567\n\r";
+    auto control = [](char c) {
+        auto u = static_cast<unsigned char>(c);
+        return c == '"' || u < 0x20 || u == 0x7f;
+    };
     for (size_t i = 0; i < value.size(); ++i) {
         char c = value[i];
         auto u = static_cast<unsigned char>(c);
-        bool plain_backslash = c == '\\' && i + 1 < value.size() && escapes.find(value[i + 1]) == std::string_view::npos;
-        if (c == '"' || (c == '\\' && !plain_backslash) || u < 0x20 || u == 0x7f) {
+        // ... nor when the next character is written as an escape itself ("\\" + "\x02").
+        bool plain_backslash = c == '\\' && i + 1 < value.size() && escapes.find(value[i + 1]) == std::string_view::npos &&
+                               !control(value[i + 1]);
+        if (control(c) || (c == '\\' && !plain_backslash)) {
             out += "\\x";
             out += hexdig[u >> 4];
             out += hexdig[u & 15];

@@ -53,6 +53,7 @@ int VersionAccess::compare_numbers(const std::string& a, const std::string& b) {
 std::optional<ScannedVersion> VersionAccess::scan(std::string_view s, size_t& pos, bool allow_local) {
     size_t p = pos;
     Version v;
+    v.release_.clear();
     bool release_only = true;
     if (p < s.size() && (s[p] == 'v' || s[p] == 'V')) ++p;
     if (p >= s.size() || !chars::digit(s[p])) return std::nullopt;

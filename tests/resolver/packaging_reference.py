@@ -122,7 +122,8 @@ def do_requirements(items):
 
 
 def do_names(items):
-    return [{"canonical": utils.canonicalize_name(s), "normalized": utils.is_normalized_name(s)} for s in items]
+    normalized = getattr(utils, "is_normalized_name", lambda s: None)  # packaging >= 22
+    return [{"canonical": utils.canonicalize_name(s), "normalized": normalized(s)} for s in items]
 
 
 def do_wheels(items):
@@ -151,17 +152,11 @@ def do_platforms(requests):
         elif kind == "manylinux":
             glibc = tuple(r["glibc"])
             _manylinux._get_glibc_version = lambda: glibc
-            try:
-                out.append(list(_manylinux.platform_tags(r["archs"])))
-            except TypeError:  # packaging < 22: platform_tags(linux, arch)
-                out.append([t for a in r["archs"] for t in _manylinux.platform_tags("linux_" + a, a)])
+            out.append(list(_manylinux.platform_tags(r["archs"])))
         elif kind == "musllinux":
             musl = _musllinux._MuslVersion(*r["musl"])
             _musllinux._get_musl_version = lambda executable: musl
-            try:
-                out.append(list(_musllinux.platform_tags(r["archs"])))
-            except (TypeError, AttributeError):  # packaging < 22: platform_tags(arch)
-                out.append([t for a in r["archs"] for t in _musllinux.platform_tags(a)])
+            out.append(list(_musllinux.platform_tags(r["archs"])))
     return out
 
 
@@ -255,7 +250,7 @@ def main():
         out["names"] = do_names(req["names"])
     if "wheels" in req:
         out["wheels"] = do_wheels(req["wheels"])
-    if "platforms" in req:
+    if "platforms" in req and int(PACKAGING.split(".")[0]) >= 22:  # older ones take other arguments
         out["platforms"] = do_platforms(req["platforms"])
     if "metadata_files" in req:
         out["metadata"] = do_metadata(req["metadata_files"])

@@ -137,6 +137,8 @@ TEST(CoreMetadata, ErrorsNameTheFileAndLine) {
         {"Name: a\nVersion: 1\nversion: 2\n", "metadata.duplicate_field", "3"},
         {"Name: a\n", "metadata.missing_field", "1"},
         {"Version: 1\n\nName: in the body\n", "metadata.missing_field", "1"},
+        // found by tests/fuzz/fuzz_metadata: no "From " mbox line skipping (Python's email does)
+        {"\xef\xbb\xbf" "From i-Ers'Ext: \n\n\n", "metadata.bad_line", "1"},
     };
     for (const auto& c : cases) {
         auto md = parse_core_metadata(c.text, "x.dist-info/METADATA");

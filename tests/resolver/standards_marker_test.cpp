@@ -229,3 +229,22 @@ TEST(Marker, ReportsVariablesAndExtras) {
                                                           MarkerVariable::OsName}));
     EXPECT_EQ(m.extras(), (std::vector<std::string>{"cuda-12", "rocm"}));
 }
+
+// Inputs the fuzzers found (tests/fuzz): printing must give text that parses back to the same
+// marker. A backslash kept as written ("\q" is no escape) must not run into the escape written
+// for the next character ("\" + "\x02" would read back as "\\x02").
+TEST(Marker, FuzzRegressionsRoundTrip) {
+    const std::string inputs[] = {
+        std::string("extra not in \"\x02\\\x02\""),
+        std::string("os_name == 'a\\\x02" "b'"),
+        std::string("os_name == 'a\\\"b' or os_name == \"\\q\\\\\""),
+    };
+    for (const auto& in : inputs) {
+        auto m = Marker::parse(in);
+        ASSERT_TRUE(m) << in;
+        auto again = Marker::parse(m->to_string());
+        ASSERT_TRUE(again) << m->to_string();
+        EXPECT_EQ(again->to_string(), m->to_string()) << in;
+    }
+    EXPECT_EQ(Marker::parse(std::string("os_name == 'a\\\x02'"))->to_string(), "os_name == \"a\\x5c\\x02\"");
+}

@@ -138,3 +138,18 @@ TEST(Requirement, EqualityIsCanonical) {
     EXPECT_FALSE(*Requirement::parse("a; os_name=='nt'") == *Requirement::parse("a"));
     EXPECT_EQ(Requirement::parse("Foo.Bar")->canonical_name(), "foo-bar");
 }
+
+// Found by tests/fuzz/fuzz_requirement: an extra value with a backslash before a control character.
+TEST(Requirement, FuzzRegressionsRoundTrip) {
+    const std::string inputs[] = {
+        std::string("gdownA (>=2.7.3) ; extra == '!\\\x05\x05'"),
+        std::string("a; extra == '\\\x01' and os_name != '\\\\'"),
+    };
+    for (const auto& in : inputs) {
+        auto r = Requirement::parse(in);
+        ASSERT_TRUE(r) << in;
+        auto again = Requirement::parse(r->to_string());
+        ASSERT_TRUE(again) << r->to_string();
+        EXPECT_EQ(*again, *r) << in;
+    }
+}

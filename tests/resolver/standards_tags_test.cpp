@@ -3,7 +3,10 @@
 
 #include <algorithm>
 
+#include "envfix/resolver/marker.hpp"
 #include "envfix/resolver/tags.hpp"
+#include "recorded_facts.hpp"
+#include "support.hpp"
 
 using envfix::ExitCode;
 using namespace envfix::resolver;
@@ -238,4 +241,27 @@ TEST(Tags, SyntheticFactsDescribeTheTarget) {
         EXPECT_EQ(r.error().message.key, b.key);
         EXPECT_EQ(r.error().code, ExitCode::Usage);
     }
+}
+
+// Interpreters of other machines, recorded with `packaging_reference.py --facts` (their facts and
+// packaging's sys_tags() there): data/interpreters/*.json. The H200's goes there too.
+TEST(Tags, RecordedInterpretersOfOtherMachines) {
+    size_t checked = 0;
+    for (const auto& e : std::filesystem::directory_iterator(envfix::test::source_dir() / "tests/resolver/data/interpreters")) {
+        auto j = nlohmann::json::parse(envfix::test::read_text(e.path()));
+        auto facts = envfix::test::facts_from_json(j);
+        auto supported = supported_tags(facts);
+        std::vector<std::string> mine;
+        for (const auto& t : supported.tags()) mine.push_back(t.to_string());
+        if (std::atoi(j["packaging"].get<std::string>().c_str()) < 22) envfix::test::as_packaging_before_22(mine);
+        EXPECT_EQ(mine, j["sys_tags"].get<std::vector<std::string>>()) << e.path();
+        auto env = marker_environment(facts);
+        for (int v = 0; v < static_cast<int>(MarkerVariable::Extra); ++v) {
+            auto var = static_cast<MarkerVariable>(v);
+            std::string name(marker_variable_name(var));
+            EXPECT_EQ(env.get(var), j["default_environment"][name].get<std::string>()) << e.path() << " " << name;
+        }
+        ++checked;
+    }
+    EXPECT_GE(checked, 2u);
 }

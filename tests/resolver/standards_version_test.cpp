@@ -129,6 +129,8 @@ TEST(Version, Accessors) {
     EXPECT_TRUE(V("1.0.dev1").is_prerelease());
     EXPECT_FALSE(V("1.0.post1").is_prerelease());
     EXPECT_EQ(V("99999999999999999999999").major(), UINT64_MAX);  // saturates
+    EXPECT_EQ(Version{}.to_string(), "0");
+    EXPECT_EQ(Version{}, V("0.0"));
 }
 
 // Every version below sorts strictly before the next one (packaging's order).

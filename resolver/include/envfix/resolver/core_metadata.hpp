@@ -5,6 +5,8 @@
 // as the body after the first blank line.
 // Tolerant of what real files contain: CRLF or CR line ends, a UTF-8 byte order mark, fields in
 // any case, old setuptools' indented "Description:" header, invalid UTF-8 (replaced by U+FFFD).
+// Not of lines that are neither fields nor continuations before the blank line (Python's email
+// parser starts the body there; here they are errors with their line number).
 // Pure: the caller reads the file.
 //
 //   auto md = parse_core_metadata(text, "torch-2.7.0.dist-info/METADATA");

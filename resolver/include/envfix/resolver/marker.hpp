@@ -91,6 +91,7 @@ public:
 
 private:
     friend struct detail::Pep508Parser;
+    Marker() = default;  // made by parse() only: a marker always has a tree
     std::shared_ptr<const detail::MarkerTree> tree_;  // immutable, so copies share it
 };
 

@@ -57,6 +57,7 @@ public:
     bool operator==(const Specifier& o) const;
 
 private:
+    Specifier() = default;  // made by parse() only: a specifier always has a version text
     SpecOp op_ = SpecOp::Equal;
     std::string text_;
     bool wildcard_ = false;

@@ -34,6 +34,7 @@ public:
     static Expected<Version> parse(std::string_view text);
     // The same without building an error message (index pages hold thousands of versions).
     static std::optional<Version> try_parse(std::string_view text);
+    Version() = default;  // "0"
 
     // Normalised form: "1!2.0rc1.post2.dev3+cu128" (release kept as written: "1.0.0" stays).
     std::string to_string() const;
@@ -77,7 +78,7 @@ private:
     // Numbers are decimal digit strings without leading zeros ("0" for zero): arbitrary size,
     // like Python's integers.
     std::string epoch_ = "0";
-    std::vector<std::string> release_;
+    std::vector<std::string> release_{"0"};
     std::optional<PreKind> pre_kind_;
     std::string pre_number_;
     std::optional<std::string> post_;
