@@ -1,23 +1,120 @@
-// envfix doctor: what is wrong with this machine's GPU stack, in plain words (issue 3).
+// envfix doctor: what stops the framework from running on this machine's GPUs, in plain words,
+// and the fix (issue 3; docs/doctor.md). Reads the environment's files only (torch is never
+// imported) unless --run asks for the seed's reproduction.
 #include <CLI/CLI.hpp>
 
+#include <future>
+
 #include "context.hpp"
+#include "doctor_view.hpp"
+#include "envfix/probe/arch_cache.hpp"
+#include "envfix/resolver/framework_stack.hpp"
+#include "envfix/resolver/matrix_loader.hpp"
+#include "envfix/resolver/reproduction.hpp"
 #include "output.hpp"
+#include "probe_view.hpp"
+#include "target_options.hpp"
 
 namespace envfix::cli {
 
-void register_doctor(CLI::App& app, Context& ctx) {
-    auto* cmd = app.add_subcommand("doctor", "explain what stops the framework from running on this GPU, and the fix");
-    cmd->callback([&ctx] {
-        if (ctx.opts.json) {
-            Json j;
-            j["schema_version"] = kJsonSchemaVersion;
-            j["environments"] = Json::array();
-            print_json(j);
+namespace {
+
+struct DoctorOptions {
+    TargetOptions target;
+    bool run = false;
+    int run_timeout = 300;
+    std::string profiles;
+};
+
+// The platform the environment's wheels are for: a Windows layout read on Linux is Windows.
+resolver::Platform environment_platform(const probe::Environment& env) {
+    resolver::Platform p = resolver::host_platform().value_or(resolver::Platform{});
+    if (env.layout_os == probe::LayoutOs::Windows) p.os = resolver::OsKind::Windows;
+    if (auto cpu = resolver::parse_cpu(env.facts.platform_machine)) p.cpu = *cpu;
+    return p;
+}
+
+std::optional<std::string> python_of(const probe::PythonFacts& f) {
+    if (f.major <= 0) return std::nullopt;
+    return std::to_string(f.major) + "." + std::to_string(f.minor) + (f.free_threaded ? "t" : "");
+}
+
+// How the fix command names the environment: as the user did, with absolute paths.
+std::vector<std::string> target_args(const TargetOptions& o, const probe::Environment& env) {
+    auto absolute = [](const std::filesystem::path& p) {
+        std::error_code ec;
+        auto a = std::filesystem::absolute(p, ec);
+        return (ec ? p : a).lexically_normal().string();
+    };
+    if (!o.app.empty() || !o.path.empty()) {
+        std::vector<std::string> a;
+        if (!o.app.empty()) a.insert(a.end(), {"--app", o.app});
+        a.insert(a.end(), {"--path", absolute(o.path)});
+        return a;
+    }
+    if (!o.env.empty() || !env.runnable()) return {"--env", absolute(env.root)};
+    return {"--python", absolute(env.interpreter)};
+}
+
+void run_doctor(const DoctorOptions& o, Context& ctx) {
+    // The probe (a driver call that can take a while on a real GPU) runs while the files are read.
+    auto probing = std::async(std::launch::async, [&ctx] { return probe::inspect_machine({.reporter = ctx.reporter}); });
+    probe::Environment env = resolve_target(o.target, ctx, TargetNeed::Files);
+    std::optional<std::filesystem::path> profiles;
+    if (!o.profiles.empty()) profiles = o.profiles;
+    resolver::Matrix matrix = value_or_throw(resolver::load_profiles(profiles));
+
+    auto cache = probe::ArchCache::load(probe::ArchCache::default_path());
+    auto stack = value_or_throw(resolver::read_environment_stack(env.site_packages, {.cache = &cache}));
+    if (auto saved = cache.save(); !saved) ctx.reporter->debug(saved.error().message);
+    probe::MachineProbe machine = probing.get();
+
+    resolver::DiagnosisInput in;
+    in.matrix = &matrix;
+    in.machine = &machine;
+    in.stack = &stack;
+    in.platform = environment_platform(env);
+    in.python = python_of(env.facts);
+    in.markers = resolver::marker_environment(env.facts);
+    in.target_args = target_args(o.target, env);
+    in.environment = env.root.string();
+    resolver::Diagnosis diagnosis = resolver::diagnose(in);
+
+    DoctorView view;
+    view.env = &env;
+    view.machine = &machine;
+    view.stack = &stack;
+    view.diagnosis = &diagnosis;
+    view.windows_command = env.layout_os == probe::LayoutOs::Windows;
+    view.code = diagnosis.code;
+    view.run_requested = o.run;
+    if (o.run) {
+        if (!env.runnable()) {
+            view.run_error = make_error(ExitCode::EnvBroken, "doctor.run.not_runnable", {{"python", env.interpreter.string()}});
+        } else if (auto r = resolver::run_reproduction(env.interpreter, std::chrono::seconds(o.run_timeout))) {
+            view.run = *r;
+            view.code = resolver::exit_code_with_run(*r, diagnosis);
         } else {
-            print(msg("doctor.no_env_yet"));
+            view.run_error = r.error();
         }
-    });
+    }
+    for (const auto& w : machine.warnings) ctx.reporter->warn(w);
+    if (ctx.opts.json) print_json(doctor_json(view));
+    else print(doctor_text(view));
+    ctx.exit_code = view.code;
+}
+
+}  // namespace
+
+void register_doctor(CLI::App& app, Context& ctx) {
+    auto opts = std::make_shared<DoctorOptions>();
+    auto* cmd = app.add_subcommand("doctor", "explain what stops the framework from running on this GPU, and the fix");
+    add_target_options(*cmd, opts->target);
+    cmd->add_flag("--run", opts->run,
+                  "also run the minimal reproduction (a matmul on the GPU, CUDA_LAUNCH_BLOCKING=1) in the environment's Python");
+    cmd->add_option("--run-timeout", opts->run_timeout, "seconds the reproduction may take (default 300)")->check(CLI::PositiveNumber);
+    cmd->add_option("--profiles", opts->profiles, "load profiles/*.yaml from this folder instead of the built-in copy");
+    cmd->callback([opts, &ctx] { run_doctor(*opts, ctx); });
 }
 
 }  // namespace envfix::cli

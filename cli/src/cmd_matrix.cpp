@@ -13,6 +13,7 @@
 #include "envfix/resolver/driver_rules.hpp"
 #include "envfix/resolver/gpu_names.hpp"
 #include "envfix/resolver/matrix_loader.hpp"
+#include "envfix/resolver/rule_names.hpp"
 #include "output.hpp"
 
 namespace envfix::cli {
@@ -116,28 +117,6 @@ std::string kind_text(const GpuCoverage& c) {
     return "-";
 }
 
-std::string_view kind_key(CoverageKind k) {
-    switch (k) {
-        case CoverageKind::Native: return "native";
-        case CoverageKind::SameMajor: return "same-major";
-        case CoverageKind::Family: return "family";
-        case CoverageKind::Jit: return "ptx-jit";
-        case CoverageKind::None: break;
-    }
-    return "none";
-}
-
-std::string_view fit_key(RuntimeFit f) {
-    switch (f) {
-        case RuntimeFit::Exact: return "exact";
-        case RuntimeFit::MinorCompat: return "minor-compat";
-        case RuntimeFit::TooOld: return "too-old";
-        case RuntimeFit::Unknown: return "unknown";
-        case RuntimeFit::NotNeeded: return "not-needed";
-    }
-    return "unknown";
-}
-
 std::vector<Row> collect_rows(const Matrix& m, const MatrixOptions& o, const Platform& p, const std::vector<ResolvedGpu>& gpus,
                               const std::optional<DriverVersion>& driver, const std::optional<std::string>& python) {
     std::vector<Row> rows;
@@ -202,14 +181,14 @@ Json variant_json(const Row& r, const std::vector<ResolvedGpu>& gpus) {
             BinaryTargets bin{r.build->sass, r.build->ptx};
             cov.push_back({{"cc", c.gpu.to_string()},
                            {"served", c.served()},
-                           {"kind", std::string(kind_key(c.kind))},
+                           {"kind", std::string(coverage_kind_name(c.kind))},
                            {"target", c.target ? Json(c.kind == CoverageKind::Jit ? c.target->compute_tag() : c.target->sm_tag())
                                                : Json(nullptr)},
                            {"reason", t(describe(c, bin, gpu_label(gpus[i].match)))}});
         }
         v["gpus"] = cov;
     }
-    if (r.with_driver) v["driver_fit"] = std::string(fit_key(r.with_driver->fit));
+    if (r.with_driver) v["driver_fit"] = std::string(runtime_fit_name(r.with_driver->fit));
     return v;
 }
 
@@ -327,7 +306,7 @@ void print_for_gpus(const Platform& p, const std::vector<ResolvedGpu>& gpus, con
         std::vector<std::string> cells{r.release->torch, r.variant->name, str::join(kinds, "; "),
                                        r.driver_for_gpus ? r.driver_for_gpus->to_string() : "-",
                                        python_range(r.release->python_for(p))};
-        if (driver) cells.push_back(t(msg(std::string("matrix.fit.") + std::string(fit_key(r.with_driver->fit)))));
+        if (driver) cells.push_back(t(msg(std::string("matrix.fit.") + std::string(runtime_fit_name(r.with_driver->fit)))));
         cells.push_back(notes_of(r));
         table.add(std::move(cells));
     }

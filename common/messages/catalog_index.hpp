@@ -19,9 +19,10 @@ extern const Catalog kInstall;
 extern const Catalog kVerify;
 extern const Catalog kApps;
 extern const Catalog kCli;
+extern const Catalog kDoctor;
 
-inline std::array<Catalog, 10> all_catalogs() {
-    return {kCommon, kProbe, kEnvironment, kResolver, kIndex, kPlan, kInstall, kVerify, kApps, kCli};
+inline std::array<Catalog, 11> all_catalogs() {
+    return {kCommon, kProbe, kEnvironment, kResolver, kIndex, kPlan, kInstall, kVerify, kApps, kCli, kDoctor};
 }
 
 }  // namespace envfix::messages

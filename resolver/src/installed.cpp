@@ -1,6 +1,7 @@
 #include "envfix/resolver/installed.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 #include "envfix/common/fs.hpp"
 #include "envfix/common/strings.hpp"
@@ -28,49 +29,156 @@ std::vector<const InstalledDist*> InstalledSet::find_all(std::string_view name) 
 namespace {
 
 // "torch-2.7.0+cu128.dist-info" -> ("torch", "2.7.0+cu128"): the fallback when METADATA is unusable.
-std::pair<std::string, std::string> name_version_from_folder(const std::string& folder) {
-    std::string stem = folder.substr(0, folder.size() - std::string_view(".dist-info").size());
+// Egg-info names carry the Python version too ("foo-1.0-py3.11.egg-info").
+std::pair<std::string, std::string> name_version_from_entry(const std::string& entry) {
+    auto dot = entry.rfind('.');
+    std::string stem = entry.substr(0, dot);
     auto dash = stem.find('-');
     if (dash == std::string::npos) return {stem, ""};
-    return {stem.substr(0, dash), stem.substr(dash + 1)};
+    std::string version = stem.substr(dash + 1);
+    if (entry.ends_with(".egg-info")) version = version.substr(0, version.find('-'));
+    return {stem.substr(0, dash), version};
+}
+
+// The name and version the entry's own name gives: what is left when its metadata is unusable.
+InstalledDist from_entry_name(const stdfs::path& entry) {
+    InstalledDist d;
+    d.dist_info = entry;
+    d.site_packages = entry.parent_path();
+    std::tie(d.name, d.version) = name_version_from_entry(entry.filename().string());
+    return d;
+}
+
+bool is_dist_info(std::string_view name) { return name.size() > 10 && name.ends_with(".dist-info"); }
+bool is_egg_info(std::string_view name) { return name.size() > 9 && name.ends_with(".egg-info"); }
+
+// Fills name, version and metadata from a METADATA / PKG-INFO text (or records why it cannot).
+void take_metadata(InstalledDist& d, const Expected<std::string>& text, const stdfs::path& file,
+                   const ReadInstalledOptions& options) {
+    if (!text) {
+        d.problem = make_error(ExitCode::EnvBroken, "installed.no_metadata", {{"path", d.dist_info.string()}});
+        return;
+    }
+    std::string_view body = options.headers_only ? metadata_headers(*text) : std::string_view(*text);
+    auto md = parse_core_metadata(body, file.string());
+    if (!md) {
+        d.problem = md.error();
+        return;
+    }
+    d.metadata = std::move(*md);
+    d.name = d.metadata.name;
+    d.version = d.metadata.version;
+}
+
+// INSTALLER's first line ("pip", "uv", "envfix"), "" when absent.
+std::string installer_of(const stdfs::path& info) {
+    auto text = fs::read_file(info / "INSTALLER");
+    if (!text) return "";
+    auto lines = str::split(*text, '\n');
+    return std::string(str::trim(lines.empty() ? std::string_view() : lines[0]));
+}
+
+void finish(InstalledDist& d) {
+    d.canonical_name = canonicalize_name(d.name);
+    d.parsed_version = Version::try_parse(d.version);
 }
 
 }  // namespace
 
-InstalledDist read_dist_info(const stdfs::path& dist_info) {
-    InstalledDist d;
-    d.dist_info = dist_info;
-    d.site_packages = dist_info.parent_path();
-    auto [folder_name, folder_version] = name_version_from_folder(dist_info.filename().string());
-    d.name = folder_name;
-    d.version = folder_version;
+std::string_view metadata_headers(std::string_view text) {
+    for (size_t pos = 0; pos < text.size();) {
+        size_t nl = text.find('\n', pos);
+        std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        if (line.empty()) return text.substr(0, pos);
+        if (nl == std::string_view::npos) break;
+        pos = nl + 1;
+    }
+    return text;
+}
 
+std::string installed_entry_name(std::string_view entry_name) {
+    std::string e(entry_name);
+    if (!is_dist_info(e) && !is_egg_info(e)) return "";
+    return canonicalize_name(name_version_from_entry(e).first);
+}
+
+std::vector<std::string> egg_info_requirements(std::string_view requires_txt) {
+    // pip's metadata/base.py: sections "[extra]", "[:marker]", "[extra:marker]"; the extra is
+    // written in setuptools' safe form (runs of other characters become "_", lower case).
+    auto safe_extra = [](std::string_view e) {
+        std::string out;
+        bool run = false;
+        for (char c : e) {
+            bool keep = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-';
+            if (keep) {
+                out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+                run = false;
+            } else if (!run) {
+                out += '_';
+                run = true;
+            }
+        }
+        return out;
+    };
+    std::vector<std::string> out;
+    std::string extra, marker;
+    for (auto raw : str::split(requires_txt, '\n')) {
+        std::string_view line = str::trim(raw);
+        if (line.empty() || line.front() == '#') continue;
+        if (line.front() == '[' && line.back() == ']') {
+            while (!line.empty() && (line.front() == '[' || line.front() == ']')) line.remove_prefix(1);
+            while (!line.empty() && (line.back() == '[' || line.back() == ']')) line.remove_suffix(1);
+            auto colon = line.find(':');
+            extra = std::string(line.substr(0, colon));
+            marker = colon == std::string_view::npos ? "" : std::string(line.substr(colon + 1));
+            continue;
+        }
+        std::string m;
+        if (!extra.empty() && !marker.empty()) m = "(" + marker + ") and extra == \"" + safe_extra(extra) + "\"";
+        else if (!extra.empty()) m = "extra == \"" + safe_extra(extra) + "\"";
+        else m = marker;
+        out.push_back(m.empty() ? std::string(line) : std::string(line) + " ; " + m);
+    }
+    return out;
+}
+
+InstalledDist read_dist_info(const stdfs::path& dist_info) { return read_dist_info(dist_info, {}); }
+
+InstalledDist read_dist_info(const stdfs::path& dist_info, const ReadInstalledOptions& options) {
+    InstalledDist d = from_entry_name(dist_info);
     std::error_code ec;
     auto meta_path = dist_info / "METADATA";
-    auto text = fs::read_file(meta_path);
-    if (!text) {
-        d.problem = make_error(ExitCode::EnvBroken, "installed.no_metadata", {{"path", dist_info.string()}});
-    } else if (auto md = parse_core_metadata(*text, meta_path.string()); !md) {
-        d.problem = md.error();
-    } else {
-        d.metadata = std::move(*md);
-        d.name = d.metadata.name;
-        d.version = d.metadata.version;
-    }
-    d.canonical_name = canonicalize_name(d.name);
-    d.parsed_version = Version::try_parse(d.version);
+    take_metadata(d, fs::read_file(meta_path), meta_path, options);
+    finish(d);
 
-    if (auto inst = fs::read_file(dist_info / "INSTALLER")) {
-        auto first = str::split(*inst, '\n');
-        d.installer = std::string(str::trim(first.empty() ? std::string_view() : first[0]));
-    }
+    d.installer = installer_of(dist_info);
     d.requested = stdfs::exists(dist_info / "REQUESTED", ec);
     d.has_record = stdfs::exists(dist_info / "RECORD", ec);
     if (auto du = fs::read_file(dist_info / "direct_url.json")) d.direct_url = std::move(*du);
     return d;
 }
 
+InstalledDist read_egg_info(const stdfs::path& egg_info, const ReadInstalledOptions& options) {
+    InstalledDist d = from_entry_name(egg_info);
+    d.egg_info = true;
+    std::error_code ec;
+    bool folder = stdfs::is_directory(egg_info, ec);
+    auto pkg_info = folder ? egg_info / "PKG-INFO" : egg_info;
+    take_metadata(d, fs::read_file(pkg_info), pkg_info, options);
+    if (!d.problem && folder && d.metadata.requires_dist.empty()) {
+        if (auto req = fs::read_file(egg_info / "requires.txt")) d.metadata.requires_dist = egg_info_requirements(*req);
+    }
+    finish(d);
+    if (folder) d.installer = installer_of(egg_info);
+    return d;
+}
+
 Expected<InstalledSet> read_installed(const std::vector<stdfs::path>& site_packages) {
+    return read_installed(site_packages, {});
+}
+
+Expected<InstalledSet> read_installed(const std::vector<stdfs::path>& site_packages, const ReadInstalledOptions& options) {
     InstalledSet set;
     std::vector<stdfs::path> seen;
     for (const auto& sp : site_packages) {
@@ -87,8 +195,15 @@ Expected<InstalledSet> read_installed(const std::vector<stdfs::path>& site_packa
             if (ec) break;
             const auto& p = it->path();
             auto name = p.filename().string();
-            if (name.size() <= 10 || !name.ends_with(".dist-info") || !it->is_directory(ec)) continue;
-            set.dists.push_back(read_dist_info(p));
+            bool dist = is_dist_info(name);
+            bool egg = options.egg_info && is_egg_info(name);
+            if (!dist && !egg) continue;
+            if (options.only && !options.only(installed_entry_name(name))) continue;
+            if (dist) {
+                if (it->is_directory(ec)) set.dists.push_back(read_dist_info(p, options));
+            } else {
+                set.dists.push_back(read_egg_info(p, options));
+            }
         }
     }
     std::sort(set.dists.begin(), set.dists.end(), [](const InstalledDist& a, const InstalledDist& b) {

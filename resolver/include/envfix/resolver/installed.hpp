@@ -1,12 +1,17 @@
 #pragma once
 // Installed distributions of an environment: every `*.dist-info` folder of its site-packages
-// folders (PEP 376 / "Recording installed projects"), read without importing anything.
-// Used by doctor, check, plan (what is already satisfied) and the installer (what to remove).
+// folders (PEP 376 / "Recording installed projects") and, as pip reads them, the legacy
+// `*.egg-info` folders and files of setuptools installs (PKG-INFO + requires.txt), read without
+// importing anything. Used by doctor, check, plan (what is already satisfied) and the installer
+// (what to remove).
 //
 //   auto set = read_installed(env.site_packages);          // Expected<InstalledSet>
 //   if (auto* torch = set->find("torch")) torch->version;   // "2.7.0+cu128"
 //   auto rec = read_record(*torch);                         // the files it installed
+//   // only some names, headers only (doctor: torch and its CUDA libraries, in a few ms)
+//   read_installed(sp, {.only = [](std::string_view n) { return n == "torch"; }, .headers_only = true});
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,6 +36,8 @@ struct InstalledDist {
     bool has_record = false;     // RECORD present (needed to uninstall)
     std::optional<std::string> direct_url;  // direct_url.json text (PEP 610), when present
     std::optional<Error> problem;           // METADATA missing or unreadable: the dist is broken
+    bool egg_info = false;       // a legacy *.egg-info (folder or file): metadata from PKG-INFO and
+                                 // requires.txt; `dist_info` is its path; no RECORD
 };
 
 struct InstalledSet {
@@ -41,12 +48,37 @@ struct InstalledSet {
     std::vector<const InstalledDist*> find_all(std::string_view name) const;
 };
 
-// Reads every `*.dist-info` folder directly inside each of `site_packages` (missing folders are
-// skipped: a fresh environment may lack platlib). A broken dist-info is kept with `problem` set
-// rather than failing the whole read.
+struct ReadInstalledOptions {
+    // Only entries whose name, as the folder name gives it (PEP 503-normalised), this accepts
+    // are read; empty: every one. Nothing else of the others is opened.
+    std::function<bool(std::string_view canonical_name)> only;
+    // Parse METADATA's header part only (the long description is skipped): metadata.description
+    // and .body stay empty. Requires-Dist and every other field are read.
+    bool headers_only = false;
+    bool egg_info = true;  // also *.egg-info folders and files
+};
+
+// Reads every `*.dist-info` folder (and `*.egg-info`, see ReadInstalledOptions) directly inside
+// each of `site_packages` (missing folders are skipped: a fresh environment may lack platlib). A
+// broken one is kept with `problem` set rather than failing the whole read.
 Expected<InstalledSet> read_installed(const std::vector<std::filesystem::path>& site_packages);
+Expected<InstalledSet> read_installed(const std::vector<std::filesystem::path>& site_packages,
+                                      const ReadInstalledOptions& options);
 // One dist-info folder.
 InstalledDist read_dist_info(const std::filesystem::path& dist_info);
+InstalledDist read_dist_info(const std::filesystem::path& dist_info, const ReadInstalledOptions& options);
+// One egg-info folder (PKG-INFO, requires.txt) or file (the PKG-INFO text itself).
+InstalledDist read_egg_info(const std::filesystem::path& egg_info, const ReadInstalledOptions& options = {});
+
+// The name part of a "*.dist-info" / "*.egg-info" entry name, PEP 503-normalised
+// ("Foo_Bar-1.0.dist-info" -> "foo-bar"); "" for other names.
+std::string installed_entry_name(std::string_view entry_name);
+
+// requires.txt of an egg-info as Requires-Dist strings, the way pip converts them: a
+// "[extra:marker]" section adds `extra == "..."` (and the marker) to its lines. Pure.
+std::vector<std::string> egg_info_requirements(std::string_view requires_txt);
+// The header part of an RFC 822-style metadata text: everything before the first blank line.
+std::string_view metadata_headers(std::string_view text);
 
 // One row of RECORD: path relative to the site-packages folder (forward slashes, as written),
 // hash ("sha256=<urlsafe-b64-nopad>" split into algorithm and digest; empty for RECORD itself

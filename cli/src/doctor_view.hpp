@@ -1,0 +1,30 @@
+#pragma once
+// How `envfix doctor` shows its answer: the text (verdict, the three layers as a table, other
+// findings, the fix in one line) and the JSON document (docs/json.md#envfix-doctor).
+#include <optional>
+#include <string>
+
+#include "envfix/probe/environment.hpp"
+#include "envfix/probe/gpu_probe.hpp"
+#include "envfix/resolver/diagnosis.hpp"
+#include "envfix/resolver/reproduction.hpp"
+#include "output.hpp"
+
+namespace envfix::cli {
+
+struct DoctorView {
+    const probe::Environment* env = nullptr;
+    const probe::MachineProbe* machine = nullptr;
+    const resolver::EnvironmentStack* stack = nullptr;
+    const resolver::Diagnosis* diagnosis = nullptr;
+    bool windows_command = false;                     // quote the fix for cmd.exe
+    bool run_requested = false;
+    std::optional<resolver::ReproResult> run;         // --run's result
+    std::optional<Error> run_error;                   // --run could not run (not runnable, start failed)
+    ExitCode code = ExitCode::Ok;                     // what the command exits with
+};
+
+std::string doctor_text(const DoctorView& v);
+Json doctor_json(const DoctorView& v);
+
+}  // namespace envfix::cli
