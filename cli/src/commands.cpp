@@ -11,6 +11,7 @@ void register_config(CLI::App&, Context&);
 void register_matrix(CLI::App&, Context&);
 void register_envs(CLI::App&, Context&);
 void register_archs(CLI::App&, Context&);
+void register_plan(CLI::App&, Context&);
 
 // One command per line: branches that add commands then merge without conflicts more often.
 const RegisterCommand kCommands[] = {
@@ -20,6 +21,7 @@ const RegisterCommand kCommands[] = {
     register_archs,
     register_verify,
     register_matrix,
+    register_plan,
     register_config,
 };
 
