@@ -301,6 +301,7 @@ const CatalogEntry entries[] = {
     {"plan.reason.backtracked", "dependencies resolved after trying other versions {count} time(s)", "依赖解析过程中回溯了 {count} 次后得到结果"},
     {"plan.warn.dropped", "no {name} fits torch {torch} on the index: the plan goes without it",
      "索引上没有与 torch {torch} 匹配的 {name}：此计划不包含它"},
+    {"plan.warn.index_failed", "an index could not be read and was passed over: {reason}", "有一个索引无法读取，已跳过：{reason}"},
     {"plan.warn.runtime_kept", "{name} {version} (CUDA {major}) stays: {who} needs it", "{name} {version}（CUDA {major}）保留：{who} 需要它"},
     {"plan.warn.breaks", "{who} requires {requirement}, but the plan installs {name} {version}",
      "{who} 要求 {requirement}，但此计划安装的是 {name} {version}"},

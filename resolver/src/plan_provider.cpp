@@ -15,7 +15,8 @@ std::vector<PageRequest> PlanProvider::requests_for(const std::string& name) con
         out.push_back({setup_.framework_urls, name});
         return out;
     }
-    for (const auto& idx : setup_.indexes) out.push_back({{idx}, name});
+    for (const auto& idx : setup_.indexes)
+        if (std::find(failed_indexes_.begin(), failed_indexes_.end(), idx) == failed_indexes_.end()) out.push_back({{idx}, name});
     if (!setup_.framework_urls.empty()) out.push_back({setup_.framework_urls, name});
     return out;
 }
@@ -35,9 +36,21 @@ Expected<PlanProvider::Entry*> PlanProvider::entry(const std::string& name) {
     Entry e;
     WheelSelectContext ctx{setup_.tags, setup_.python};
     std::optional<std::pair<std::string, WheelSelection>> first_page;
+    std::optional<Error> failed;
     for (const auto& req : requests_for(name)) {
         auto r = pages_.page(req);
-        if (r.error) return unexpected(*r.error);
+        if (r.error) {
+            // The framework's own index must answer; an ordinary one that does not is passed
+            // over, as pip does, and said once.
+            if (req.index_urls == setup_.framework_urls || r.error->code == ExitCode::Interrupted) return unexpected(*r.error);
+            const std::string& idx = req.index_urls.front();
+            if (std::find(failed_indexes_.begin(), failed_indexes_.end(), idx) == failed_indexes_.end()) {
+                failed_indexes_.push_back(idx);
+                warnings_.push_back(msg("plan.warn.index_failed", {{"reason", render(r.error->message)}}));
+            }
+            if (!failed) failed = r.error;
+            continue;
+        }
         if (r.missing || !r.page) continue;
         auto sel = select_wheels(r.page->files, name, ctx);
         if (!sel.candidates.empty()) {
@@ -48,6 +61,7 @@ Expected<PlanProvider::Entry*> PlanProvider::entry(const std::string& name) {
         if (!first_page) first_page.emplace(r.page->url, std::move(sel));
     }
     if (e.wheels.empty() && first_page) e.index = first_page->first;
+    if (e.wheels.empty() && !first_page && failed) return unexpected(*failed);
     if (setup_.installed) {
         const InstalledDist* d = setup_.installed->find(name);
         if (d && keepable(name, *d, e.wheels)) {

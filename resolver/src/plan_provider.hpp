@@ -48,6 +48,8 @@ public:
     std::string index_of(const std::string& name) const;
     MetadataSource metadata_source(const ResolveCandidate& c) const;
     const InstalledDist* installed(const std::string& name) const;
+    // Ordinary indexes that could not be read and were passed over (once per index).
+    const std::vector<Message>& warnings() const { return warnings_; }
 
     static constexpr size_t kInstalledId = static_cast<size_t>(-1);
 
@@ -67,6 +69,8 @@ private:
     WheelInfoFetcher& info_;
     ProviderSetup setup_;
     std::map<std::string, Entry> entries_;
+    std::vector<Message> warnings_;
+    std::vector<std::string> failed_indexes_;
 };
 
 }  // namespace envfix::resolver::detail

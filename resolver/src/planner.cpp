@@ -173,7 +173,11 @@ Expected<Plan> compute_plan(const Matrix& m, const PlanRequest& req, Reporter& r
         take_choice(plan, first);
         plan.alternatives.insert(plan.alternatives.begin(), misses.begin(), misses.end());
         std::vector<Message> hints;
-        for (const auto& miss : misses) hints.push_back(miss.why.front());
+        for (const auto& miss : misses) {
+            const Message& m = miss.why.front();
+            bool seen = std::any_of(hints.begin(), hints.end(), [&](const Message& h) { return h.key == m.key && h.args == m.args; });
+            if (!seen) hints.push_back(m);
+        }
         plan.failure = PlanFailure{ExitCode::NothingFits, msg("plan.index.nothing_fits", {{"python", python->to_string()},
                                                                                           {"tag", plan.target.best_tag}}),
                                    hints};
@@ -233,6 +237,7 @@ Expected<Plan> compute_plan(const Matrix& m, const PlanRequest& req, Reporter& r
         plan.warnings.push_back(d.reason);
     }
     ENVFIX_TRY_VOID(detail::fill_changes(plan, res, provider, req, env, cuda_major_of(plan.variant), info, pages));
+    plan.warnings.insert(plan.warnings.end(), provider.warnings().begin(), provider.warnings().end());
     if (res.backjumps && !mentions(plan.reasons, "plan.reason.backtracked"))
         plan.reasons.push_back(msg("plan.reason.backtracked", {{"count", std::to_string(res.backjumps)}}));
     return plan;

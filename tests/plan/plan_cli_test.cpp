@@ -9,6 +9,7 @@
 #include <regex>
 
 #include "index_fixtures.hpp"
+#include "layouts.hpp"
 #include "standin.hpp"
 #include "support.hpp"
 
@@ -471,4 +472,45 @@ TEST_F(PlanCli, IndexWithoutTheVariantsThatFitFitsNothing) {
     EXPECT_EQ(j["error"]["key"], "plan.index.nothing_fits");
     EXPECT_TRUE(contains(j["error"]["hint"], idx.server->url("/cu128/torch/") + " is not on the index (HTTP 404)")) << j["error"].dump();
     EXPECT_TRUE(j["packages"].empty());
+}
+
+TEST_F(PlanCli, AnOrdinaryIndexThatCannotBeReadIsPassedOver) {
+    test::write_text(dir_ / ".config/envfix/config.yaml", "version: 1\nnetwork:\n  retries: 0\n");
+    auto python = venv();
+    auto r = run({"plan", "--json", "--python", python.string(), "--pytorch-index", torch_root(), "--index-url",
+                  "http://127.0.0.1:9/simple/", "--extra-index-url", pypi_url()},
+                 standin::env("rtx5090-570"));
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    auto j = r.json();
+    EXPECT_EQ(j["torch"], "2.11.0+cu128");
+    EXPECT_TRUE(contains((*package(j, "filelock"))["index"], pypi_url()));  // the extra index answered
+    size_t said = 0;
+    for (const auto& w : j["warnings"])
+        if (w["key"] == "plan.warn.index_failed") {
+            ++said;
+            EXPECT_TRUE(contains(w["message"], "127.0.0.1:9")) << w.dump();
+        }
+    EXPECT_EQ(said, 1u) << j["warnings"].dump();
+}
+
+TEST_F(PlanCli, ComfyUIPortableReadFromItsFilesGetsWindowsWheels) {
+    // A Windows embeddable Python cannot run here: its layout is read from files (python311._pth),
+    // and it is planned with Windows tags; the torch it has is replaced.
+    auto app = dir_ / "ComfyUI_windows_portable";
+    auto embedded = test::make_embedded(app / "python_embeded", "python311.zip\n.\nimport site\n", "python311._pth");
+    stdfs::rename(embedded / "python312.zip", embedded / "python311.zip");
+    stdfs::rename(embedded / "python312.dll", embedded / "python311.dll");
+    auto info = embedded / "Lib/site-packages/torch-2.7.0+cu126.dist-info";
+    test::write_text(info / "METADATA", "Metadata-Version: 2.1\nName: torch\nVersion: 2.7.0+cu126\nRequires-Dist: filelock\n");
+    test::write_text(info / "RECORD", "torch-2.7.0+cu126.dist-info/METADATA,,\n");
+    test::write_text(info / "INSTALLER", "pip\n");
+    auto r = run(online({"--app", "comfyui", "--path", app.string(), "--gpu", "RTX 4090", "--driver", "572.16"}), standin::no_driver_env());
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    auto j = r.json();
+    EXPECT_EQ(j["target"]["platform"], "windows-x86_64");
+    EXPECT_TRUE(contains(j["target"]["environment"], "python_embeded")) << r.out;
+    const Json* torch = package(j, "torch");
+    ASSERT_NE(torch, nullptr) << r.out;
+    EXPECT_TRUE(contains((*torch)["filename"], "-cp311-cp311-win_amd64.whl")) << (*torch)["filename"];
+    EXPECT_EQ((*torch)["replaces"]["version"], "2.7.0+cu126");
 }
