@@ -9,6 +9,7 @@ namespace envfix::cli {
 
 void add_plan_options(CLI::App& cmd, PlanCliOptions& o) {
     add_target_options(cmd, o.target);
+    cmd.get_option("--python")->description("a Python interpreter (a path, or a name on PATH), or the version to plan for (3.12)");
     const char* machine = "Another machine (default: this one, probed)";
     cmd.add_option("--gpu", o.gpus, "plan for this GPU: a name (\"RTX 4090\"), a compute capability (8.9) or sm_89; repeatable")
         ->group(machine);
@@ -31,6 +32,8 @@ void register_plan(CLI::App& app, Context& ctx) {
     auto* cmd = app.add_subcommand("plan", "choose the framework build for this GPU, driver and Python, and list the wheels that install it");
     add_plan_options(*cmd, *o);
     auto idx = add_index_options(*cmd);
+    if (auto* g = cmd->get_option_group("Package index"))
+        if (auto* off = g->get_option_no_throw("--offline")) off->description("decide from the matrix alone: no index, no network");
     cmd->callback([&ctx, o, idx] {
         auto config = resolve_index_config(*idx);
         run_plan(ctx, *o, resolver::plan_sources(config), config.offline.value);
