@@ -79,7 +79,7 @@ def main():
     root = f"http://127.0.0.1:{port}/"
     online = [envfix, "plan", "--json", "--python", python, "--pytorch-index", root, "--index-url", root + "cu130/"]
     runs = max(5, a.runs // 3)
-    rows.append(("plan online, cold HTTP cache (H200: cu130, 36 wheels)",)
+    rows.append(("plan online, cold HTTP cache (H200: cu130, 31 wheels)",)
                 + median_ms(online, env, runs, before=lambda: shutil.rmtree(os.path.join(cache, "http"), ignore_errors=True)))
     rows.append(("plan online, warm HTTP cache (pages revalidated: 304)",) + median_ms(online, env, runs))
     server.stdin.close()
