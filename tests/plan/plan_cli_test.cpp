@@ -514,3 +514,24 @@ TEST_F(PlanCli, ComfyUIPortableReadFromItsFilesGetsWindowsWheels) {
     EXPECT_TRUE(contains((*torch)["filename"], "-cp311-cp311-win_amd64.whl")) << (*torch)["filename"];
     EXPECT_EQ((*torch)["replaces"]["version"], "2.7.0+cu126");
 }
+
+TEST_F(PlanCli, CredentialsReachTheIndexButNeverTheOutput) {
+    test::ServedIndex idx({"--variants", "cu128", "--torch", "2.11.0", "--pythons", "cp311", "--platforms", "manylinux_2_28_x86_64"});
+    idx.server->set_faults({{"*", {{"auth", "alice:s3cret"}}}});
+    std::string root = idx.server->url("/");
+    root.insert(root.find("127.0.0.1"), "alice:s3cret@");
+    auto python = venv();
+    for (bool json : {true, false}) {
+        std::vector<std::string> args{"plan", "--python", python.string(), "--pytorch-index", root, "--index-url", pypi_url()};
+        if (json) args.push_back("--json");
+        auto r = run(args, standin::env("rtx5090-570"));
+        ASSERT_EQ(r.code, 0) << r.out << r.err;
+        EXPECT_FALSE(contains(r.out, "s3cret")) << r.out;
+        EXPECT_FALSE(contains(r.err, "s3cret")) << r.err;
+        if (json) {
+            auto j = r.json();
+            EXPECT_EQ((*package(j, "torch"))["url"].get<std::string>().find('@'), std::string::npos);
+            expect_complete_wheels(j);  // sizes by HEAD, with the credentials
+        }
+    }
+}
