@@ -12,6 +12,7 @@ void register_matrix(CLI::App&, Context&);
 void register_envs(CLI::App&, Context&);
 void register_archs(CLI::App&, Context&);
 void register_check(CLI::App&, Context&);
+void register_plan(CLI::App&, Context&);
 
 // One command per line: branches that add commands then merge without conflicts more often.
 const RegisterCommand kCommands[] = {
@@ -22,6 +23,7 @@ const RegisterCommand kCommands[] = {
     register_check,
     register_verify,
     register_matrix,
+    register_plan,
     register_config,
 };
 

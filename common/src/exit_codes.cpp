@@ -28,6 +28,7 @@ const std::vector<ExitCodeInfo>& exit_code_table() {
         {ExitCode::NothingFits, "nothing-fits", "no release and variant runs on this machine"},
         {ExitCode::ProfileInvalid, "profile-invalid", "a profiles/ YAML file fails its schema"},
         {ExitCode::ConfigInvalid, "config-invalid", "the envfix configuration file is invalid"},
+        {ExitCode::DependencyConflict, "dependency-conflict", "the framework's dependencies cannot all be satisfied from the indexes"},
         {ExitCode::Network, "network", "connection failed, timed out or was reset"},
         {ExitCode::HttpStatus, "http-status", "the server answered with an HTTP error (404 ...)"},
         {ExitCode::BadIndexPage, "bad-index-page", "a page is not a package index, has the wrong schema, or is truncated"},

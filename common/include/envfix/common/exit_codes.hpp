@@ -33,6 +33,7 @@ enum class ExitCode : int {
     NothingFits = 40,        // no release/variant runs on this machine
     ProfileInvalid = 41,     // a profiles/ YAML file fails its schema
     ConfigInvalid = 42,      // envfix config file invalid
+    DependencyConflict = 43, // the framework's dependencies cannot all be satisfied
     // network / index
     Network = 50,            // connection failed, timed out, reset
     HttpStatus = 51,         // 404 and other HTTP errors

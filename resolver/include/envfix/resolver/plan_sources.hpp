@@ -1,0 +1,29 @@
+#pragma once
+// Where a plan looks for wheels: the PyTorch index roots (main, then mirrors) for the framework's
+// variant indexes, the ordinary indexes (--index-url, then --extra-index-url) for everything
+// else, and the HTTP settings. A narrow value made from the configuration, so the planner does
+// not depend on index_config.hpp (whose index Channel would meet the matrix's in one file).
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "envfix/resolver/http_client.hpp"
+
+namespace envfix::resolver {
+
+struct IndexConfig;
+
+struct PlanSources {
+    std::vector<std::string> pytorch_roots;  // main root first, then the mirrors
+    std::vector<std::string> indexes;        // the index URL, then the extra ones
+    HttpOptions http;
+    int parallel = 4;                        // requests at once (network.parallel-downloads)
+};
+
+PlanSources plan_sources(const IndexConfig& config);
+
+// The PyTorch index URLs of one variant, main root first: <root>/<variant>/ for the stable
+// channel, <root>/nightly/<variant>/ for nightly.
+std::vector<std::string> variant_index_urls(const PlanSources& sources, bool nightly, std::string_view variant);
+
+}  // namespace envfix::resolver

@@ -1,0 +1,193 @@
+#include "wheel_info.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <system_error>
+
+#include "envfix/common/fs.hpp"
+#include "envfix/resolver/downloader.hpp"
+#include "envfix/resolver/http_cache.hpp"
+#include "envfix/resolver/url.hpp"
+#include "range_fetch.hpp"
+#include "zip_directory.hpp"
+
+namespace envfix::resolver::detail {
+
+namespace {
+
+constexpr uint64_t kTailBytes = 64 * 1024;  // the end record, and all of a small wheel's directory
+constexpr std::string_view kCacheVariant = "envfix-wheel-info-v1";
+constexpr int kCacheFormat = 1;
+
+std::string cache_key(const IndexFile& f) {
+    auto it = f.hashes.find("sha256");
+    return it == f.hashes.end() ? "" : "envfix-wheel:sha256:" + it->second;
+}
+
+// The local path of a file:// URL ("file:///C:/x" is "C:/x" on Windows).
+std::filesystem::path local_path(const std::string& url) {
+    std::string p = percent_decode(split_url(url).path);
+    if (p.size() >= 3 && p[0] == '/' && p[2] == ':') p.erase(0, 1);
+    return p;
+}
+
+std::string sha256_of(const IndexFile& f) {
+    auto it = f.hashes.find("sha256");
+    return it == f.hashes.end() ? "" : it->second;
+}
+
+// METADATA of a wheel held whole in memory (a local file, or a downloaded one).
+Expected<std::string> metadata_in(std::string_view bytes, std::string_view project, std::string_view source) {
+    ENVFIX_TRY(auto tail, parse_zip_tail(bytes, bytes.size(), source));
+    const ZipEntry* e = find_metadata_entry(tail.entries, project);
+    if (!e) return fail(ExitCode::BadWheel, "plan.wheel.no_metadata", {{"file", std::string(source)}});
+    return read_zip_entry(bytes.substr(static_cast<size_t>(e->local_offset)), *e, source);
+}
+
+}  // namespace
+
+std::optional<WheelInfo> WheelInfoFetcher::cached(const IndexFile& f) const {
+    const auto& o = pages_.http_options();
+    std::string key = cache_key(f);
+    if (key.empty() || !o.use_cache || o.cache_dir.empty()) return std::nullopt;
+    auto entry = HttpCache(o.cache_dir).load(key, kCacheVariant);
+    if (!entry) return std::nullopt;
+    auto j = nlohmann::json::parse(entry->body, nullptr, false);
+    if (!j.is_object() || j.value("version", 0) != kCacheFormat || !j.contains("metadata") || !j["metadata"].is_string())
+        return std::nullopt;
+    WheelInfo info;
+    info.metadata = j["metadata"].get<std::string>();
+    info.source = MetadataSource::Cache;
+    if (j.contains("size") && j["size"].is_number_unsigned()) info.size = j["size"].get<uint64_t>();
+    return info;
+}
+
+void WheelInfoFetcher::remember(const IndexFile& f, const WheelInfo& info) const {
+    const auto& o = pages_.http_options();
+    std::string key = cache_key(f);
+    if (key.empty() || !o.use_cache || o.cache_dir.empty()) return;
+    nlohmann::json j{{"version", kCacheFormat}, {"metadata", info.metadata}};
+    if (info.size) j["size"] = *info.size;
+    auto now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    CachedResponse c{strip_credentials(f.url), "application/json", "", "", now, j.dump()};
+    if (auto st = HttpCache(o.cache_dir).store(key, kCacheVariant, c); !st) pages_.reporter().debug(st.error().message);
+}
+
+Expected<WheelInfo> WheelInfoFetcher::from_whole_file(const IndexFile& f, std::string_view project, std::optional<uint64_t> size) {
+    const std::string source = redact_url(f.url);
+    if (url_scheme(f.url) == "file") {
+        ENVFIX_TRY(auto map, fs::MappedFile::open(local_path(f.url)));
+        ENVFIX_TRY(auto text, metadata_in(map.bytes(), project, source));
+        return WheelInfo{std::move(text), MetadataSource::Wheel, map.size()};
+    }
+    // Into the cache folder, not /tmp: a torch wheel is near a gigabyte, and /tmp may be memory.
+    auto dir = (pages_.http_options().cache_dir.empty() ? fs::cache_dir() : pages_.http_options().cache_dir.parent_path()) /
+               "plan-wheels";
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    DownloadItem item{f.url, sha256_of(f), size ? size : f.size, dir / f.filename, ""};
+    auto results = download_files({item}, pages_.http_options(), pages_.reporter(), {1});
+    auto& r = results.front();
+    if (!r.ok()) return unexpected(*r.error);
+    auto text = [&]() -> Expected<std::string> {
+        ENVFIX_TRY(auto map, fs::MappedFile::open(r.path));
+        return metadata_in(map.bytes(), project, source);
+    }();
+    std::filesystem::remove(r.path, ec);
+    if (!text) return unexpected(text.error());
+    return WheelInfo{std::move(text).value(), MetadataSource::Wheel, r.size};
+}
+
+Expected<WheelInfo> WheelInfoFetcher::from_ranges(const IndexFile& f, std::string_view project) {
+    const auto& o = pages_.http_options();
+    const std::string source = redact_url(f.url);
+    ENVFIX_TRY(auto end, fetch_range(o, f.url, "-" + std::to_string(kTailBytes)));
+    if (!end.partial || !end.total) {
+        pages_.reporter().debug(msg("plan.debug.no_range", {{"url", source}}));
+        return from_whole_file(f, project, end.total);
+    }
+    const uint64_t total = *end.total;
+    std::string tail = std::move(end.body);
+    ENVFIX_TRY(auto dir, parse_zip_tail(tail, total, source));
+    if (dir.need_from) {
+        // A big wheel's directory (torch: 2 MB for 20,000 files) starts before the first range.
+        ENVFIX_TRY(auto more, fetch_range(o, f.url, std::to_string(*dir.need_from) + "-" + std::to_string(total - 1)));
+        if (!more.partial) return from_whole_file(f, project, total);
+        tail = std::move(more.body);
+        ENVFIX_TRY(dir, parse_zip_tail(tail, total, source));
+        if (dir.need_from) return fail(ExitCode::BadWheel, "plan.wheel.zip_damaged", {{"file", source}, {"reason", "zip64 records out of place"}});
+    }
+    const ZipEntry* e = find_metadata_entry(dir.entries, project);
+    if (!e) return fail(ExitCode::BadWheel, "plan.wheel.no_metadata", {{"file", source}});
+    const uint64_t tail_start = total - tail.size();
+    const uint64_t span = std::min<uint64_t>(entry_span(*e), total - e->local_offset);
+    std::string local;
+    if (e->local_offset >= tail_start) {
+        local = tail.substr(static_cast<size_t>(e->local_offset - tail_start));
+    } else {
+        ENVFIX_TRY(auto part, fetch_range(o, f.url, std::to_string(e->local_offset) + "-" + std::to_string(e->local_offset + span - 1)));
+        if (!part.partial) return from_whole_file(f, project, total);
+        local = std::move(part.body);
+    }
+    ENVFIX_TRY(auto text, read_zip_entry(local, *e, source));
+    return WheelInfo{std::move(text), MetadataSource::Range, total};
+}
+
+Expected<WheelInfo> WheelInfoFetcher::read_metadata(const IndexFile& f, std::string_view project) {
+    if (auto c = cached(f)) return *c;
+    if (f.core_metadata) {
+        auto text = pages_.core_metadata(f);
+        if (text) {
+            WheelInfo info{std::move(text).value(), MetadataSource::Pep658, f.size};
+            remember(f, info);
+            return info;
+        }
+        // An advertised metadata file that is not there: read the wheel instead, as pip does.
+        if (text.error().code != ExitCode::HttpStatus) return unexpected(text.error());
+        pages_.reporter().debug(text.error().message);
+    }
+    Expected<WheelInfo> info = url_scheme(f.url) == "file" ? from_whole_file(f, project, f.size) : from_ranges(f, project);
+    if (info) remember(f, *info);
+    return info;
+}
+
+Expected<WheelInfo> WheelInfoFetcher::metadata(const IndexFile& f, std::string_view project) {
+    {
+        std::lock_guard lock(mu_);
+        auto it = known_.find(f.url);
+        if (it != known_.end()) return it->second;
+    }
+    ENVFIX_TRY(auto info, read_metadata(f, project));
+    std::lock_guard lock(mu_);
+    return known_.emplace(f.url, std::move(info)).first->second;
+}
+
+Expected<std::optional<uint64_t>> WheelInfoFetcher::size(const IndexFile& f) {
+    if (f.size) return f.size;
+    {
+        std::lock_guard lock(mu_);
+        auto it = known_.find(f.url);
+        if (it != known_.end() && it->second.size) return it->second.size;
+    }
+    if (auto c = cached(f); c && c->size) return c->size;
+    std::optional<uint64_t> n;
+    if (url_scheme(f.url) == "file") {
+        std::error_code ec;
+        auto bytes = std::filesystem::file_size(local_path(f.url), ec);
+        if (!ec) n = bytes;
+    } else {
+        ENVFIX_TRY(n, fetch_size(pages_.http_options(), f.url));
+    }
+    // Metadata and size together in the cache: the next plan asks the server nothing about it.
+    std::lock_guard lock(mu_);
+    auto it = known_.find(f.url);
+    if (it != known_.end() && n) {
+        it->second.size = n;
+        remember(f, it->second);
+    }
+    return n;
+}
+
+}  // namespace envfix::resolver::detail
