@@ -13,25 +13,25 @@ std::string project_url(std::string_view index_url, std::string_view project) {
     return with_trailing_slash(url_join_path(index_url, percent_encode_segment(canonicalize_name(project))));
 }
 
-std::string_view channel_name(Channel c) {
+std::string_view channel_name(IndexChannel c) {
     switch (c) {
-        case Channel::Stable: return "stable";
-        case Channel::Nightly: return "nightly";
-        case Channel::Test: return "test";
+        case IndexChannel::Stable: return "stable";
+        case IndexChannel::Nightly: return "nightly";
+        case IndexChannel::Test: return "test";
     }
     return "stable";
 }
 
-std::optional<Channel> parse_channel(std::string_view s) {
-    for (Channel c : {Channel::Stable, Channel::Nightly, Channel::Test})
+std::optional<IndexChannel> parse_channel(std::string_view s) {
+    for (IndexChannel c : {IndexChannel::Stable, IndexChannel::Nightly, IndexChannel::Test})
         if (str::iequals(s, channel_name(c))) return c;
     return std::nullopt;
 }
 
-std::string pytorch_index_url(std::string_view root, Channel channel, std::string_view variant) {
+std::string pytorch_index_url(std::string_view root, IndexChannel channel, std::string_view variant) {
     std::string base(root);
-    if (channel == Channel::Nightly) base = url_join_path(base, "nightly");
-    if (channel == Channel::Test) base = url_join_path(base, "test");
+    if (channel == IndexChannel::Nightly) base = url_join_path(base, "nightly");
+    if (channel == IndexChannel::Test) base = url_join_path(base, "test");
     return with_trailing_slash(url_join_path(base, variant));
 }
 

@@ -315,7 +315,7 @@ Expected<IndexConfig> load_index_config(const IndexCliOptions& cli) {
     return combine_index_config(cli, file);
 }
 
-std::vector<std::string> IndexConfig::pytorch_index_urls(Channel channel, std::string_view variant) const {
+std::vector<std::string> IndexConfig::pytorch_index_urls(IndexChannel channel, std::string_view variant) const {
     std::vector<std::string> out{pytorch_index_url(pytorch_index.value, channel, variant)};
     for (const auto& m : pytorch_mirrors.value) {
         auto u = pytorch_index_url(m, channel, variant);

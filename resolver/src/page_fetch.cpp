@@ -1,4 +1,4 @@
-// Kept apart from the planner's files: index_client.hpp and matrix.hpp both define a Channel.
+// Fetching many project pages at once over the index client (a few threads; the client caches).
 #include "page_fetch.hpp"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Kept apart from the planner's files: index_client.hpp and matrix.hpp both define a Channel.
+// The planner's view of the index configuration: roots of the PyTorch index (and mirrors), other indexes.
 #include "envfix/resolver/plan_sources.hpp"
 
 #include <algorithm>
@@ -24,7 +24,7 @@ PlanSources plan_sources(const IndexConfig& config) {
 std::vector<std::string> variant_index_urls(const PlanSources& sources, bool nightly, std::string_view variant) {
     std::vector<std::string> out;
     for (const auto& root : sources.pytorch_roots) {
-        auto u = pytorch_index_url(root, nightly ? Channel::Nightly : Channel::Stable, variant);
+        auto u = pytorch_index_url(root, nightly ? IndexChannel::Nightly : IndexChannel::Stable, variant);
         if (std::find(out.begin(), out.end(), u) == out.end()) out.push_back(u);
     }
     return out;

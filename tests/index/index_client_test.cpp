@@ -35,13 +35,13 @@ TEST(IndexClient, ReadsEveryVariantOfThePytorchLayout) {
     PytorchIndex idx("cpu,cu126,cu128,cu130,nightly/cu130", "torch");
     HttpClient http(test::test_http_options(idx.dir.path()));
     IndexClient client(http);
-    struct Case { Channel ch; const char* variant; const char* file; } cases[] = {
-        {Channel::Stable, "cpu", "torch-2.7.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl"},
-        {Channel::Stable, "cpu", "torch-2.7.0-cp311-cp311-macosx_11_0_arm64.whl"},
-        {Channel::Stable, "cu126", "torch-2.11.0+cu126-cp312-cp312-manylinux_2_28_x86_64.whl"},
-        {Channel::Stable, "cu128", "torch-2.7.0+cu128-cp311-cp311-manylinux_2_28_x86_64.whl"},
-        {Channel::Stable, "cu130", "torch-2.11.0+cu130-cp312-cp312-manylinux_2_28_x86_64.whl"},
-        {Channel::Nightly, "cu130", "torch-2.12.0.dev20260301+cu130-cp312-cp312-manylinux_2_28_x86_64.whl"},
+    struct Case { IndexChannel ch; const char* variant; const char* file; } cases[] = {
+        {IndexChannel::Stable, "cpu", "torch-2.7.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl"},
+        {IndexChannel::Stable, "cpu", "torch-2.7.0-cp311-cp311-macosx_11_0_arm64.whl"},
+        {IndexChannel::Stable, "cu126", "torch-2.11.0+cu126-cp312-cp312-manylinux_2_28_x86_64.whl"},
+        {IndexChannel::Stable, "cu128", "torch-2.7.0+cu128-cp311-cp311-manylinux_2_28_x86_64.whl"},
+        {IndexChannel::Stable, "cu130", "torch-2.11.0+cu130-cp312-cp312-manylinux_2_28_x86_64.whl"},
+        {IndexChannel::Nightly, "cu130", "torch-2.12.0.dev20260301+cu130-cp312-cp312-manylinux_2_28_x86_64.whl"},
     };
     for (auto c : cases) {
         auto page = client.project_page(pytorch_index_url(idx.root(), c.ch, c.variant), "torch");
@@ -51,7 +51,7 @@ TEST(IndexClient, ReadsEveryVariantOfThePytorchLayout) {
         ASSERT_TRUE(f) << c.file;
         auto rec = test::manifest_file(idx.manifest, c.file);
         EXPECT_EQ(f->url, idx.server->url(idx.url_path(rec))) << c.file;
-        if (c.ch == Channel::Nightly) {
+        if (c.ch == IndexChannel::Nightly) {
             EXPECT_TRUE(f->hashes.empty());  // like the real nightly pages
         } else {
             EXPECT_EQ(f->hashes.at("sha256"), rec["sha256"]);

@@ -80,19 +80,19 @@ TEST(IndexLayout, NormalisesProjectNamesInUrls) {
 }
 
 TEST(IndexLayout, PytorchIndexUrls) {
-    struct Case { const char* root; Channel ch; const char* variant; const char* url; } cases[] = {
-        {"https://download.pytorch.org/whl", Channel::Stable, "cu128", "https://download.pytorch.org/whl/cu128/"},
-        {"https://download.pytorch.org/whl/", Channel::Nightly, "cu130", "https://download.pytorch.org/whl/nightly/cu130/"},
-        {"https://download.pytorch.org/whl", Channel::Test, "cu126", "https://download.pytorch.org/whl/test/cu126/"},
-        {"https://mirror.sjtu.edu.cn/pytorch-wheels", Channel::Stable, "cu128", "https://mirror.sjtu.edu.cn/pytorch-wheels/cu128/"},
-        {"https://mirrors.nju.edu.cn/pytorch/whl", Channel::Stable, "cpu", "https://mirrors.nju.edu.cn/pytorch/whl/cpu/"},
+    struct Case { const char* root; IndexChannel ch; const char* variant; const char* url; } cases[] = {
+        {"https://download.pytorch.org/whl", IndexChannel::Stable, "cu128", "https://download.pytorch.org/whl/cu128/"},
+        {"https://download.pytorch.org/whl/", IndexChannel::Nightly, "cu130", "https://download.pytorch.org/whl/nightly/cu130/"},
+        {"https://download.pytorch.org/whl", IndexChannel::Test, "cu126", "https://download.pytorch.org/whl/test/cu126/"},
+        {"https://mirror.sjtu.edu.cn/pytorch-wheels", IndexChannel::Stable, "cu128", "https://mirror.sjtu.edu.cn/pytorch-wheels/cu128/"},
+        {"https://mirrors.nju.edu.cn/pytorch/whl", IndexChannel::Stable, "cpu", "https://mirrors.nju.edu.cn/pytorch/whl/cpu/"},
     };
     for (auto c : cases) EXPECT_EQ(pytorch_index_url(c.root, c.ch, c.variant), c.url);
-    EXPECT_EQ(project_url(pytorch_index_url("https://download.pytorch.org/whl", Channel::Stable, "cu128"), "torch"),
+    EXPECT_EQ(project_url(pytorch_index_url("https://download.pytorch.org/whl", IndexChannel::Stable, "cu128"), "torch"),
               "https://download.pytorch.org/whl/cu128/torch/");
     EXPECT_EQ(expand_pytorch_root("sjtug"), "https://mirror.sjtu.edu.cn/pytorch-wheels");
     EXPECT_EQ(expand_pytorch_root("NJU"), "https://mirrors.nju.edu.cn/pytorch/whl");
     EXPECT_EQ(expand_pytorch_root("https://example.org/whl/"), "https://example.org/whl");
-    EXPECT_EQ(parse_channel("nightly"), Channel::Nightly);
+    EXPECT_EQ(parse_channel("nightly"), IndexChannel::Nightly);
     EXPECT_FALSE(parse_channel("weekly"));
 }

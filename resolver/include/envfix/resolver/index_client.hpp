@@ -17,10 +17,10 @@ std::string project_url(std::string_view index_url, std::string_view project);
 
 // PyTorch index layout: <root>/<variant>/ for stable, <root>/nightly/<variant>/, and
 // <root>/test/<variant>/ for release candidates; mirrors keep that layout under their root.
-enum class Channel { Stable, Nightly, Test };
-std::string_view channel_name(Channel c);  // "stable", "nightly", "test"
-std::optional<Channel> parse_channel(std::string_view s);
-std::string pytorch_index_url(std::string_view root, Channel channel, std::string_view variant);
+enum class IndexChannel { Stable, Nightly, Test };
+std::string_view channel_name(IndexChannel c);  // "stable", "nightly", "test"
+std::optional<IndexChannel> parse_channel(std::string_view s);
+std::string pytorch_index_url(std::string_view root, IndexChannel channel, std::string_view variant);
 
 inline constexpr std::string_view kDefaultPytorchRoot = "https://download.pytorch.org/whl";
 inline constexpr std::string_view kDefaultIndexUrl = "https://pypi.org/simple";

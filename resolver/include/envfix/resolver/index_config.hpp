@@ -94,7 +94,7 @@ struct IndexConfig {
     Setting<std::string> no_proxy;
 
     // The index URLs of the PyTorch variant, root first, then the mirrors.
-    std::vector<std::string> pytorch_index_urls(Channel channel, std::string_view variant) const;
+    std::vector<std::string> pytorch_index_urls(IndexChannel channel, std::string_view variant) const;
     // HttpOptions for the HTTP client and the downloader (netrc loaded here).
     HttpOptions http_options() const;
 };

@@ -1,8 +1,8 @@
 #pragma once
 // Where a plan looks for wheels: the PyTorch index roots (main, then mirrors) for the framework's
 // variant indexes, the ordinary indexes (--index-url, then --extra-index-url) for everything
-// else, and the HTTP settings. A narrow value made from the configuration, so the planner does
-// not depend on index_config.hpp (whose index Channel would meet the matrix's in one file).
+// else, and the HTTP settings. A narrow value made from the configuration, so the planner
+// depends on what it reads, not on the whole configuration.
 #include <string>
 #include <string_view>
 #include <vector>
