@@ -11,6 +11,7 @@ void register_config(CLI::App&, Context&);
 void register_matrix(CLI::App&, Context&);
 void register_envs(CLI::App&, Context&);
 void register_archs(CLI::App&, Context&);
+void register_apps(CLI::App&, Context&);
 
 // One command per line: branches that add commands then merge without conflicts more often.
 const RegisterCommand kCommands[] = {
@@ -18,6 +19,7 @@ const RegisterCommand kCommands[] = {
     register_doctor,
     register_envs,
     register_archs,
+    register_apps,
     register_verify,
     register_matrix,
     register_config,
