@@ -10,23 +10,14 @@
 #include "envfix/resolver/gpu_names.hpp"
 #include "envfix/resolver/matrix_loader.hpp"
 #include "envfix/resolver/policy.hpp"
+#include "median.hpp"
 #include "support.hpp"
 
 using namespace envfix;
 using namespace envfix::resolver;
+using envfix::bench::median_ms;
 
 namespace {
-
-double median_ms(int runs, const std::function<void()>& f) {
-    std::vector<double> ms;
-    for (int i = 0; i < runs; ++i) {
-        auto t0 = std::chrono::steady_clock::now();
-        f();
-        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-    }
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
-}
 
 PolicyRequest machine(const Matrix& m, const char* gpu, const char* driver) {
     PolicyRequest req;

@@ -2,8 +2,10 @@
 // on PATH), app folders given with --path, ~/.virtualenvs/*, conda's environments.txt.
 #include <CLI/CLI.hpp>
 
+#include "app_target.hpp"
 #include "context.hpp"
 #include "env_json.hpp"
+#include "envfix/common/strings.hpp"
 #include "envfix/probe/interpreter_facts.hpp"
 #include "envfix/probe/target.hpp"
 #include "output.hpp"
@@ -22,12 +24,6 @@ bool is_default(const probe::Environment& e) {
     return e.origin == probe::EnvOrigin::Active || e.origin == probe::EnvOrigin::PathPython;
 }
 
-std::string python_cell(const probe::PythonFacts& f) {
-    if (!f.version.empty()) return f.version;
-    if (f.major > 0) return std::to_string(f.major) + "." + std::to_string(f.minor);
-    return "?";
-}
-
 std::string found_cell(const probe::Environment& e) {
     switch (e.origin) {
         case probe::EnvOrigin::Active: return t(msg("envs.found.active"));
@@ -39,21 +35,19 @@ std::string found_cell(const probe::Environment& e) {
     }
 }
 
-std::string status_cell(const probe::Environment& e) {
-    switch (e.status) {
-        case probe::EnvStatus::Ok: return t(msg("envs.status.ok"));
-        case probe::EnvStatus::FilesOnly:
-            return t(msg("envs.status.files_only", {{"os", std::string(probe::layout_os_name(e.layout_os))}}));
-        case probe::EnvStatus::Broken: return t(msg("envs.status.broken"));
-    }
-    return "";
-}
-
 void run_envs(const EnvsOptions& o, Context& ctx) {
     auto cache = probe::FactsCache::load(probe::FactsCache::default_path());
     probe::DiscoverOptions d;
     d.app = o.app;
     for (const auto& p : o.paths) d.app_paths.emplace_back(p);
+    // App folders are read with their app's layout; --app alone looks in the usual places.
+    auto catalog = load_app_catalog();
+    if (!o.app.empty() && o.paths.empty() && !catalog->find(o.app))
+        throw Failure(ExitCode::Usage, "apps.unknown_app", {{"app", o.app}, {"known", str::join(catalog->names(), ", ")}});
+    const auto sigs = catalog->signatures();
+    d.apps = &sigs;
+    if (!o.app.empty() && o.paths.empty())
+        for (const auto& f : resolver::find_apps(*catalog, {.app = o.app})) d.app_paths.push_back(f.folder);
     d.home = !o.no_home;
     d.facts.cache = &cache;
     auto envs = probe::discover_environments(d);
@@ -78,7 +72,7 @@ void run_envs(const EnvsOptions& o, Context& ctx) {
     bool any_default = false;
     for (const auto& e : envs) {
         any_default |= is_default(e);
-        table.add({is_default(e) ? "*" : "", std::string(probe::env_kind_name(e.kind)), python_cell(e.facts), e.root.string(),
+        table.add({is_default(e) ? "*" : "", std::string(probe::env_kind_name(e.kind)), python_cell(e), e.root.string(),
                    found_cell(e), status_cell(e)});
     }
     std::string text = table.str();
@@ -95,7 +89,7 @@ void register_envs(CLI::App& app, Context& ctx) {
     auto opts = std::make_shared<EnvsOptions>();
     auto* cmd = app.add_subcommand("envs", "list the Python environments envfix finds on this machine");
     cmd->add_option("--path", opts->paths, "an app folder to look into (repeatable)");
-    cmd->add_option("--app", opts->app, "the app those folders belong to (comfyui, a1111, ...)");
+    cmd->add_option("--app", opts->app, "the app those folders belong to (comfyui, a1111, ...); alone, its folders in the usual places");
     cmd->add_flag("--no-home", opts->no_home, "skip ~/.virtualenvs and conda's environment list");
     cmd->callback([opts, &ctx] { run_envs(*opts, ctx); });
 }

@@ -13,6 +13,7 @@ void register_envs(CLI::App&, Context&);
 void register_archs(CLI::App&, Context&);
 void register_check(CLI::App&, Context&);
 void register_plan(CLI::App&, Context&);
+void register_apps(CLI::App&, Context&);
 
 // One command per line: branches that add commands then merge without conflicts more often.
 const RegisterCommand kCommands[] = {
@@ -21,6 +22,7 @@ const RegisterCommand kCommands[] = {
     register_envs,
     register_archs,
     register_check,
+    register_apps,
     register_verify,
     register_matrix,
     register_plan,

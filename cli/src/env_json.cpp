@@ -58,4 +58,21 @@ Json binary_archs_json(const probe::BinaryArchs& a) {
             {"problems", problems}};
 }
 
+std::string python_cell(const probe::Environment& e) {
+    const auto& f = e.facts;
+    if (!f.version.empty()) return f.version;
+    if (f.major > 0) return std::to_string(f.major) + "." + std::to_string(f.minor);
+    return "?";
+}
+
+std::string status_cell(const probe::Environment& e) {
+    switch (e.status) {
+        case probe::EnvStatus::Ok: return t(msg("envs.status.ok"));
+        case probe::EnvStatus::FilesOnly:
+            return t(msg("envs.status.files_only", {{"os", std::string(probe::layout_os_name(e.layout_os))}}));
+        case probe::EnvStatus::Broken: return t(msg("envs.status.broken"));
+    }
+    return "";
+}
+
 }  // namespace envfix::cli

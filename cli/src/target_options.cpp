@@ -5,6 +5,7 @@
 #include "envfix/common/error.hpp"
 #include "envfix/probe/interpreter_facts.hpp"
 #include "envfix/probe/target.hpp"
+#include "app_target.hpp"
 
 namespace envfix::cli {
 
@@ -12,11 +13,15 @@ void add_target_options(CLI::App& cmd, TargetOptions& opts) {
     const char* group = "Environment (default: the active venv/conda env, else python3 on PATH)";
     cmd.add_option("--python", opts.python, "a Python interpreter: a path, or a name on PATH (python3.12)")->group(group);
     cmd.add_option("--env", opts.env, "a virtual environment or Python prefix folder")->group(group);
-    cmd.add_option("--app", opts.app, "the app whose environment to use (comfyui, a1111, forge, ...); needs --path")->group(group);
-    cmd.add_option("--path", opts.path, "the app's folder (ComfyUI_windows_portable, stable-diffusion-webui, ...)")->group(group);
+    cmd.add_option("--app", opts.app, "the app whose environment to use (comfyui, a1111, forge, ...; `envfix apps` lists them); "
+                   "without --path it is looked for in the current folder and the usual places")->group(group);
+    cmd.add_option("--path", opts.path, "the app's folder (ComfyUI_windows_portable, stable-diffusion-webui, ...); alone, the app "
+                   "is recognised from its files")->group(group);
 }
 
 probe::Environment resolve_target(const TargetOptions& opts, Context& ctx, TargetNeed need) {
+    const bool app = !opts.app.empty() || !opts.path.empty();
+    if (app && opts.python.empty() && opts.env.empty()) return resolve_app(opts, ctx, need).target.env;
     probe::TargetSpec spec;
     if (!opts.python.empty()) spec.python = opts.python;
     if (!opts.env.empty()) spec.env = opts.env;

@@ -43,7 +43,7 @@ std::vector<Environment> discover_environments(const DiscoverOptions& opts) {
     Collector c(opts.facts);
     if (auto active = resolve_target({}, ResolveOptions{opts.facts, nullptr})) c.add(std::move(*active), true);
     for (const auto& dir : opts.app_paths)
-        for (auto& e : app_environments(opts.app, dir)) c.add(std::move(e));
+        for (auto& e : app_environments(opts.app, dir, opts.apps)) c.add(std::move(e));
     if (!opts.home) return c.take();
     auto home = fs::home_dir();
     if (!home) return c.take();

@@ -84,15 +84,6 @@ bool present(const stdfs::path& p) {
     return stdfs::exists(p, ec) || stdfs::is_symlink(p, ec);
 }
 
-stdfs::path absolute_normal(const stdfs::path& p) {
-    std::error_code ec;
-    auto a = stdfs::absolute(p, ec);
-    auto n = (ec ? p : a).lexically_normal();
-    // "dir/" normalises to "dir/" with an empty filename; drop it so parent_path() works.
-    if (!n.has_filename() && n.has_parent_path() && n != n.root_path()) n = n.parent_path();
-    return n;
-}
-
 // python3XX._pth (or python._pth) beside an embedded interpreter.
 std::optional<stdfs::path> find_pth(const stdfs::path& dir) {
     std::error_code ec;
@@ -130,6 +121,15 @@ Environment make(EnvKind kind, LayoutOs os, const stdfs::path& root, const stdfs
 }
 
 }  // namespace
+
+stdfs::path absolute_normal(const stdfs::path& p) {
+    std::error_code ec;
+    auto a = stdfs::absolute(p, ec);
+    auto n = (ec ? p : a).lexically_normal();
+    // "dir/" normalises to "dir/" with an empty filename; drop it so parent_path() works.
+    if (!n.has_filename() && n.has_parent_path() && n != n.root_path()) n = n.parent_path();
+    return n;
+}
 
 Expected<Environment> inspect_environment_dir(const stdfs::path& dir_in) {
     const auto dir = absolute_normal(dir_in);

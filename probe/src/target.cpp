@@ -3,6 +3,7 @@
 
 #include "envfix/common/env.hpp"
 #include "envfix/common/process.hpp"
+#include "envfix/common/strings.hpp"
 #include "host_python.hpp"
 
 namespace envfix::probe {
@@ -36,16 +37,22 @@ Expected<Environment> default_environment() {
     return e;
 }
 
-Expected<Environment> app_environment(const TargetSpec& spec, Reporter& rep) {
+Expected<Environment> app_environment(const TargetSpec& spec, const ResolveOptions& opts, Reporter& rep) {
     const std::string app = spec.app.value_or("");
     if (!spec.app_path) return fail(ExitCode::Usage, "env.app_without_path", {{"app", app}});
     std::error_code ec;
     if (!stdfs::is_directory(*spec.app_path, ec))
         return fail(ExitCode::EnvNotFound, "env.not_found", {{"path", spec.app_path->string()}});
-    auto found = app_environments(app, *spec.app_path);
-    if (found.empty())
+    auto found = app_environments(app, *spec.app_path, opts.apps);
+    if (found.empty()) {
+        std::vector<std::string> looked;
+        for (const auto& d : app_environment_dirs(app, *spec.app_path, opts.apps).dirs) {
+            auto rel = d.lexically_relative(spec.app_path->lexically_normal()).generic_string();
+            looked.push_back(rel.empty() || rel == "." ? "." : rel + "/");
+        }
         return fail(ExitCode::EnvNotFound, "env.app_no_env",
-                    {{"path", spec.app_path->string()}, {"looked", "python_embeded/, venv/, .venv/, env/, installer_files/env/, system/python/"}});
+                    {{"path", spec.app_path->string()}, {"looked", str::join(looked, ", ")}});
+    }
     if (found.size() > 1) {
         auto note = msg("env.app_several", {{"path", spec.app_path->string()}, {"chosen", found.front().root.string()}});
         rep.warn(note);
@@ -73,7 +80,7 @@ Expected<Environment> resolve_target(const TargetSpec& spec, const ResolveOption
             e.origin = EnvOrigin::GivenEnv;
             return e;
         }
-        if (spec.app || spec.app_path) return app_environment(spec, rep);
+        if (spec.app || spec.app_path) return app_environment(spec, opts, rep);
         return default_environment();
     }();
     if (!env) return env;

@@ -181,8 +181,9 @@ TEST(ArchsCli, TargetErrors) {
     auto missing = test::run_envfix({"archs", "--env", (dir / "nope").string()}, {}, dir / "home");
     EXPECT_EQ(missing.code, 23);
     EXPECT_NE(missing.err.find((dir / "nope").string()), std::string::npos);
-    auto usage = test::run_envfix({"archs", "--app", "comfyui"}, {}, dir / "home");
-    EXPECT_EQ(usage.code, 2);
+    // --app without --path looks in the current folder and the usual places (tests/apps covers it).
+    auto none = test::run_envfix({"archs", "--app", "comfyui"}, {}, dir / "home");
+    EXPECT_EQ(none.code, 23) << none.err;
     auto conflict = test::run_envfix({"archs", "--python", "python3", "--env", dir.path().string()}, {}, dir / "home");
     EXPECT_EQ(conflict.code, 2);
     auto both = test::run_envfix({"archs", "x.so", "--env", dir.path().string()}, {}, dir / "home");

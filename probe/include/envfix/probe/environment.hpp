@@ -62,6 +62,10 @@ struct Environment {
     bool runnable() const { return status == EnvStatus::Ok; }
 };
 
+// `p` made absolute and lexically normal, without a trailing separator (how environments name
+// their folders).
+std::filesystem::path absolute_normal(const std::filesystem::path& p);
+
 // The layout of a folder, from its files only (no interpreter runs; facts empty).
 // ExitCode::EnvNotFound when the folder does not exist or is no environment of a known layout.
 Expected<Environment> inspect_environment_dir(const std::filesystem::path& dir);

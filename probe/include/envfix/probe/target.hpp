@@ -15,6 +15,7 @@
 
 #include "envfix/common/error.hpp"
 #include "envfix/common/reporter.hpp"
+#include "envfix/probe/app_folder.hpp"
 #include "envfix/probe/environment.hpp"
 
 namespace envfix::probe {
@@ -29,6 +30,9 @@ struct TargetSpec {
 struct ResolveOptions {
     FactsOptions facts;
     Reporter* reporter = nullptr;  // notes (several environments in an app folder ...)
+    // App profiles (resolver/app_profiles.hpp, AppCatalog::signatures()): an app folder is then
+    // read with its app's layout, and --path alone names the app it finds. nullptr: generic layout.
+    const std::vector<AppSignature>* apps = nullptr;
 };
 
 // The environment with its facts loaded (status says whether it ran). Errors:
@@ -41,24 +45,35 @@ Expected<Environment> resolve_target(const TargetSpec& spec, const ResolveOption
 // ExitCode::EnvBroken (the environment's problem) unless env.status is Ok.
 Expected<void> require_runnable(const Environment& env);
 
-// The environment an app folder holds. The extension point for app profiles: each AppLayout
-// lists, for an app folder, the places its Python environment may be, in order. Today one
-// generic layout serves every app name (python_embeded/, venv/, .venv/, env/,
-// installer_files/env/, system/python/, the folder itself); app-specific ones
-// (ComfyUI, A1111, Forge, InvokeAI ...) are added to app_layouts() and win over it.
+// The environment an app folder holds. App profiles (`apps`, app_folder.hpp) say where each app
+// keeps it, per layout; without them, or for a folder no profile recognises, the generic layout
+// serves every app name (python_embeded/, venv/, .venv/, env/, installer_files/env/,
+// system/python/, the folder itself). app_layouts() holds that generic layout.
 struct AppLayout {
     std::string name;  // lower case: "comfyui"; "" = generic
     std::vector<std::filesystem::path> (*candidates)(const std::filesystem::path& app_dir);
 };
 const std::vector<AppLayout>& app_layouts();
-// Every environment found in the app folder, in the app layout's order (files only).
-std::vector<Environment> app_environments(std::string_view app, const std::filesystem::path& app_dir);
+// Every environment found in the app folder, in the app layout's order (files only). With
+// `apps`: the layouts of the app named (`app` may be an alias; "" = the app the folder's markers
+// show), and env.app is that app's name.
+std::vector<Environment> app_environments(std::string_view app, const std::filesystem::path& app_dir,
+                                          const std::vector<AppSignature>* apps = nullptr);
+// Where app_environments() looks, in order, and the app name it settles on (files only).
+struct AppEnvironmentDirs {
+    std::string app;  // the profile's name when a profile applies, else `app` as given
+    bool recognised = false;  // a profile's markers matched the folder
+    std::vector<std::filesystem::path> dirs;
+};
+AppEnvironmentDirs app_environment_dirs(std::string_view app, const std::filesystem::path& app_dir,
+                                        const std::vector<AppSignature>* apps = nullptr);
 
 struct DiscoverOptions {
     std::vector<std::filesystem::path> app_paths;  // app folders to look into
     std::string app;                                // their app name ("" generic)
     bool home = true;                               // ~/.virtualenvs, ~/.conda/environments.txt
     FactsOptions facts;
+    const std::vector<AppSignature>* apps = nullptr; // app profiles, as in ResolveOptions
 };
 
 // Every environment found: the active one (else python3 on PATH), the app folders, then
