@@ -11,6 +11,8 @@ void register_config(CLI::App&, Context&);
 void register_matrix(CLI::App&, Context&);
 void register_envs(CLI::App&, Context&);
 void register_archs(CLI::App&, Context&);
+void register_install(CLI::App&, Context&);
+void register_recover(CLI::App&, Context&);
 
 // One command per line: branches that add commands then merge without conflicts more often.
 const RegisterCommand kCommands[] = {
@@ -18,6 +20,8 @@ const RegisterCommand kCommands[] = {
     register_doctor,
     register_envs,
     register_archs,
+    register_install,
+    register_recover,
     register_verify,
     register_matrix,
     register_config,
