@@ -112,6 +112,7 @@ const CatalogEntry entries[] = {
      "the change to {path} failed ({reason}) and could not be undone yet; run `envfix recover` to finish it",
      "对 {path} 的修改失败（{reason}），且暂时无法撤销；请运行 `envfix recover` 完成恢复"},
     {"install.progress_staging", "writing files", "正在写入文件"},
+    {"install.fault_points", "{count} fault points passed", "经过了 {count} 个故障注入点"},
     {"install.recovered_rolled_back", "undid an interrupted envfix transaction ({summary})", "已撤销一个被中断的 envfix 事务（{summary}）"},
     {"install.recovered_cleaned", "removed what an interrupted envfix left behind ({summary}); nothing had changed",
      "已清理被中断的 envfix 留下的文件（{summary}）；环境未被改动"},

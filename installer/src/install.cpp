@@ -10,6 +10,7 @@
 #include "envfix/common/interrupt.hpp"
 #include "envfix/common/strings.hpp"
 #include "envfix/installer/env_lock.hpp"
+#include "envfix/installer/fault.hpp"
 #include "envfix/installer/uninstall.hpp"
 #include "envfix/installer/wheel_plan.hpp"
 #include "envfix/resolver/names.hpp"
@@ -333,6 +334,8 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     for (auto& in : inputs)
         for (auto& w : in.plan.warnings) reporter.warn(w);
     result.seconds_total = seconds_since(started);
+    // The crash tests size their ENVFIX_FAULT_AFTER range with this.
+    reporter.debug(msg("install.fault_points", {{"count", std::to_string(fault_points_passed())}}));
     return result;
 }
 
