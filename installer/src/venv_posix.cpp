@@ -1,6 +1,8 @@
 // POSIX venv layout and interpreter links (venv_platform.hpp).
 #include "venv_platform.hpp"
 
+#include <vector>
+
 #include "envfix/common/fs.hpp"
 
 namespace envfix::installer::venvplat {
@@ -38,8 +40,9 @@ Expected<stdfs::path> install_interpreter(const stdfs::path& tmp, const probe::P
     std::string exe_name = base_executable.filename().string();
     stdfs::create_symlink(base_executable, bin / exe_name, ec);
     if (ec) return write_error(bin / exe_name, ec);
-    std::string minor = "python" + std::to_string(base.major) + "." + std::to_string(base.minor);
-    for (const std::string& name : {std::string("python"), std::string("python") + std::to_string(base.major), minor}) {
+    std::vector<std::string> names = {"python", "python" + std::to_string(base.major)};
+    if (base.major > 3 || base.minor >= 9) names.push_back("python" + xy(base));  // venv adds python3.X from 3.9
+    for (const auto& name : names) {
         if (name == exe_name) continue;
         stdfs::create_symlink(exe_name, bin / name, ec);
         if (ec) return write_error(bin / name, ec);
