@@ -75,7 +75,7 @@ std::vector<installer::WheelRequest> wheel_requests(const std::vector<std::strin
     return out;
 }
 
-void print_result(const installer::InstallResult& r, bool dry_run, Context& ctx) {
+void print_result(const installer::InstallResult& r, bool dry_run) {
     if (dry_run) {
         for (const auto& c : r.removed)
             print(msg("install.would_remove", {{"name", c.name}, {"version", c.version}, {"files", std::to_string(c.files)}}));
@@ -100,8 +100,8 @@ void print_result(const installer::InstallResult& r, bool dry_run, Context& ctx)
     std::snprintf(secs, sizeof secs, "%.2f", r.seconds_total);
     char moving[32];
     std::snprintf(moving, sizeof moving, "%.1f", r.seconds_moving * 1000);
-    ctx.reporter->info(msg("install.done", {{"seconds", secs}, {"files", std::to_string(r.files_written)},
-                                            {"moves", std::to_string(r.moves)}, {"moving_ms", moving}}));
+    print(msg("install.done", {{"seconds", secs}, {"files", std::to_string(r.files_written)},
+                               {"moves", std::to_string(r.moves)}, {"moving_ms", moving}}));
 }
 
 void run_install(const InstallOptions& o, Context& ctx) {
@@ -144,7 +144,7 @@ void run_install(const InstallOptions& o, Context& ctx) {
     }
     const auto& r = *result;
     if (!ctx.opts.json) {
-        print_result(r, o.dry_run, ctx);
+        print_result(r, o.dry_run);
         return;
     }
     Json installed = Json::array(), removed = Json::array(), unchanged = Json::array(), unmet = Json::array();

@@ -11,9 +11,11 @@
 #include "envfix/common/strings.hpp"
 #include "envfix/installer/env_lock.hpp"
 #include "envfix/installer/fault.hpp"
+#include "envfix/installer/scripts.hpp"
 #include "envfix/installer/uninstall.hpp"
 #include "envfix/installer/wheel_plan.hpp"
 #include "envfix/resolver/names.hpp"
+#include "envfix/resolver/tags.hpp"
 #include "envfix/resolver/url.hpp"
 #include "file_ops.hpp"
 #include "install_checks.hpp"
@@ -49,8 +51,11 @@ std::set<stdfs::path> environment_files(const probe::Environment& env, const Ins
     for (const auto& dir : {scheme.scripts, stdfs::path(env.root)}) {
         std::error_code ec;
         for (stdfs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-            auto name = str::lower(it->path().filename().string());
-            if (name.starts_with("python") || name.starts_with("pypy")) add(it->path());
+            auto name = it->path().filename().string();
+            auto lower = str::lower(name);
+            // python, python3.12, pythonw.exe ... and python3.dll, python312.dll beside them.
+            bool interpreter = !unsafe_script_name(name).empty() || (lower.starts_with("python") && lower.ends_with(".dll"));
+            if (interpreter) add(it->path());
         }
     }
     return out;
@@ -108,13 +113,14 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     auto target = script_target(env, scheme);
 
     // 1. The wheels, checked on their own and against the interpreter.
+    const auto supported = resolver::supported_tags(env.facts);
     std::vector<Input> inputs;
     std::set<std::string> names;
     for (const auto& req : request.wheels) {
         Input in;
         in.request = req;
         ENVFIX_TRY(in.wheel, open_wheel(req.file));
-        ENVFIX_TRY_VOID(check_compatible(in.wheel, env.facts));
+        ENVFIX_TRY_VOID(check_compatible(in.wheel, env.facts, supported));
         if (!names.insert(in.wheel.name.canonical_name).second)
             return fail(ExitCode::Usage, "install.duplicate_wheel", {{"name", in.wheel.name.canonical_name}, {"file", in.wheel.source()}});
         WheelOptions wo;

@@ -21,8 +21,8 @@ std::string interpreter_text(const probe::PythonFacts& f) {
 
 }  // namespace
 
-Expected<void> check_compatible(const WheelFile& wheel, const probe::PythonFacts& facts) {
-    auto supported = resolver::supported_tags(facts);
+Expected<void> check_compatible(const WheelFile& wheel, const probe::PythonFacts& facts,
+                                const resolver::SupportedTags& supported) {
     if (!supported.supports(wheel.name.tags))
         return fail(ExitCode::IncompatibleWheel, "install.incompatible_wheel",
                     {{"file", wheel.source()}, {"tags", wheel.name.tag_text}, {"python", interpreter_text(facts)}});

@@ -9,12 +9,14 @@
 #include "envfix/installer/wheel.hpp"
 #include "envfix/probe/environment.hpp"
 #include "envfix/resolver/installed.hpp"
+#include "envfix/resolver/tags.hpp"
 
 namespace envfix::installer {
 
 // Tags (IncompatibleWheel, "install.incompatible_wheel") and Requires-Python
 // ("install.requires_python") against the target interpreter.
-Expected<void> check_compatible(const WheelFile& wheel, const probe::PythonFacts& facts);
+Expected<void> check_compatible(const WheelFile& wheel, const probe::PythonFacts& facts,
+                                const resolver::SupportedTags& supported);
 
 // PEP 668: a system Python whose stdlib holds EXTERNALLY-MANAGED (PermissionDenied,
 // "install.externally_managed").

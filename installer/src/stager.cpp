@@ -20,6 +20,10 @@ namespace envfix::installer {
 
 namespace {
 
+// Files at least this large are inflated into their mapped output file, smaller ones into a
+// reused buffer and written with one write().
+constexpr size_t kMapAtLeast = 8u << 20;
+
 struct Task {
     std::vector<size_t> items;  // one item, or a wheel's entries that libarchive reads in one pass
     uint64_t weight = 0;
@@ -82,14 +86,21 @@ private:
         stop_ = true;
     }
 
-    void worker() {
+    // What one worker thread reuses from file to file.
+    struct WorkerState {
         RecordHasher hasher;
+        ZipInflater inflater;
+        std::vector<char> buffer;
+    };
+
+    void worker() {
+        WorkerState state;
         for (size_t t; !stop_.load() && (t = next_.fetch_add(1)) < tasks_.size();) {
             if (interrupt_requested()) {
                 set_error(make_error(ExitCode::Interrupted, "install.interrupted"));
                 break;
             }
-            auto r = run_task(tasks_[t], hasher);
+            auto r = run_task(tasks_[t], state);
             if (!r) {
                 set_error(std::move(r).error());
                 break;
@@ -100,10 +111,10 @@ private:
         cv_.notify_all();
     }
 
-    Expected<void> run_task(const Task& task, RecordHasher& hasher) {
+    Expected<void> run_task(const Task& task, WorkerState& ws) {
         const StageItem& first = items_[task.items.front()];
         if (task.items.size() == 1 && (!first.file || !zip_entry_needs_sequential_read_for(first)))
-            return stage_one(task.items.front(), nullptr, hasher);
+            return stage_one(task.items.front(), nullptr, ws);
         // libarchive: one pass over the wheel for all of these entries.
         std::map<size_t, size_t> by_entry;
         std::vector<size_t> entries;
@@ -113,7 +124,7 @@ private:
         }
         return visit_zip_entries(first.wheel->bytes(), first.wheel->zip, entries, first.wheel->source(),
                                  [&](size_t entry, const std::function<Expected<void>(const ZipSink&)>& read) {
-                                     return stage_one(by_entry.at(entry), &read, hasher);
+                                     return stage_one(by_entry.at(entry), &read, ws);
                                  });
     }
 
@@ -130,7 +141,8 @@ private:
         return {};
     }
 
-    Expected<void> stage_one(size_t index, const std::function<Expected<void>(const ZipSink&)>* read, RecordHasher& hasher) {
+    Expected<void> stage_one(size_t index, const std::function<Expected<void>(const ZipSink&)>* read, WorkerState& ws) {
+        RecordHasher& hasher = ws.hasher;
         const StageItem& it = items_[index];
         StagedDigest& out = out_[index];
         if (!it.file) {  // the archive's own sha256, for direct_url.json
@@ -180,6 +192,29 @@ private:
                 out = {row.hash_algorithm, row.hash_digest, content.size()};
                 bytes_ += content.size();
             }
+        } else if (!read) {
+            // Stored and deflate: the whole entry at once, into a buffer, or for large files
+            // straight into the mapped output file (no copy, no memory the size of torch's
+            // largest library).
+            const auto& row = it.wheel->record[static_cast<size_t>(it.wheel->record_row[f.entry])];
+            const ZipEntry& e = it.wheel->zip.entries[f.entry];
+            const size_t size = static_cast<size_t>(e.size);
+            const bool mapped = size >= kMapAtLeast;
+            char* data = nullptr;
+            if (mapped) {
+                ENVFIX_TRY(data, file.map(size));
+            } else {
+                ws.buffer.resize(std::max<size_t>(size, 1));
+                data = ws.buffer.data();
+            }
+            ENVFIX_TRY_VOID(ws.inflater.inflate(it.wheel->bytes(), e, it.wheel->source(), data));
+            hasher.start(row.hash_algorithm);
+            hasher.update(std::string_view(data, size));
+            std::string digest = hasher.finish_b64();
+            ENVFIX_TRY_VOID(check_digest(it, row.hash_algorithm, digest));
+            if (!mapped) ENVFIX_TRY_VOID(file.write(std::string_view(data, size)));
+            bytes_.fetch_add(size, std::memory_order_relaxed);
+            out = {row.hash_algorithm, std::move(digest), size};
         } else {
             const auto& row = it.wheel->record[static_cast<size_t>(it.wheel->record_row[f.entry])];
             hasher.start(row.hash_algorithm);
