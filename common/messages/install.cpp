@@ -114,6 +114,8 @@ const CatalogEntry entries[] = {
     {"install.progress_staging", "writing files", "正在写入文件"},
     {"install.fault_points", "{count} fault points passed", "经过了 {count} 个故障注入点"},
     {"install.recovered_rolled_back", "undid an interrupted envfix transaction ({summary})", "已撤销一个被中断的 envfix 事务（{summary}）"},
+    {"install.recovered_finished", "removed the backups an envfix transaction left after it had completed ({summary})",
+     "已删除一个已完成的 envfix 事务留下的备份（{summary}）"},
     {"install.recovered_cleaned", "removed what an interrupted envfix left behind ({summary}); nothing had changed",
      "已清理被中断的 envfix 留下的文件（{summary}）；环境未被改动"},
     {"journal.invalid", "cannot read the transaction journal {path}: {reason}", "无法读取事务日志 {path}：{reason}"},

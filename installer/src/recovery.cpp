@@ -15,6 +15,7 @@ std::string_view recovery_action_name(RecoveryOutcome::Action a) {
     switch (a) {
         case RecoveryOutcome::Action::RolledBack: return "rolled-back";
         case RecoveryOutcome::Action::Cleaned: return "cleaned";
+        case RecoveryOutcome::Action::Finished: return "finished";
     }
     return "?";
 }
@@ -66,7 +67,8 @@ Expected<std::vector<RecoveryOutcome>> recover_transactions(const stdfs::path& s
         ENVFIX_TRY(auto text, fs::read_file(file));
         ENVFIX_TRY(auto j, parse_journal(text, file.string()));
         auto areas = tx::make_areas(j.areas, j.id);
-        RecoveryOutcome r{j.id, j.summary, RecoveryOutcome::Action::Cleaned};
+        RecoveryOutcome r{j.id, j.summary,
+                          j.state == Journal::State::Committed ? RecoveryOutcome::Action::Finished : RecoveryOutcome::Action::Cleaned};
         if (j.state == Journal::State::Prepared) {
             ENVFIX_TRY_VOID(undo(areas, j));
             r.action = RecoveryOutcome::Action::RolledBack;
@@ -77,7 +79,9 @@ Expected<std::vector<RecoveryOutcome>> recover_transactions(const stdfs::path& s
         }
         tx::remove_stage_dirs(areas);
         tx::remove_journal(state_dir, j.id);
-        reporter.info(msg(r.action == RecoveryOutcome::Action::RolledBack ? "install.recovered_rolled_back" : "install.recovered_cleaned",
+        reporter.info(msg(r.action == RecoveryOutcome::Action::RolledBack ? "install.recovered_rolled_back"
+                          : r.action == RecoveryOutcome::Action::Finished ? "install.recovered_finished"
+                                                                           : "install.recovered_cleaned",
                           {{"id", j.id}, {"summary", j.summary}}));
         out.push_back(std::move(r));
     }

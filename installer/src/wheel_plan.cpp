@@ -2,6 +2,7 @@
 #include "envfix/installer/wheel_plan.hpp"
 
 #include <map>
+#include <set>
 
 #include "envfix/common/strings.hpp"
 #include "envfix/installer/scripts.hpp"
@@ -136,8 +137,13 @@ Expected<WheelPlan> plan_wheel(const WheelFile& wheel, const InstallScheme& sche
     };
 
     const std::string data_prefix = wheel.data_dir.empty() ? std::string() : wheel.data_dir + "/";
+    // Files that describe an installation, not the distribution (a wheel repacked from an
+    // installed environment carries them): this installation writes its own.
+    const std::set<std::string> install_records = {wheel.dist_info + "/INSTALLER", wheel.dist_info + "/REQUESTED",
+                                                   wheel.dist_info + "/direct_url.json"};
     for (size_t idx : wheel.files) {
         const ZipEntry& e = wheel.zip.entries[idx];
+        if (install_records.count(e.name)) continue;
         PlannedFile f;
         f.entry = idx;
         f.executable = e.is_executable();

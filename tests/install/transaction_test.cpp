@@ -162,7 +162,7 @@ TEST(Recovery, CleansUpStagingAndCommittedTransactions) {
     write_text(state / ".tx-x2.json.envfix-tmp-12", "{\"half\":");  // an interrupted journal write
     out = recover_transactions(state, rep);
     ASSERT_TRUE(out);
-    EXPECT_EQ(out->at(0).action, RecoveryOutcome::Action::Cleaned);
+    EXPECT_EQ(out->at(0).action, RecoveryOutcome::Action::Finished);
     EXPECT_EQ(tree_diff(before, snapshot(dir / "sp")), "");
     EXPECT_FALSE(stdfs::exists(state));
 }
@@ -226,4 +226,29 @@ TEST(InstallApi, EmbeddedPythonGetsImportSiteOnlyWithConsent) {
     EXPECT_TRUE(ok->site_enabled);
     EXPECT_EQ(read_text(*env.pth_file), "python311.zip\n.\n\n# Uncomment to run site.main() automatically\nimport site\n");
     EXPECT_TRUE(stdfs::exists(site_packages(venv) / "demo" / "__init__.py"));
+}
+
+TEST(InstallApi, InstallationRecordsAreThisInstallsOwn) {
+    // A wheel repacked from an installed environment carries INSTALLER, REQUESTED and
+    // direct_url.json: envfix writes its own instead; and a URL's credentials never reach
+    // direct_url.json (PEP 610).
+    TempDir dir;
+    auto venv = dir / "v";
+    make_bare_venv(venv);
+    WheelSpec s;
+    s.files = {{"demo/__init__.py", ""},
+               {"demo-1.0.dist-info/INSTALLER", "pip\n"},
+               {"demo-1.0.dist-info/REQUESTED", ""},
+               {"demo-1.0.dist-info/direct_url.json", "{\"url\": \"file:///elsewhere\"}"}};
+    auto wheel = write_wheel(s, dir / "w");
+    auto env = resolved(venv);
+    Answer rep(false);
+    auto r = install(env, {.wheels = {{wheel, false, "https://user:secret@example.org/simple/demo-1.0-py3-none-any.whl"}}}, rep);
+    ASSERT_TRUE(r) << render(r.error().message, Lang::En);
+    auto di = site_packages(venv) / "demo-1.0.dist-info";
+    EXPECT_EQ(read_text(di / "INSTALLER"), "envfix\n");
+    EXPECT_FALSE(stdfs::exists(di / "REQUESTED"));  // requested = false: a dependency
+    auto du = read_text(di / "direct_url.json");
+    EXPECT_NE(du.find("\"url\": \"https://example.org/simple/demo-1.0-py3-none-any.whl\""), std::string::npos) << du;
+    EXPECT_EQ(du.find("secret"), std::string::npos);
 }

@@ -72,13 +72,14 @@ private:
 struct RecoveryOutcome {
     enum class Action {
         RolledBack,  // it was moving: the moves done were undone (the environment is the old one)
-        Cleaned,     // it was staging (nothing had moved) or had committed (the new one): leftovers removed
+        Cleaned,     // it was staging: nothing had moved; its staged files were removed
+        Finished,    // it had committed (the environment is the new one): its backups were removed
     };
     std::string id;
     std::string summary;
     Action action = Action::Cleaned;
 };
-std::string_view recovery_action_name(RecoveryOutcome::Action a);  // "rolled-back", "cleaned"
+std::string_view recovery_action_name(RecoveryOutcome::Action a);  // "rolled-back", "cleaned", "finished"
 
 // Whether `state_dir` holds a journal (a transaction was interrupted).
 bool has_pending_transactions(const std::filesystem::path& state_dir);
