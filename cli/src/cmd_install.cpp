@@ -195,7 +195,7 @@ void register_install(CLI::App& app, Context& ctx) {
     cmd->add_flag("--wait", o->wait, "wait for another envfix working on the environment instead of failing (exit 64)");
     cmd->add_flag("--break-system-packages", o->break_system_packages,
                   "install into a Python its OS manages (EXTERNALLY-MANAGED), as pip's option of that name");
-    cmd->add_option("--threads", o->threads, "files written in parallel (default: one per core)");
+    cmd->add_option("--threads", o->threads, "files written in parallel (default: twice the cores, 4 to 32)");
     cmd->callback([o, &ctx] { run_install(*o, ctx); });
 }
 

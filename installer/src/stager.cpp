@@ -36,7 +36,9 @@ public:
     Expected<std::vector<StagedDigest>> go() {
         fileops::umask_value();  // read before threads start: umask() is process-wide
         build_tasks();
-        unsigned n = opts_.threads ? opts_.threads : std::max(1u, std::thread::hardware_concurrency());
+        // Twice the cores by default: creating files waits on metadata writes, and threads waiting
+        // there leave the cores to those inflating.
+        unsigned n = opts_.threads ? opts_.threads : std::clamp(2 * std::thread::hardware_concurrency(), 4u, 32u);
         n = static_cast<unsigned>(std::min<size_t>(n, std::max<size_t>(1, tasks_.size())));
         uint64_t total = 0;
         for (const auto& t : tasks_) total += t.weight;

@@ -27,7 +27,7 @@ struct StagedDigest {
 };
 
 struct StageOptions {
-    unsigned threads = 0;               // 0: one per core
+    unsigned threads = 0;               // 0: twice the cores, 4 to 32
     std::string interpreter;            // for "#!python" scripts
     std::string line_end = "\n";        // after the rewritten shebang (os.linesep of the target)
     Reporter* reporter = nullptr;       // progress

@@ -40,7 +40,7 @@ struct InstallRequest {
     bool dry_run = false;                    // check and plan; change nothing
     bool wait_for_lock = false;              // wait for another envfix instead of Locked (64)
     bool break_system_packages = false;      // install into an EXTERNALLY-MANAGED system Python
-    unsigned threads = 0;                    // 0: one per core
+    unsigned threads = 0;                    // 0: twice the cores (4 to 32)
 };
 
 struct DistChange {
