@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "envfix/common/interrupt.hpp"
 #include "envfix/common/strings.hpp"
 #include "envfix/installer/env_lock.hpp"
 
@@ -60,6 +61,10 @@ Expected<EnvLock> EnvLock::acquire(const std::filesystem::path& root, bool wait,
         }
         reporter.info(msg("install.lock_waiting", {{"path", root.string()}, {"pid", pid.empty() ? "?" : pid}}));
         while (::flock(fd, LOCK_EX) != 0) {
+            if (errno == EINTR && interrupt_requested()) {  // Ctrl-C while waiting
+                ::close(fd);
+                return fail(ExitCode::Interrupted, "install.interrupted");
+            }
             if (errno == EINTR) continue;
             int e2 = errno;
             ::close(fd);
