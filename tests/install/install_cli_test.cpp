@@ -277,3 +277,44 @@ TEST(InstallSystem, ExternallyManagedPythonIsRefused) {
     EXPECT_EQ(r.code, 63) << r.err;
     EXPECT_NE(first_error_line(r).find("EXTERNALLY-MANAGED"), std::string::npos) << r.err;
 }
+
+TEST_F(InstallCli, Bzip2AndLzmaEntriesAreReadThroughLibarchive) {
+    // Python's zipfile writes these methods, and pip installs such wheels.
+    auto out = dir / "wheels" / "packed-1.0-py3-none-any.whl";
+    stdfs::create_directories(out.parent_path());
+    auto py = run_program({test_python().string(), "-c", R"(
+import base64, hashlib, sys, zipfile
+files = {"packed/__init__.py": b"A = 1\n", "packed/data.txt": b"x" * 100000 + b"\n",
+         "packed-1.0.dist-info/METADATA": b"Metadata-Version: 2.1\nName: packed\nVersion: 1.0\n",
+         "packed-1.0.dist-info/WHEEL": b"Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+rec = "".join(f"{n},sha256={base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b'=').decode()},{len(d)}\n" for n, d in files.items())
+files["packed-1.0.dist-info/RECORD"] = (rec + "packed-1.0.dist-info/RECORD,,\n").encode()
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    for i, (n, d) in enumerate(files.items()):
+        z.writestr(n, d, compress_type=[zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA, zipfile.ZIP_DEFLATED][i % 3])
+)", out.string()});
+    ASSERT_EQ(py.code, 0) << py.err;
+    auto r = envfix({"install", "--env", venv.string(), out.string()});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(read_text(sp / "packed" / "data.txt"), std::string(100000, 'x') + "\n");
+    auto run = run_program({(venv / "bin" / "python").string(), "-c", "import packed; print(packed.A)"});
+    EXPECT_EQ(run.out, "1\n") << run.err;
+}
+
+TEST_F(InstallCli, BuildMachineBytecodeIsSkippedAndANewerFormatWarns) {
+    Json spec = {{"name", "demo"}, {"version", "1"}, {"wheel_version", "1.9"},
+                 {"files", {{"demo/__init__.py", ""}, {"demo/__pycache__/__init__.cpython-311.pyc", "not yours"}}}};
+    auto r = envfix({"install", "--env", venv.string(), wheel(spec).string()});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_FALSE(stdfs::exists(sp / "demo" / "__pycache__"));
+    EXPECT_NE(r.err.find("skipped 1 files under __pycache__"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("wheel format 1.9"), std::string::npos) << r.err;
+    auto record = read_text(sp / "demo-1.dist-info" / "RECORD");
+    EXPECT_EQ(record.find("__pycache__"), std::string::npos) << record;
+    Json future = {{"name", "demo"}, {"version", "2"}, {"wheel_version", "2.0"}};
+    auto before = state();
+    auto f = envfix({"install", "--env", venv.string(), wheel(future).string()});
+    EXPECT_EQ(f.code, 60) << f.err;
+    EXPECT_NE(first_error_line(f).find("wheel format 2.0"), std::string::npos) << f.err;
+    EXPECT_EQ(tree_diff(before, state()), "");
+}
