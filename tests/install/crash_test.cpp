@@ -96,6 +96,7 @@ TEST_F(Crash, KilledAtEveryFaultPointRecoversToOldOrNew) {
     std::vector<int> points;
     for (int n = 1; n <= fault_points + 1; ++n) points.push_back(n);
     ASSERT_GE(points.size(), 50u) << "the crash test needs at least 50 kill points";
+    std::printf("killing the install at each of its %d fault points\n", fault_points);
     std::map<std::string, int> seen;
     for (size_t i = 0; i < points.size(); ++i) {
         int n = points[i];
