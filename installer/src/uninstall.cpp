@@ -61,9 +61,15 @@ Expected<RemovalPlan> plan_removal(const resolver::InstalledDist& dist, const st
         }
         if (chosen.insert(p).second) plan.files.push_back(p);
     };
+    std::map<stdfs::path, stdfs::path> real_dirs;  // torch lists 17 000 files in about 1 000 folders
+    auto real_dir = [&](const stdfs::path& dir) -> const stdfs::path& {
+        auto it = real_dirs.find(dir);
+        if (it == real_dirs.end()) it = real_dirs.emplace(dir, canonical_or_self(dir)).first;
+        return it->second;
+    };
     for (const auto& row : rows) {
         stdfs::path p = (dist.site_packages / stdfs::path(row.path)).lexically_normal();
-        if (!within(p, root) || !within(canonical_or_self(p.parent_path()) / p.filename(), real_root)) {
+        if (!within(p, root) || !within(real_dir(p.parent_path()) / p.filename(), real_root)) {
             ++outside;
             continue;
         }
