@@ -36,6 +36,12 @@ wheels=("$W"/idx/files/*.whl)
 echo "   ${#wheels[@]} wheels, $(du -sh "$W/idx/files" | cut -f1)"
 
 step "envfix: new venv + install the stack" "$ENVFIX" install --json --venv "$W/v" --create --base-python "$BASE" "${wheels[@]}" >"$W/install.json" 2>"$W/install.err"
+if [[ $(field "$W/install.json" "(d.get('error') or {}).get('name', '')") == requirements-unmet ]]; then
+  # The repacked closure lacks something torch requires: say what, and install without it.
+  field "$W/install.json" "'   ' + d['error']['message']"
+  rm -rf "$W/v"
+  step "envfix: new venv + install the stack, --no-deps" "$ENVFIX" install --json --no-deps --venv "$W/v" --create --base-python "$BASE" "${wheels[@]}" >"$W/install.json" 2>"$W/install.err"
+fi
 field "$W/install.json" "f\"   {len(d['installed'])} installed, {d['transaction']['files_written']} files, {d['transaction']['bytes_written']/2**30:.2f} GiB, {d['transaction']['moves']} moves; stage {d['transaction']['seconds_stage']:.2f} s, commit {d['transaction']['seconds_commit']:.2f} s, switch {d['transaction']['seconds_moving']*1000:.1f} ms\"" || tail -3 "$W/install.err"
 step "import torch on the GPU" "$W/v/bin/python" -c "import torch; print('  ', torch.__version__, torch.cuda.get_device_name(0), torch.ones(4, device='cuda').sum().item())"
 
