@@ -14,18 +14,22 @@ void register_archs(CLI::App&, Context&);
 void register_check(CLI::App&, Context&);
 void register_plan(CLI::App&, Context&);
 void register_apps(CLI::App&, Context&);
+void register_install(CLI::App&, Context&);
+void register_recover(CLI::App&, Context&);
 
 // One command per line: branches that add commands then merge without conflicts more often.
 const RegisterCommand kCommands[] = {
     register_probe,
     register_doctor,
-    register_envs,
-    register_archs,
-    register_check,
-    register_apps,
-    register_verify,
-    register_matrix,
     register_plan,
+    register_install,
+    register_verify,
+    register_check,
+    register_envs,
+    register_apps,
+    register_archs,
+    register_matrix,
+    register_recover,
     register_config,
 };
 

@@ -17,6 +17,7 @@ const std::vector<EnvVarInfo>& table() {
         {EnvVar::EnvfixIndexUrl, "ENVFIX_INDEX_URL", "root of the PyTorch wheel index or a mirror of it"},
         {EnvVar::EnvfixNoColor, "ENVFIX_NO_COLOR", "no colours in terminal output"},
         {EnvVar::EnvfixProfilesDir, "ENVFIX_PROFILES_DIR", "profiles folder (matrix/, gpus/) to load instead of the built-in copy"},
+        {EnvVar::EnvfixFaultAfter, "ENVFIX_FAULT_AFTER", "test hook: N kills envfix (SIGKILL) at the Nth fault point of an install transaction; N:int raises Ctrl-C there instead"},
         {EnvVar::CudaVisibleDevices, "CUDA_VISIBLE_DEVICES", "GPUs the CUDA driver shows (envfix says when it hides some)"},
         {EnvVar::VirtualEnv, "VIRTUAL_ENV", "the active virtual environment (default target)"},
         {EnvVar::CondaPrefix, "CONDA_PREFIX", "the active conda environment (default target)"},

@@ -21,6 +21,7 @@ enum class EnvVar {
     EnvfixIndexUrl,      // PyTorch index root
     EnvfixNoColor,
     EnvfixProfilesDir,   // profiles folder to load instead of the built-in matrix
+    EnvfixFaultAfter,    // test hook: kill envfix at the Nth fault point of a transaction
     // CUDA
     CudaVisibleDevices,
     // Python environments

@@ -50,6 +50,7 @@ enum class ExitCode : int {
     RolledBack = 65,         // verify failed after install; the environment was rolled back
     NoSnapshot = 66,         // rollback target missing
     NotInstallable = 67,     // sdist or nothing installable for the request
+    NoRecord = 68,           // an installed distribution without RECORD: envfix cannot remove it
     // verify
     VerifyDriverFailed = 70,
     VerifyFrameworkFailed = 71,

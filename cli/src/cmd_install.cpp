@@ -1,0 +1,202 @@
+// envfix install: local wheel files into an environment, old versions out, one transaction
+// (issue 6; docs/install.md). Installing requirements from an index goes through the same
+// installer::install() once the planner hands it wheel files.
+#include <CLI/CLI.hpp>
+
+#include "context.hpp"
+#include "env_json.hpp"
+#include "envfix/common/strings.hpp"
+#include "envfix/installer/install.hpp"
+#include "envfix/installer/venv.hpp"
+#include "envfix/installer/wheel_plan.hpp"
+#include "envfix/resolver/wheel_name.hpp"
+#include "output.hpp"
+#include "probe_view.hpp"
+#include "target_options.hpp"
+#include "terminal_reporter.hpp"
+
+#ifndef ENVFIX_VERSION
+#define ENVFIX_VERSION "0.0.0"
+#endif
+
+namespace envfix::cli {
+
+namespace stdfs = std::filesystem;
+
+namespace {
+
+struct InstallOptions {
+    TargetOptions target;
+    std::string venv;
+    bool create = false;
+    std::string base_python;
+    std::vector<std::string> items;
+    bool no_deps = false;
+    bool dry_run = false;
+    bool force_reinstall = false;
+    bool wait = false;
+    bool break_system_packages = false;
+    unsigned threads = 0;
+};
+
+Json change_json(const installer::DistChange& c, bool with_wheel) {
+    Json j = {{"name", c.name}, {"version", c.version}, {"dist_info", c.dist_info.string()}, {"files", c.files}};
+    if (with_wheel) {
+        j["wheel"] = c.wheel;
+        j["bytes"] = c.bytes;
+    }
+    return j;
+}
+
+Json recovered_json(const std::vector<installer::RecoveryOutcome>& list) {
+    Json a = Json::array();
+    for (const auto& r : list)
+        a.push_back({{"id", r.id}, {"action", std::string(installer::recovery_action_name(r.action))}, {"summary", r.summary}});
+    return a;
+}
+
+// Wheel files from the command line: anything that is not a file (a requirement such as
+// "torch==2.7") needs the index path, which this command does not take yet.
+std::vector<installer::WheelRequest> wheel_requests(const std::vector<std::string>& items) {
+    std::vector<installer::WheelRequest> out;
+    for (const auto& item : items) {
+        stdfs::path p(item);
+        std::error_code ec;
+        bool file = stdfs::is_regular_file(p, ec);
+        auto kind = resolver::distribution_kind(p.filename().string());
+        if (!file && kind == resolver::DistributionKind::Other)
+            throw Failure(ExitCode::Usage, "install.not_a_file", {{"item", item}});
+        if (!file) throw Failure(ExitCode::BadInput, "fs.read_failed", {{"path", item}, {"reason", "no such file"}});
+        installer::WheelRequest r;
+        r.file = stdfs::absolute(p).lexically_normal();
+        r.direct_url = installer::file_url(r.file);
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+void print_result(const installer::InstallResult& r, bool dry_run) {
+    if (dry_run) {
+        for (const auto& c : r.removed)
+            print(msg("install.would_remove", {{"name", c.name}, {"version", c.version}, {"files", std::to_string(c.files)}}));
+        for (const auto& c : r.installed)
+            print(msg("install.would_install", {{"name", c.name}, {"version", c.version}, {"files", std::to_string(c.files)},
+                                                {"size", str::human_bytes(c.bytes)}}));
+        if (r.site_enabled) print(msg("install.would_enable_site"));
+        if (r.installed.empty() && r.removed.empty()) print(msg("install.nothing_to_do"));
+        return;
+    }
+    for (const auto& c : r.removed)
+        print(msg("install.removed", {{"name", c.name}, {"version", c.version}, {"files", std::to_string(c.files)}}));
+    for (const auto& c : r.installed)
+        print(msg("install.installed", {{"name", c.name}, {"version", c.version}, {"files", std::to_string(c.files)},
+                                        {"size", str::human_bytes(c.bytes)}}));
+    if (r.site_enabled) print(msg("install.site_enabled"));
+    if (r.installed.empty() && r.removed.empty()) {
+        print(msg("install.nothing_to_do"));
+        return;
+    }
+    char secs[32];
+    std::snprintf(secs, sizeof secs, "%.2f", r.seconds_total);
+    char moving[32];
+    std::snprintf(moving, sizeof moving, "%.1f", r.seconds_moving * 1000);
+    print(msg("install.done", {{"seconds", secs}, {"files", std::to_string(r.files_written)},
+                               {"moves", std::to_string(r.moves)}, {"moving_ms", moving}}));
+}
+
+void run_install(const InstallOptions& o, Context& ctx) {
+    if (o.items.empty()) throw Failure(ExitCode::Usage, "install.nothing_given");
+    if (!o.venv.empty() && o.target.given()) throw Failure(ExitCode::Usage, "install.venv_and_target");
+    if ((o.create || !o.base_python.empty()) && o.venv.empty()) throw Failure(ExitCode::Usage, "install.create_needs_venv");
+    auto wheels = wheel_requests(o.items);
+
+    TargetOptions target = o.target;
+    bool created = false;
+    if (!o.venv.empty()) {
+        if (o.create && !o.dry_run) {
+            auto v = value_or_throw(installer::create_venv({o.venv, o.base_python, ENVFIX_VERSION}, *ctx.reporter));
+            created = v.created;
+            if (created) ctx.reporter->info(msg("install.venv_created", {{"path", o.venv}}));
+        }
+        target.env = o.venv;
+    }
+    auto env = resolve_target(target, ctx, TargetNeed::Interpreter);
+
+    installer::InstallRequest req;
+    req.wheels = std::move(wheels);
+    req.check_dependencies = !o.no_deps;
+    req.dry_run = o.dry_run;
+    req.force_reinstall = o.force_reinstall;
+    req.wait_for_lock = o.wait;
+    req.break_system_packages = o.break_system_packages;
+    req.threads = o.threads;
+    auto result = installer::install(env, req, *ctx.reporter);
+    if (!result) {
+        if (ctx.opts.json) {
+            Json doc = {{"schema_version", kJsonSchemaVersion}, {"environment", environment_json(env)}, {"dry_run", o.dry_run},
+                        {"error", error_json(result.error())}};
+            print_error_line(result.error());
+            print_json(doc);
+            ctx.exit_code = result.error().code;
+            return;
+        }
+        throw Failure(std::move(result).error());
+    }
+    const auto& r = *result;
+    if (!ctx.opts.json) {
+        print_result(r, o.dry_run);
+        return;
+    }
+    Json installed = Json::array(), removed = Json::array(), unchanged = Json::array(), unmet = Json::array();
+    for (const auto& c : r.installed) installed.push_back(change_json(c, true));
+    for (const auto& c : r.removed) removed.push_back(change_json(c, false));
+    for (const auto& c : r.unchanged) unchanged.push_back({{"name", c.name}, {"version", c.version}, {"wheel", c.wheel}});
+    for (const auto& u : r.unmet)
+        unmet.push_back({{"name", u.dist}, {"requirement", u.requirement}, {"found", u.found.empty() ? Json(nullptr) : Json(u.found)}});
+    Json warnings = Json::array();
+    for (const auto& w : ctx.reporter_impl->warnings()) warnings.push_back(w);
+    print_json({{"schema_version", kJsonSchemaVersion},
+                {"environment", environment_json(env)},
+                {"venv_created", created},
+                {"dry_run", o.dry_run},
+                {"installed", installed},
+                {"removed", removed},
+                {"unchanged", unchanged},
+                {"unmet_requirements", unmet},
+                {"site_enabled", r.site_enabled},
+                {"recovered", recovered_json(r.recovered)},
+                {"transaction", r.transaction.empty() ? Json(nullptr)
+                                                      : Json{{"id", r.transaction},
+                                                             {"files_written", r.files_written},
+                                                             {"bytes_written", r.bytes_written},
+                                                             {"moves", r.moves},
+                                                             {"seconds_stage", r.seconds_stage},
+                                                             {"seconds_commit", r.seconds_commit},
+                                                             {"seconds_moving", r.seconds_moving}}},
+                {"seconds", r.seconds_total},
+                {"warnings", warnings},
+                {"error", nullptr}});
+}
+
+}  // namespace
+
+void register_install(CLI::App& app, Context& ctx) {
+    auto o = std::make_shared<InstallOptions>();
+    auto* cmd = app.add_subcommand("install", "install wheel files into an environment, atomically (old versions removed in the same step)");
+    cmd->add_option("wheels", o->items, "wheel files (.whl)");
+    add_target_options(*cmd, o->target);
+    const char* venv_group = "New environment";
+    cmd->add_option("--venv", o->venv, "install into this venv (with --create: make it first when missing)")->group(venv_group);
+    cmd->add_flag("--create", o->create, "create the --venv folder as a new virtual environment")->group(venv_group);
+    cmd->add_option("--base-python", o->base_python, "interpreter the new venv is made from (default: python3 on PATH)")->group(venv_group);
+    cmd->add_flag("--no-deps", o->no_deps, "install even when requirements of the wheels are missing (they are reported)");
+    cmd->add_flag("--dry-run", o->dry_run, "check everything and print the changes; change nothing");
+    cmd->add_flag("--force-reinstall", o->force_reinstall, "reinstall a wheel whose exact version is installed");
+    cmd->add_flag("--wait", o->wait, "wait for another envfix working on the environment instead of failing (exit 64)");
+    cmd->add_flag("--break-system-packages", o->break_system_packages,
+                  "install into a Python its OS manages (EXTERNALLY-MANAGED), as pip's option of that name");
+    cmd->add_option("--threads", o->threads, "files written in parallel (default: twice the cores, 4 to 32)");
+    cmd->callback([o, &ctx] { run_install(*o, ctx); });
+}
+
+}  // namespace envfix::cli

@@ -1,0 +1,91 @@
+#pragma once
+// A change to an environment that happens entirely or not at all, even across a crash,
+// `kill -9` or a power cut. Files are staged beside their destinations (same filesystem), a
+// journal of what will move is made durable, then everything moves by rename — whole folders
+// where a package folder is new or goes entirely — then one flush per filesystem makes the new
+// files and the renames durable, the journal is marked committed, the backups are deleted and
+// the journal is removed last. The next envfix run on the environment (recover_transactions)
+// undoes a transaction whose journal says "prepared" (it was moving, and its new bytes may not
+// be on disk), and cleans up one that was still staging or had committed.
+// docs/install.md#transactions.
+//
+//   auto tx = Transaction::begin(state_dir(env.root), {purelib, scripts, prefix}, "install pip 24.2");
+//   tx->make_stage_dirs(dests);  write each file at tx->stage_path(dest)
+//   tx->prepare(files_to_remove, dests);   // journal durable
+//   tx->commit();                          // moves; on failure everything moves back
+//
+// The caller holds the environment's lock (env_lock.hpp) throughout.
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "envfix/common/error.hpp"
+#include "envfix/common/reporter.hpp"
+#include "envfix/installer/journal.hpp"
+
+namespace envfix::installer {
+
+// <environment root>/.envfix: journals live here; created by a transaction, removed when none
+// remains.
+std::filesystem::path state_dir(const std::filesystem::path& env_root);
+
+struct CommitStats {
+    size_t moved_out = 0;     // files or folders moved out
+    size_t moved_in = 0;      // files or folders moved in
+    double move_seconds = 0;  // the window in which the environment is between old and new
+};
+
+class Transaction {
+public:
+    // Writes the "staging" journal naming every area (a missing area folder is replaced by its
+    // nearest existing parent). Errors: PermissionDenied / DiskFull / Internal ("fs.write_failed").
+    static Expected<Transaction> begin(const std::filesystem::path& state_dir, const std::vector<std::filesystem::path>& areas,
+                                       std::string summary);
+    Transaction(Transaction&&) noexcept;
+    Transaction& operator=(Transaction&&) noexcept;
+    ~Transaction();  // aborts a transaction neither committed nor aborted
+
+    const std::string& id() const;
+    // Where the new content of `dest` goes; "" when `dest` is in no area.
+    std::filesystem::path stage_path(const std::filesystem::path& dest) const;
+    // Creates the staged files' parent folders.
+    Expected<void> make_stage_dirs(const std::vector<std::filesystem::path>& dests);
+    // Plans the moves against the environment as it is (files of `remove` that exist go out;
+    // every staged `add` comes in, replacing what is there), flushes the staged data and
+    // writes the "prepared" journal. Errors: EnvInconsistent "install.path_conflict_folder"
+    // (a file where a folder is needed) or "install.path_conflict_file" (the reverse), Internal for paths outside every area.
+    Expected<void> prepare(const std::vector<std::filesystem::path>& remove, const std::vector<std::filesystem::path>& add);
+    // Performs the moves. On a failure or Ctrl-C every move done is undone and the error (or
+    // Interrupted, "install.interrupted") returned; the environment is as before.
+    Expected<CommitStats> commit();
+    // Before commit: drops the staged files and the journal.
+    void abort();
+    const std::vector<JournalOp>& ops() const;
+
+private:
+    Transaction();
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+struct RecoveryOutcome {
+    enum class Action {
+        RolledBack,  // it was moving: the moves done were undone (the environment is the old one)
+        Cleaned,     // it was staging: nothing had moved; its staged files were removed
+        Finished,    // it had committed (the environment is the new one): its backups were removed
+    };
+    std::string id;
+    std::string summary;
+    Action action = Action::Cleaned;
+};
+std::string_view recovery_action_name(RecoveryOutcome::Action a);  // "rolled-back", "cleaned", "finished"
+
+// Whether `state_dir` holds a journal (a transaction was interrupted).
+bool has_pending_transactions(const std::filesystem::path& state_dir);
+// Undoes or cleans up every interrupted transaction of the environment, oldest first; the
+// caller holds the lock. Errors: "journal.invalid" (BadInput) for a journal envfix cannot read
+// (it is left in place), the file errors of a move back that fails.
+Expected<std::vector<RecoveryOutcome>> recover_transactions(const std::filesystem::path& state_dir, Reporter& reporter);
+
+}  // namespace envfix::installer

@@ -1,0 +1,34 @@
+#pragma once
+// What removing an installed distribution takes away, from its RECORD — which is treated as
+// untrusted (uv GHSA-pjjw-68hj-v9mw): only files inside the environment's root (no "..", no
+// absolute paths, no way out through a symlinked folder), never a protected file, plus the
+// __pycache__ bytecode of its .py files. Folders left empty go with them (the transaction
+// moves such folders whole). Nothing is removed here; the transaction does that.
+#include <filesystem>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "envfix/common/error.hpp"
+#include "envfix/common/message.hpp"
+#include "envfix/resolver/installed.hpp"
+
+namespace envfix::installer {
+
+struct RemovalPlan {
+    std::vector<std::filesystem::path> files;  // absolute, lexically normal
+    std::vector<Message> skipped;              // rows not followed, and why (warnings)
+};
+
+// Errors: ExitCode::NoRecord, "install.no_record" (no RECORD: envfix does not guess what the
+// distribution installed, as pip refuses too); a RECORD that cannot be parsed (BadInput).
+// `protect`: files that stay whatever RECORD says (the interpreter, pyvenv.cfg, files other
+// installed distributions list).
+Expected<RemovalPlan> plan_removal(const resolver::InstalledDist& dist, const std::filesystem::path& env_root,
+                                   const std::set<std::filesystem::path>& protect);
+
+// The files the RECORDs of `dists` list, each with the name of (the first) distribution listing
+// it: what must stay when another distribution goes, and whose file a new one replaces.
+std::map<std::filesystem::path, std::string> recorded_owners(const std::vector<const resolver::InstalledDist*>& dists);
+
+}  // namespace envfix::installer

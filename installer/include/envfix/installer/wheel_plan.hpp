@@ -1,0 +1,87 @@
+#pragma once
+// Where every file of an opened wheel goes, and which files installing it generates
+// (launchers, INSTALLER, REQUESTED), for one target interpreter. Pure: no file is touched; the
+// stager writes what the plan says.
+//
+//   auto scheme = install_scheme(env);                     // purelib, platlib, scripts, ...
+//   auto plan = plan_wheel(wheel, scheme, script_target(env), {.requested = true});
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "envfix/common/error.hpp"
+#include "envfix/installer/wheel.hpp"
+#include "envfix/probe/environment.hpp"
+
+namespace envfix::installer {
+
+// The install folders of one interpreter (pip's scheme). `headers_root`/<dist name> is where a
+// wheel's .data/headers go: <prefix>/include/site/pythonX.Y in a venv, the include folder
+// otherwise (pip's rule).
+struct InstallScheme {
+    std::filesystem::path purelib, platlib, scripts, data, headers_root;
+    std::filesystem::path headers(std::string_view dist_name) const { return headers_root / std::string(dist_name); }
+};
+
+// Errors: ExitCode::EnvBroken when the interpreter's facts lack the paths.
+Expected<InstallScheme> install_scheme(const probe::Environment& env);
+
+// What launchers and rewritten scripts point at.
+struct ScriptTarget {
+    std::string interpreter;            // sys.executable of the target ("/venv/bin/python")
+    probe::LayoutOs layout = probe::LayoutOs::Posix;
+    int python_major = 3, python_minor = 0;
+    std::string interpreter_from_scripts;  // Windows: the interpreter relative to Scripts ("python.exe")
+};
+ScriptTarget script_target(const probe::Environment& env, const InstallScheme& scheme);
+
+struct WheelOptions {
+    bool requested = true;  // write REQUESTED (the user named it, not a dependency)
+    // PEP 610: the URL it was installed from, credentials stripped (file:// for local files);
+    // nullopt for index installs, which get no direct_url.json.
+    std::optional<std::string> direct_url;
+};
+
+struct PlannedFile {
+    enum class Kind {
+        Extracted,  // an archive entry, copied as is
+        Script,     // an archive entry under .data/scripts: "#!python" rewritten
+        Generated,  // content below (launchers, INSTALLER, REQUESTED)
+    };
+    Kind kind = Kind::Extracted;
+    std::filesystem::path dest;   // absolute
+    size_t entry = 0;             // archive entry (Extracted, Script)
+    std::string content;          // Generated
+    bool executable = false;      // exec bits (POSIX)
+    bool launcher = false;        // mode as distlib sets it on launchers
+    std::string record_path;      // the row's path in the installed RECORD
+};
+
+struct WheelPlan {
+    std::string name;             // as METADATA writes it
+    std::string canonical_name;
+    std::string version;
+    std::filesystem::path lib_dir;    // purelib or platlib (Root-Is-Purelib); RECORD paths are relative to it
+    std::filesystem::path dist_info;  // the installed .dist-info folder
+    std::vector<PlannedFile> files;   // RECORD and direct_url.json come after staging
+    std::optional<std::string> direct_url;
+    std::vector<Message> warnings;
+};
+
+// Errors: ExitCode::BadWheel: an unknown .data scheme ("wheel.data_scheme"), a script name that
+// escapes or shadows python ("scripts.unsafe_name"), bad entry points.
+Expected<WheelPlan> plan_wheel(const WheelFile& wheel, const InstallScheme& scheme, const ScriptTarget& target,
+                               const WheelOptions& options);
+
+// A path as RECORD writes it: relative to `lib_dir` with "/" ("../../../bin/pip"), absolute
+// when on another drive.
+std::string record_path_for(const std::filesystem::path& dest, const std::filesystem::path& lib_dir);
+
+// PEP 610 document for an archive: {"archive_info": {"hash": …, "hashes": {"sha256": …}}, "url": …}
+// as pip writes it (keys sorted, ", " and ": " separators).
+std::string direct_url_json(std::string_view url, std::string_view sha256_hex);
+// "file:///abs/path" for a local file (percent-encoded as pathlib's as_uri()).
+std::string file_url(const std::filesystem::path& absolute);
+
+}  // namespace envfix::installer

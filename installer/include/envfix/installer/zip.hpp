@@ -1,0 +1,98 @@
+#pragma once
+// A strict reader of ZIP archives (wheels): the end record, ZIP64, the central directory and
+// every local header, checked against each other before any byte is extracted. Works on the
+// whole archive in memory (a mapped file), so entries can be inflated by several threads at
+// once. Pure: no file access.
+//
+//   auto dir = read_zip_directory(map.bytes(), "torch-2.7.0-…whl");   // every check below
+//   read_zip_entry(map.bytes(), dir->entries[i], source, [&](std::string_view chunk) { … });
+//
+// Refused (ExitCode::BadWheel, key "zip.malformed" with a reason, or the keys named here):
+// no end record or bytes after it; more than one disk; a central directory outside the file,
+// with a wrong size or entry count; names with control characters or NUL; encrypted entries;
+// methods other than stored (0), deflate (8), bzip2 (12), LZMA (14), zstd (93), xz (95)
+// ("zip.method"); local headers that disagree
+// with the central directory (name, method, flags, CRC, sizes; data descriptors checked too)
+// ("zip.header_mismatch"); entries whose data overlap or run into the central directory;
+// declared sizes deflate cannot produce (more than 1032 times the compressed size) or over the
+// limits ("zip.too_large"); data that inflates to another size or CRC than declared
+// ("zip.data_mismatch").
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "envfix/common/error.hpp"
+
+namespace envfix::installer {
+
+struct ZipLimits {
+    uint64_t max_entry_size = 64ull << 30;   // one file
+    uint64_t max_total_size = 256ull << 30;  // the whole archive, uncompressed
+    uint64_t max_entries = 1'000'000;
+};
+
+struct ZipEntry {
+    std::string name;                 // UTF-8 (CP437 names are converted, as Python's zipfile does)
+    uint16_t method = 0;              // 0 stored, 8 deflate
+    uint16_t flags = 0;               // general purpose bits
+    uint32_t crc32 = 0;
+    uint64_t compressed_size = 0;
+    uint64_t size = 0;                // uncompressed
+    uint64_t local_header_offset = 0;
+    uint64_t data_offset = 0;         // first byte of the (compressed) data
+    uint32_t external_attr = 0;
+    uint8_t made_by_host = 0;         // "version made by" high byte: 0 MS-DOS, 3 Unix, ...
+
+    bool is_directory() const;        // name ends with "/"
+    uint32_t unix_mode() const { return external_attr >> 16; }
+    bool is_symlink() const;          // Unix mode S_IFLNK
+    bool is_special() const;          // Unix mode of a FIFO, device or socket
+    // pip's rule (zip_item_is_executable): a regular-file Unix mode with any x bit.
+    bool is_executable() const;
+};
+
+struct ZipDirectory {
+    std::vector<ZipEntry> entries;    // central directory order
+    uint64_t total_size = 0;          // sum of uncompressed sizes
+};
+
+// The central directory with every local header checked. `source` names the archive in errors.
+Expected<ZipDirectory> read_zip_directory(std::string_view archive, std::string_view source,
+                                          const ZipLimits& limits = {});
+
+// Streams one entry's uncompressed bytes to `sink` in chunks, checking the size and CRC-32 the
+// directory declares. A sink error stops the read and is returned as is.
+using ZipSink = std::function<Expected<void>(std::string_view chunk)>;
+Expected<void> read_zip_entry(std::string_view archive, const ZipEntry& entry, std::string_view source,
+                              const ZipSink& sink);
+// The whole entry in memory (metadata files, scripts).
+Expected<std::string> read_zip_entry_text(std::string_view archive, const ZipEntry& entry, std::string_view source);
+
+// Several entries, each handed to `visit` with a function that streams its bytes (size and
+// CRC-32 checked). Stored and deflate entries are inflated from memory by envfix (any thread
+// may call read_zip_entry at once); bzip2, LZMA, zstd and xz entries are decoded by libarchive
+// in one sequential pass over the archive, since it cannot start at an entry.
+using ZipEntryVisitor = std::function<Expected<void>(size_t index, const std::function<Expected<void>(const ZipSink&)>& read)>;
+Expected<void> visit_zip_entries(std::string_view archive, const ZipDirectory& dir, const std::vector<size_t>& indices,
+                                 std::string_view source, const ZipEntryVisitor& visit);
+// Whether an entry needs the sequential (libarchive) pass.
+bool zip_entry_needs_sequential_read(const ZipEntry& entry);
+
+// The fast path for stored and deflate entries: the whole entry at once into `out` (exactly
+// entry.size bytes: a buffer, or a mapped output file), with libdeflate, about twice zlib's
+// speed; size and CRC-32 checked as above. One object per thread (it holds libdeflate's state).
+class ZipInflater {
+public:
+    ZipInflater();
+    ~ZipInflater();
+    ZipInflater(const ZipInflater&) = delete;
+    ZipInflater& operator=(const ZipInflater&) = delete;
+    Expected<void> inflate(std::string_view archive, const ZipEntry& entry, std::string_view source, char* out);
+
+private:
+    void* decompressor_ = nullptr;
+};
+
+}  // namespace envfix::installer

@@ -1,0 +1,72 @@
+#pragma once
+// The file operations a transaction needs, per platform (file_ops_posix.cpp / _win32.cpp):
+// creating staged files with pip's modes, renaming without replacing, flushing whole
+// filesystems once instead of every file, and killing the process for fault injection.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "envfix/common/error.hpp"
+
+namespace envfix::installer::fileops {
+
+// How a new file's permissions are set (POSIX; Windows ignores them), as pip does:
+enum class FileMode {
+    Regular,     // 0666 & ~umask
+    Executable,  // (0777 & ~umask) | 0111: an entry with x bits in the archive
+    Launcher,    // (0666 & ~umask) | 0555: distlib's entry-point scripts
+};
+
+// A file being written. Errors carry DiskFull / PermissionDenied / Internal with
+// "fs.write_failed" naming the file.
+class OutFile {
+public:
+    // Fails when the file exists.
+    static Expected<OutFile> create(const std::filesystem::path& p);
+    OutFile(OutFile&&) noexcept;
+    OutFile& operator=(OutFile&&) noexcept;
+    ~OutFile();  // closes; a file not finished is removed
+    Expected<void> write(std::string_view data);
+    // The whole file, `size` bytes, mapped for writing instead of write(); finish() unmaps.
+    // POSIX sets the size without reserving blocks (fast with delayed allocation): callers
+    // check free space first. Windows allocates the clusters here.
+    Expected<char*> map(uint64_t size);
+    // Sets the mode and closes. Linux starts the write-back here (sync_file_range, no wait);
+    // Windows flushes the file to disk, since it cannot flush a whole volume without
+    // administrator rights.
+    Expected<void> finish(FileMode mode);
+
+private:
+    OutFile() = default;
+    void unmap();
+    std::filesystem::path path_;
+    intptr_t handle_ = -1;
+    char* map_ = nullptr;
+    uint64_t map_size_ = 0;
+    intptr_t map_handle_ = 0;  // Windows: the file mapping object
+};
+
+// Makes everything written under these folders durable: syncfs() once per filesystem on
+// Linux; nothing on Windows (OutFile::finish flushed each file).
+void sync_filesystems(const std::vector<std::filesystem::path>& dirs);
+
+// rename() that fails instead of replacing an existing target (renameat2 RENAME_NOREPLACE where
+// the filesystem has it). Works for folders.
+Expected<void> move_no_replace(const std::filesystem::path& from, const std::filesystem::path& to);
+
+// Free bytes for an unprivileged writer on the filesystem holding `dir`; nullopt when unknown.
+std::optional<uint64_t> free_space(const std::filesystem::path& dir);
+
+// The process's file-creation mask (POSIX), read once before worker threads start.
+uint32_t umask_value();
+
+[[noreturn]] void kill_self();
+
+long long process_id();
+// UTC now: "2026-11-29T16:40:00Z", or compact "20261129T164000Z" for names.
+std::string utc_timestamp(bool compact);
+
+}  // namespace envfix::installer::fileops

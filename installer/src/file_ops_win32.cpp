@@ -1,0 +1,143 @@
+// Windows file operations of the transaction (file_ops.hpp).
+#include <windows.h>
+
+#include <ctime>
+
+#include "envfix/common/strings.hpp"
+#include "file_ops.hpp"
+
+namespace envfix::installer::fileops {
+
+namespace {
+
+std::string last_error_text(DWORD code) {
+    char buf[512] = {};
+    FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, nullptr, code, 0, buf, sizeof buf, nullptr);
+    return std::string(str::trim(buf));
+}
+
+ExitCode code_for(DWORD err) {
+    switch (err) {
+        case ERROR_DISK_FULL:
+        case ERROR_HANDLE_DISK_FULL: return ExitCode::DiskFull;
+        case ERROR_ACCESS_DENIED:
+        case ERROR_WRITE_PROTECT:
+        case ERROR_SHARING_VIOLATION:
+        case ERROR_LOCK_VIOLATION: return ExitCode::PermissionDenied;
+        default: return ExitCode::Internal;
+    }
+}
+
+Unexpected<Error> write_error(const std::filesystem::path& p, DWORD err) {
+    return fail(code_for(err), "fs.write_failed", {{"path", p.string()}, {"reason", last_error_text(err)}});
+}
+
+}  // namespace
+
+uint32_t umask_value() { return 0; }
+
+Expected<OutFile> OutFile::create(const std::filesystem::path& p) {
+    HANDLE h = CreateFileW(p.c_str(), GENERIC_READ | GENERIC_WRITE, 0, nullptr, CREATE_NEW,
+                           FILE_ATTRIBUTE_NORMAL | FILE_FLAG_SEQUENTIAL_SCAN, nullptr);
+    if (h == INVALID_HANDLE_VALUE) return write_error(p, GetLastError());
+    OutFile f;
+    f.path_ = p;
+    f.handle_ = reinterpret_cast<intptr_t>(h);
+    return f;
+}
+
+void OutFile::unmap() {
+    if (map_) UnmapViewOfFile(map_);
+    if (map_handle_) CloseHandle(reinterpret_cast<HANDLE>(map_handle_));
+    map_ = nullptr;
+    map_handle_ = 0;
+}
+
+Expected<char*> OutFile::map(uint64_t size) {
+    HANDLE h = reinterpret_cast<HANDLE>(handle_);
+    // Setting the end of a (non-sparse) file allocates its clusters: a full disk fails here.
+    LARGE_INTEGER end{};
+    end.QuadPart = static_cast<LONGLONG>(size);
+    if (!SetFilePointerEx(h, end, nullptr, FILE_BEGIN) || !SetEndOfFile(h)) return write_error(path_, GetLastError());
+    HANDLE m = CreateFileMappingW(h, nullptr, PAGE_READWRITE, static_cast<DWORD>(size >> 32), static_cast<DWORD>(size & 0xFFFFFFFF), nullptr);
+    if (!m) return write_error(path_, GetLastError());
+    void* p = MapViewOfFile(m, FILE_MAP_WRITE, 0, 0, static_cast<SIZE_T>(size));
+    if (!p) {
+        DWORD e = GetLastError();
+        CloseHandle(m);
+        return write_error(path_, e);
+    }
+    map_handle_ = reinterpret_cast<intptr_t>(m);
+    map_ = static_cast<char*>(p);
+    map_size_ = size;
+    return map_;
+}
+
+OutFile::~OutFile() {
+    unmap();
+    if (handle_ != -1) {
+        CloseHandle(reinterpret_cast<HANDLE>(handle_));
+        DeleteFileW(path_.c_str());
+        handle_ = -1;
+    }
+}
+
+Expected<void> OutFile::write(std::string_view data) {
+    HANDLE h = reinterpret_cast<HANDLE>(handle_);
+    while (!data.empty()) {
+        DWORD chunk = data.size() > (1u << 30) ? (1u << 30) : static_cast<DWORD>(data.size());
+        DWORD written = 0;
+        if (!WriteFile(h, data.data(), chunk, &written, nullptr)) return write_error(path_, GetLastError());
+        data.remove_prefix(written);
+    }
+    return {};
+}
+
+Expected<void> OutFile::finish(FileMode) {
+    unmap();
+    HANDLE h = reinterpret_cast<HANDLE>(handle_);
+    // No volume-wide flush without administrator rights: each file is flushed before the
+    // journal that names it is written.
+    BOOL ok = FlushFileBuffers(h);
+    DWORD err = ok ? 0 : GetLastError();
+    handle_ = -1;
+    CloseHandle(h);
+    if (!ok) {
+        DeleteFileW(path_.c_str());
+        return write_error(path_, err);
+    }
+    return {};
+}
+
+void sync_filesystems(const std::vector<std::filesystem::path>&) {}
+
+Expected<void> move_no_replace(const std::filesystem::path& from, const std::filesystem::path& to) {
+    // Without MOVEFILE_REPLACE_EXISTING the move fails when `to` exists; folders move too
+    // (same volume). A loaded .pyd or .dll can be renamed, not deleted.
+    if (!MoveFileExW(from.c_str(), to.c_str(), MOVEFILE_WRITE_THROUGH)) return write_error(to, GetLastError());
+    return {};
+}
+
+std::optional<uint64_t> free_space(const std::filesystem::path& dir) {
+    ULARGE_INTEGER avail{};
+    if (!GetDiskFreeSpaceExW(dir.c_str(), &avail, nullptr, nullptr)) return std::nullopt;
+    return static_cast<uint64_t>(avail.QuadPart);
+}
+
+void kill_self() {
+    TerminateProcess(GetCurrentProcess(), 137);
+    ExitProcess(137);
+}
+
+long long process_id() { return static_cast<long long>(GetCurrentProcessId()); }
+
+std::string utc_timestamp(bool compact) {
+    std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_s(&tm, &t);
+    char buf[32];
+    std::strftime(buf, sizeof buf, compact ? "%Y%m%dT%H%M%SZ" : "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+}  // namespace envfix::installer::fileops

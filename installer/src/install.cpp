@@ -1,0 +1,348 @@
+// install(): wheels in, old distributions out, one transaction (install.hpp).
+#include "envfix/installer/install.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+
+#include "envfix/common/fs.hpp"
+#include "envfix/common/interrupt.hpp"
+#include "envfix/common/strings.hpp"
+#include "envfix/installer/env_lock.hpp"
+#include "envfix/installer/fault.hpp"
+#include "envfix/installer/scripts.hpp"
+#include "envfix/installer/uninstall.hpp"
+#include "envfix/installer/wheel_plan.hpp"
+#include "envfix/resolver/names.hpp"
+#include "envfix/resolver/tags.hpp"
+#include "envfix/resolver/url.hpp"
+#include "file_ops.hpp"
+#include "install_checks.hpp"
+#include "record_hash.hpp"
+#include "stager.hpp"
+
+namespace envfix::installer {
+
+namespace stdfs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+struct Input {
+    WheelRequest request;
+    WheelFile wheel;
+    WheelPlan plan;
+    std::vector<const resolver::InstalledDist*> replaces;
+    bool skip = false;  // this exact version is installed
+};
+
+// Files that stay whatever an old RECORD says: the interpreter and the environment's own files.
+std::set<stdfs::path> environment_files(const probe::Environment& env, const InstallScheme& scheme) {
+    std::set<stdfs::path> out;
+    auto add = [&](const stdfs::path& p) {
+        if (!p.empty()) out.insert(p.lexically_normal());
+    };
+    add(env.interpreter);
+    if (env.pyvenv_cfg) add(*env.pyvenv_cfg);
+    if (env.pth_file) add(*env.pth_file);
+    for (const auto& dir : {scheme.scripts, stdfs::path(env.root)}) {
+        std::error_code ec;
+        for (stdfs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+            auto name = it->path().filename().string();
+            auto lower = str::lower(name);
+            // python, python3.12, pythonw.exe ... and python3.dll, python312.dll beside them.
+            bool interpreter = !unsafe_script_name(name).empty() || (lower.starts_with("python") && lower.ends_with(".dll"));
+            if (interpreter) add(it->path());
+        }
+    }
+    return out;
+}
+
+std::string summary_of(const std::vector<Input>& inputs, const std::vector<const resolver::InstalledDist*>& removing) {
+    std::vector<std::string> in, out;
+    for (const auto& i : inputs)
+        if (!i.skip) in.push_back(i.plan.name + " " + i.plan.version);
+    for (const auto* d : removing) out.push_back(d->name + " " + d->version);
+    std::string s;
+    if (!in.empty()) s += "install " + str::join(in, ", ");
+    if (!out.empty()) s += std::string(s.empty() ? "" : "; ") + "remove " + str::join(out, ", ");
+    return s;
+}
+
+Expected<void> write_generated(const stdfs::path& stage, const std::string& content) {
+    ENVFIX_TRY(auto f, fileops::OutFile::create(stage));
+    ENVFIX_TRY_VOID(f.write(content));
+    return f.finish(fileops::FileMode::Regular);
+}
+
+}  // namespace
+
+std::string enable_import_site(std::string_view text) {
+    std::string out(text);
+    const bool crlf = out.find("\r\n") != std::string::npos;
+    for (size_t pos = 0; pos < out.size();) {
+        size_t end = out.find('\n', pos);
+        if (end == std::string::npos) end = out.size();
+        size_t stop = (end > pos && out[end - 1] == '\r') ? end - 1 : end;
+        auto line = str::trim(std::string_view(out).substr(pos, stop - pos));
+        if (!line.empty() && line.front() == '#' && str::trim(line.substr(1)) == "import site") {
+            out.replace(pos, stop - pos, "import site");
+            return out;
+        }
+        pos = end + 1;
+    }
+    const char* eol = crlf ? "\r\n" : "\n";
+    if (!out.empty() && out.back() != '\n') out += eol;
+    return out + "import site" + eol;
+}
+
+Expected<std::vector<RecoveryOutcome>> recover(const probe::Environment& env, bool wait_for_lock, Reporter& reporter) {
+    ENVFIX_TRY(auto lock, EnvLock::acquire(env.root, wait_for_lock, reporter));
+    return recover_transactions(state_dir(env.root), reporter);
+}
+
+Expected<InstallResult> install(const probe::Environment& env, const InstallRequest& request, Reporter& reporter) {
+    auto started = Clock::now();
+    InstallResult result;
+    if (!env.runnable()) return fail(ExitCode::EnvBroken, "install.env_not_runnable", {{"path", env.root.string()}});
+    if (!request.break_system_packages) ENVFIX_TRY_VOID(check_not_externally_managed(env));
+    ENVFIX_TRY(auto scheme, install_scheme(env));
+    auto target = script_target(env, scheme);
+
+    // 1. The wheels, checked on their own and against the interpreter.
+    const auto supported = resolver::supported_tags(env.facts);
+    std::vector<Input> inputs;
+    std::set<std::string> names;
+    for (const auto& req : request.wheels) {
+        Input in;
+        in.request = req;
+        ENVFIX_TRY(in.wheel, open_wheel(req.file));
+        ENVFIX_TRY_VOID(check_compatible(in.wheel, env.facts, supported));
+        if (!names.insert(in.wheel.name.canonical_name).second)
+            return fail(ExitCode::Usage, "install.duplicate_wheel", {{"name", in.wheel.name.canonical_name}, {"file", in.wheel.source()}});
+        WheelOptions wo;
+        wo.requested = req.requested;
+        if (req.direct_url) wo.direct_url = resolver::strip_credentials(*req.direct_url);
+        ENVFIX_TRY(in.plan, plan_wheel(in.wheel, scheme, target, wo));
+        inputs.push_back(std::move(in));
+    }
+
+    // 2. An embedded Python that does not import site would not see what is installed.
+    std::vector<PlannedFile> extra_files;
+    if (env.kind == probe::EnvKind::Embedded && env.pth_file && !inputs.empty()) {
+        ENVFIX_TRY(auto pth_text, fs::read_file(*env.pth_file));
+        if (!probe::parse_pth(pth_text).import_site) {
+            if (!reporter.confirm(msg("install.pth_enable_site", {{"path", env.pth_file->string()}}), false))
+                return fail(ExitCode::Usage, "install.pth_site_refused", {{"path", env.pth_file->string()}});
+            PlannedFile f;
+            f.kind = PlannedFile::Kind::Generated;
+            f.dest = env.pth_file->lexically_normal();
+            f.content = enable_import_site(pth_text);
+            extra_files.push_back(std::move(f));
+            result.site_enabled = true;
+        }
+    }
+
+    // 3. The lock, then whatever an earlier envfix left half done.
+    std::optional<EnvLock> lock;
+    if (!request.dry_run) {
+        ENVFIX_TRY(auto l, EnvLock::acquire(env.root, request.wait_for_lock, reporter));
+        lock.emplace(std::move(l));
+        ENVFIX_TRY(result.recovered, recover_transactions(state_dir(env.root), reporter));
+    } else if (has_pending_transactions(state_dir(env.root))) {
+        reporter.warn(msg("install.pending_transaction", {{"path", env.root.string()}}));
+    }
+
+    // 4. What is installed, what goes, what stays.
+    std::vector<stdfs::path> scan = env.site_packages;
+    scan.push_back(scheme.purelib);
+    scan.push_back(scheme.platlib);
+    ENVFIX_TRY(auto installed, resolver::read_installed(scan));
+    std::vector<const resolver::InstalledDist*> removing;
+    auto remove_dist = [&](const resolver::InstalledDist* d) {
+        if (std::find(removing.begin(), removing.end(), d) == removing.end()) removing.push_back(d);
+    };
+    for (auto& in : inputs) {
+        in.replaces = installed.find_all(in.plan.canonical_name);
+        bool same = !in.replaces.empty() && std::all_of(in.replaces.begin(), in.replaces.end(), [&](const resolver::InstalledDist* d) {
+            return d->parsed_version && *d->parsed_version == in.wheel.name.version;
+        });
+        if (same && !request.force_reinstall) {
+            in.skip = true;
+            result.unchanged.push_back({in.plan.name, in.plan.version, in.replaces.front()->dist_info, in.wheel.source()});
+            reporter.info(msg("install.already_installed", {{"name", in.plan.name}, {"version", in.plan.version}}));
+            continue;
+        }
+        for (const auto* d : in.replaces) remove_dist(d);
+    }
+    for (const auto& name : request.remove) {
+        auto found = installed.find_all(name);
+        if (found.empty()) reporter.warn(msg("install.remove_not_installed", {{"name", name}}));
+        for (const auto* d : found) remove_dist(d);
+    }
+    std::vector<const resolver::InstalledDist*> staying;
+    for (const auto& d : installed.dists)
+        if (std::find(removing.begin(), removing.end(), &d) == removing.end()) staying.push_back(&d);
+    auto owners = recorded_owners(staying);
+    auto protect = environment_files(env, scheme);
+    for (const auto& [p, owner] : owners) protect.insert(p);
+    std::vector<stdfs::path> remove_files;
+    for (const auto* d : removing) {
+        ENVFIX_TRY(auto rp, plan_removal(*d, env.root, protect));
+        for (auto& m : rp.skipped) reporter.warn(m);
+        result.removed.push_back({d->name, d->version, d->dist_info, "", rp.files.size(), 0});
+        remove_files.insert(remove_files.end(), rp.files.begin(), rp.files.end());
+    }
+
+    // 5. Dependencies of the new distributions against what will be installed afterwards.
+    std::map<std::string, std::string> final_versions;
+    for (const auto* d : staying) final_versions[d->canonical_name] = d->version;
+    std::vector<const resolver::CoreMetadata*> new_meta;
+    for (const auto& in : inputs) {
+        final_versions[in.plan.canonical_name] = in.plan.version;
+        if (!in.skip) new_meta.push_back(&in.wheel.metadata);
+    }
+    std::vector<Message> dep_warnings;
+    result.unmet = unmet_requirements(new_meta, final_versions, env.facts, dep_warnings);
+    for (auto& m : dep_warnings) reporter.warn(m);
+    if (!result.unmet.empty()) {
+        std::vector<std::string> lines;
+        for (const auto& u : result.unmet)
+            lines.push_back(u.dist + " → " + u.requirement + (u.found.empty() ? "" : " (" + u.found + ")"));
+        if (request.check_dependencies)
+            return fail(ExitCode::RequirementsUnmet, "install.unmet_dependencies",
+                        {{"count", std::to_string(result.unmet.size())}, {"list", str::join(lines, "; ")}});
+        for (const auto& l : lines) reporter.warn(msg("install.unmet_dependency", {{"what", l}}));
+    }
+
+    // 6. Every new file once: a later wheel wins a path two wheels write (the nvidia/__init__.py
+    // several CUDA wheels share), with a warning when their contents differ.
+    std::map<stdfs::path, std::pair<size_t, size_t>> writer;  // dest -> (input, file)
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        if (inputs[i].skip) continue;
+        for (size_t k = 0; k < inputs[i].plan.files.size(); ++k) {
+            const auto& f = inputs[i].plan.files[k];
+            auto [it, fresh] = writer.try_emplace(f.dest, i, k);
+            if (fresh) continue;
+            const auto& prev = inputs[it->second.first];
+            const auto& pf = prev.plan.files[it->second.second];
+            bool same = pf.kind == PlannedFile::Kind::Extracted && f.kind == PlannedFile::Kind::Extracted &&
+                        prev.wheel.record[prev.wheel.record_row[pf.entry]].hash_digest ==
+                            inputs[i].wheel.record[inputs[i].wheel.record_row[f.entry]].hash_digest;
+            if (!same)
+                reporter.warn(msg("install.file_clash", {{"path", f.dest.string()}, {"first", prev.plan.name}, {"second", inputs[i].plan.name}}));
+            it->second = {i, k};
+        }
+    }
+    std::map<std::string, std::map<std::string, size_t>> overwritten;  // new dist -> owner -> files
+    std::set<stdfs::path> removing_set(remove_files.begin(), remove_files.end());
+    for (const auto& [dest, who] : writer) {
+        auto it = owners.find(dest);
+        if (it != owners.end() && !removing_set.count(dest)) overwritten[inputs[who.first].plan.name][it->second]++;
+    }
+    for (const auto& [name, by] : overwritten)
+        for (const auto& [owner, count] : by)
+            reporter.warn(msg("install.overwrites", {{"name", name}, {"owner", owner}, {"count", std::to_string(count)}}));
+
+    for (const auto& in : inputs) {
+        if (in.skip) continue;
+        uint64_t bytes = 0;
+        for (const auto& f : in.plan.files)
+            bytes += f.kind == PlannedFile::Kind::Generated ? f.content.size() : in.wheel.zip.entries[f.entry].size;
+        result.installed.push_back({in.plan.name, in.plan.version, in.plan.dist_info, in.wheel.source(), in.plan.files.size() + 1, bytes});
+    }
+    bool nothing = result.installed.empty() && remove_files.empty() && extra_files.empty();
+    if (request.dry_run || nothing) {
+        for (auto& in : inputs)
+            for (auto& w : in.plan.warnings) reporter.warn(w);
+        result.seconds_total = seconds_since(started);
+        return result;
+    }
+
+    // 7. Room for the new files (renames need none for the old ones).
+    uint64_t needed = 0;
+    for (const auto& c : result.installed) needed += c.bytes;
+    if (auto free = fileops::free_space(scheme.purelib); free && needed + (needed / 50) > *free)
+        return fail(ExitCode::DiskFull, "install.no_space",
+                    {{"path", scheme.purelib.string()}, {"needed", str::human_bytes(needed)}, {"free", str::human_bytes(*free)}});
+
+    // 8. Stage, check, record, move.
+    auto stage_started = Clock::now();
+    std::vector<stdfs::path> areas = {scheme.purelib, scheme.platlib, scheme.scripts, scheme.data, scheme.headers_root, env.root};
+    ENVFIX_TRY(auto tx, Transaction::begin(state_dir(env.root), areas, summary_of(inputs, removing)));
+    result.transaction = tx.id();
+    std::vector<StageItem> items;
+    std::vector<stdfs::path> dests;
+    for (const auto& [dest, who] : writer) {
+        const auto& in = inputs[who.first];
+        items.push_back({&in.wheel, &in.plan.files[who.second], tx.stage_path(dest)});
+        dests.push_back(dest);
+    }
+    for (const auto& f : extra_files) {
+        items.push_back({nullptr, &f, tx.stage_path(f.dest)});
+        dests.push_back(f.dest);
+    }
+    const size_t file_items = items.size();
+    std::map<size_t, size_t> archive_hash_item;  // input -> item
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        if (inputs[i].skip || !inputs[i].plan.direct_url) continue;
+        archive_hash_item[i] = items.size();
+        items.push_back({&inputs[i].wheel, nullptr, {}});
+    }
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        if (inputs[i].skip) continue;
+        dests.push_back(inputs[i].plan.dist_info / "RECORD");
+        if (inputs[i].plan.direct_url) dests.push_back(inputs[i].plan.dist_info / "direct_url.json");
+    }
+    ENVFIX_TRY_VOID(tx.make_stage_dirs(dests));
+    StageOptions so;
+    so.threads = request.threads;
+    so.interpreter = target.interpreter;
+    so.line_end = env.layout_os == probe::LayoutOs::Windows ? "\r\n" : "\n";
+    so.reporter = &reporter;
+    ENVFIX_TRY(auto digests, stage_items(items, so));
+    std::map<stdfs::path, const StagedDigest*> written;
+    for (size_t k = 0; k < file_items; ++k) {
+        written[dests[k]] = &digests[k];
+        result.bytes_written += digests[k].size;
+    }
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        const auto& in = inputs[i];
+        if (in.skip) continue;
+        std::vector<resolver::RecordEntry> rows;
+        for (const auto& f : in.plan.files) {
+            const StagedDigest* d = written.at(f.dest);
+            rows.push_back({f.record_path, d->algorithm, d->digest, d->size});
+        }
+        if (in.plan.direct_url) {
+            auto dest = in.plan.dist_info / "direct_url.json";
+            std::string json = direct_url_json(*in.plan.direct_url, digests[archive_hash_item.at(i)].digest);
+            ENVFIX_TRY_VOID(write_generated(tx.stage_path(dest), json));
+            rows.push_back({record_path_for(dest, in.plan.lib_dir), "sha256", record_sha256(json), json.size()});
+        }
+        auto record = in.plan.dist_info / "RECORD";
+        rows.push_back({record_path_for(record, in.plan.lib_dir), "", "", std::nullopt});
+        std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+        ENVFIX_TRY_VOID(write_generated(tx.stage_path(record), resolver::format_record(rows)));
+    }
+    result.files_written = dests.size();
+    if (interrupt_requested()) return fail(ExitCode::Interrupted, "install.interrupted");
+    ENVFIX_TRY_VOID(tx.prepare(remove_files, dests));
+    result.seconds_stage = seconds_since(stage_started);
+    auto commit_started = Clock::now();
+    ENVFIX_TRY(auto stats, tx.commit());
+    result.seconds_commit = seconds_since(commit_started);
+    result.seconds_moving = stats.move_seconds;
+    result.moves = stats.moved_in + stats.moved_out;
+    for (auto& in : inputs)
+        for (auto& w : in.plan.warnings) reporter.warn(w);
+    result.seconds_total = seconds_since(started);
+    // The crash tests size their ENVFIX_FAULT_AFTER range with this.
+    reporter.debug(msg("install.fault_points", {{"count", std::to_string(fault_points_passed())}}));
+    return result;
+}
+
+}  // namespace envfix::installer

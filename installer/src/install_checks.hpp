@@ -1,0 +1,31 @@
+#pragma once
+// The checks install() makes before touching an environment (private to installer/).
+#include <map>
+#include <string>
+#include <vector>
+
+#include "envfix/common/error.hpp"
+#include "envfix/installer/install.hpp"
+#include "envfix/installer/wheel.hpp"
+#include "envfix/probe/environment.hpp"
+#include "envfix/resolver/installed.hpp"
+#include "envfix/resolver/tags.hpp"
+
+namespace envfix::installer {
+
+// Tags (IncompatibleWheel, "install.incompatible_wheel") and Requires-Python
+// ("install.requires_python") against the target interpreter.
+Expected<void> check_compatible(const WheelFile& wheel, const probe::PythonFacts& facts,
+                                const resolver::SupportedTags& supported);
+
+// PEP 668: a system Python whose stdlib holds EXTERNALLY-MANAGED (PermissionDenied,
+// "install.externally_managed").
+Expected<void> check_not_externally_managed(const probe::Environment& env);
+
+// Requires-Dist of each new distribution against what the environment will hold afterwards
+// (name -> version, canonical names). Requirements whose marker does not apply are skipped.
+std::vector<UnmetRequirement> unmet_requirements(const std::vector<const resolver::CoreMetadata*>& new_dists,
+                                                 const std::map<std::string, std::string>& final_versions,
+                                                 const probe::PythonFacts& facts, std::vector<Message>& warnings);
+
+}  // namespace envfix::installer

@@ -1,0 +1,20 @@
+#pragma once
+// The launcher files of one entry point on this machine's layout: launchers_posix.cpp writes
+// pip's script, launchers_win32.cpp the .cmd + -script.py pair (scripts.hpp says why).
+#include <string>
+#include <vector>
+
+#include "envfix/installer/scripts.hpp"
+#include "envfix/installer/wheel_plan.hpp"
+
+namespace envfix::installer {
+
+struct LauncherFile {
+    std::string name;     // file name in the scripts folder
+    std::string content;
+    bool executable = true;
+};
+
+std::vector<LauncherFile> host_launcher_files(const EntryPoint& ep, const ScriptTarget& target);
+
+}  // namespace envfix::installer

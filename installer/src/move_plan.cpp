@@ -1,0 +1,169 @@
+// Which files and folders a transaction moves (tx_internal.hpp: plan_moves). A folder moves out
+// whole when everything in it goes (pip's compress_for_rename rule, which also takes the
+// folders left empty), and comes in whole when it does not exist once the old files are out:
+// replacing torch is four renames, not 34 000.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "tx_internal.hpp"
+
+namespace envfix::installer::tx {
+
+namespace {
+
+class Planner {
+public:
+    Planner(const std::vector<Area>& areas, const std::set<stdfs::path>& remove) : areas_(areas), remove_(remove) {}
+
+    // Everything inside `dir` is either a file to remove or a folder that qualifies.
+    bool qualifies(const stdfs::path& dir) {
+        if (auto it = memo_.find(dir); it != memo_.end()) return it->second;
+        bool ok = !holds_area(dir);
+        std::error_code ec;
+        if (ok && stdfs::symlink_status(dir, ec).type() != stdfs::file_type::directory) ok = false;
+        if (ok) {
+            stdfs::directory_iterator it(dir, ec), end;
+            if (ec) ok = false;
+            for (; ok && it != end; it.increment(ec)) {
+                if (ec) { ok = false; break; }
+                const auto& p = it->path();
+                auto type = it->symlink_status(ec).type();
+                if (type == stdfs::file_type::directory) ok = qualifies(p);
+                else ok = remove_.count(p) > 0;
+            }
+        }
+        memo_[dir] = ok;
+        return ok;
+    }
+
+private:
+    // An area root, or a folder above one, never moves.
+    bool holds_area(const stdfs::path& dir) const {
+        for (const auto& a : areas_) {
+            auto rel = a.root.lexically_relative(dir);
+            if (!rel.empty() && *rel.begin() != "..") return true;
+        }
+        return false;
+    }
+
+    const std::vector<Area>& areas_;
+    const std::set<stdfs::path>& remove_;
+    std::map<stdfs::path, bool> memo_;
+};
+
+// Folders from just below the area root down to `p`'s parent, outermost first.
+std::vector<stdfs::path> ancestors_below(const Area& area, const std::string& rel) {
+    std::vector<stdfs::path> out;
+    stdfs::path cur = area.root;
+    stdfs::path r(rel);
+    for (auto it = r.begin(); it != r.end(); ++it) {
+        if (std::next(it) == r.end()) break;
+        cur /= *it;
+        out.push_back(cur);
+    }
+    return out;
+}
+
+bool inside_or_equal(const stdfs::path& p, const stdfs::path& dir) {
+    auto rel = p.lexically_relative(dir);
+    return !rel.empty() && *rel.begin() != "..";
+}
+
+}  // namespace
+
+Expected<std::vector<JournalOp>> plan_moves(const std::vector<Area>& areas, const std::vector<stdfs::path>& remove,
+                                            const std::vector<stdfs::path>& add) {
+    auto outside = [](const stdfs::path& p) {
+        return fail(ExitCode::Internal, "install.outside_areas", {{"path", p.string()}});
+    };
+    std::set<stdfs::path> removing;
+    for (const auto& raw : remove) {
+        auto p = raw.lexically_normal();
+        std::string rel;
+        if (!area_for(areas, p, &rel)) return outside(p);
+        std::error_code ec;
+        auto type = stdfs::symlink_status(p, ec).type();
+        if (type == stdfs::file_type::not_found || type == stdfs::file_type::directory) continue;  // nothing to move
+        removing.insert(p);
+    }
+
+    // Out: the outermost qualifying folder above each file, else the file.
+    Planner planner(areas, removing);
+    std::set<stdfs::path> out_units;
+    for (const auto& p : removing) {
+        std::string rel;
+        const Area* area = area_for(areas, p, &rel);
+        stdfs::path unit = p;
+        for (const auto& dir : ancestors_below(*area, rel)) {
+            if (out_units.count(dir) || planner.qualifies(dir)) {
+                unit = dir;
+                break;
+            }
+        }
+        out_units.insert(unit);
+    }
+    // Drop units inside another unit (a file whose folder also goes).
+    std::vector<stdfs::path> outs;
+    for (const auto& u : out_units)
+        if (outs.empty() || !inside_or_equal(u, outs.back())) outs.push_back(u);
+    auto moved_out = [&](const stdfs::path& p) {
+        auto it = std::upper_bound(outs.begin(), outs.end(), p);
+        if (it == outs.begin()) return false;
+        return inside_or_equal(p, *std::prev(it));
+    };
+    std::set<stdfs::path> extra_outs;  // existing files the new ones replace
+    auto exists_after = [&](const stdfs::path& p, stdfs::file_type* type) {
+        std::error_code ec;
+        auto t = stdfs::status(p, ec).type();  // a symlink to a folder serves as the folder
+        if (t == stdfs::file_type::not_found) t = stdfs::symlink_status(p, ec).type();
+        *type = t;
+        return t != stdfs::file_type::not_found && !moved_out(p) && !extra_outs.count(p);
+    };
+
+    // In: the outermost folder that will not exist, else the file itself.
+    std::set<stdfs::path> in_units;
+    for (const auto& raw : add) {
+        auto p = raw.lexically_normal();
+        std::string rel;
+        const Area* area = area_for(areas, p, &rel);
+        if (!area) return outside(p);
+        stdfs::path unit;
+        for (const auto& dir : ancestors_below(*area, rel)) {
+            stdfs::file_type t;
+            if (!exists_after(dir, &t)) {
+                unit = dir;
+                break;
+            }
+            if (t != stdfs::file_type::directory)
+                return fail(ExitCode::EnvInconsistent, "install.path_conflict_folder", {{"path", dir.string()}});
+        }
+        if (unit.empty()) {
+            stdfs::file_type t;
+            if (exists_after(p, &t)) {
+                if (t == stdfs::file_type::directory)
+                    return fail(ExitCode::EnvInconsistent, "install.path_conflict_file", {{"path", p.string()}});
+                extra_outs.insert(p);
+            }
+            unit = p;
+        }
+        in_units.insert(unit);
+    }
+
+    std::vector<JournalOp> ops;
+    auto add_op = [&](JournalOp::Kind kind, const stdfs::path& p) {
+        std::string rel;
+        const Area* area = area_for(areas, p, &rel);
+        ops.push_back(JournalOp{kind, static_cast<uint32_t>(area - areas.data()), rel});
+    };
+    for (const auto& p : extra_outs)
+        if (!moved_out(p)) out_units.insert(p);
+    outs.clear();
+    for (const auto& u : out_units)
+        if (outs.empty() || !inside_or_equal(u, outs.back())) outs.push_back(u);
+    for (const auto& p : outs) add_op(JournalOp::Kind::Out, p);
+    for (const auto& p : in_units) add_op(JournalOp::Kind::In, p);
+    return ops;
+}
+
+}  // namespace envfix::installer::tx

@@ -1,0 +1,41 @@
+#pragma once
+// Writing a transaction's new files into its staging folders, in parallel: archive entries are
+// inflated straight from the mapped wheel into the staged file, hashed on the way and checked
+// against the wheel's RECORD; largest files first, so one big library does not finish last.
+#include <atomic>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "envfix/common/error.hpp"
+#include "envfix/common/reporter.hpp"
+#include "envfix/installer/wheel.hpp"
+#include "envfix/installer/wheel_plan.hpp"
+
+namespace envfix::installer {
+
+struct StageItem {
+    const WheelFile* wheel = nullptr;    // the archive (Extracted, Script, archive hash)
+    const PlannedFile* file = nullptr;   // nullptr: hash the whole archive (direct_url.json)
+    std::filesystem::path stage;         // where to write
+};
+
+struct StagedDigest {
+    std::string algorithm;  // "sha256" ...; the archive hash: "sha256" with a hex digest
+    std::string digest;     // RECORD encoding (urlsafe base64), hex for the archive hash
+    uint64_t size = 0;
+};
+
+struct StageOptions {
+    unsigned threads = 0;               // 0: twice the cores, 4 to 32
+    std::string interpreter;            // for "#!python" scripts
+    std::string line_end = "\n";        // after the rewritten shebang (os.linesep of the target)
+    Reporter* reporter = nullptr;       // progress
+};
+
+// One digest per item, in the items' order. Errors: "wheel.hash_mismatch" (BadWheel) naming the
+// wheel and the entry, the zip errors, file errors (DiskFull, PermissionDenied), Interrupted.
+// Files already written stay in the staging folder (the transaction removes it).
+Expected<std::vector<StagedDigest>> stage_items(const std::vector<StageItem>& items, const StageOptions& options);
+
+}  // namespace envfix::installer

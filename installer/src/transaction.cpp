@@ -1,0 +1,313 @@
+// Transactions: staging, the journal, the moves and their undo (transaction.hpp).
+#include "envfix/installer/transaction.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <functional>
+#include <map>
+#include <chrono>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "envfix/common/fs.hpp"
+#include "envfix/common/interrupt.hpp"
+#include "envfix/installer/fault.hpp"
+#include "file_ops.hpp"
+#include "tx_internal.hpp"
+
+namespace envfix::installer {
+
+namespace stdfs = std::filesystem;
+
+namespace tx {
+
+void parallel_for(size_t n, const std::function<void(size_t)>& fn) {
+    // Latency-bound work (metadata writes), so more threads than cores help.
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+        for (size_t i; (i = next.fetch_add(1)) < n;) fn(i);
+    };
+    size_t threads = std::min<size_t>(16, n / 8);
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+}
+
+std::string stage_dir_name(const std::string& id) { return ".envfix-tx-" + id; }
+
+std::vector<Area> make_areas(const std::vector<std::string>& roots, const std::string& id) {
+    std::vector<Area> out;
+    for (const auto& r : roots) out.push_back(Area{stdfs::path(r), stdfs::path(r) / stage_dir_name(id)});
+    return out;
+}
+
+const Area* area_for(const std::vector<Area>& areas, const stdfs::path& p, std::string* rel) {
+    const Area* best = nullptr;
+    stdfs::path best_rel;
+    for (const auto& a : areas) {
+        auto r = p.lexically_relative(a.root);
+        if (r.empty() || r == "." || *r.begin() == "..") continue;
+        if (!best || std::distance(r.begin(), r.end()) < std::distance(best_rel.begin(), best_rel.end())) {
+            best = &a;
+            best_rel = r;
+        }
+    }
+    if (!best) return nullptr;
+    // envfix's own folders (staging, state) are never a destination or a file to remove.
+    if (best_rel.begin()->string().starts_with(".envfix")) return nullptr;
+    if (rel) *rel = best_rel.generic_string();
+    return best;
+}
+
+bool lexists(const stdfs::path& p) {
+    std::error_code ec;
+    return stdfs::symlink_status(p, ec).type() != stdfs::file_type::not_found;
+}
+
+stdfs::path journal_file(const stdfs::path& state_dir, const std::string& id) { return state_dir / ("tx-" + id + ".json"); }
+
+Expected<void> write_journal(const stdfs::path& state_dir, const Journal& j) {
+    return fs::write_file_atomic(journal_file(state_dir, j.id), journal_to_json(j));
+}
+
+bool op_done(const std::vector<Area>& areas, const JournalOp& op) {
+    const Area& a = areas[op.area];
+    return op.kind == JournalOp::Kind::Out ? lexists(a.old_path(op.path)) : !lexists(a.new_path(op.path));
+}
+
+Expected<void> op_forward(const std::vector<Area>& areas, const JournalOp& op) {
+    const Area& a = areas[op.area];
+    if (op.kind == JournalOp::Kind::Out) return fileops::move_no_replace(a.dest(op.path), a.old_path(op.path));
+    return fileops::move_no_replace(a.new_path(op.path), a.dest(op.path));
+}
+
+Expected<void> op_backward(const std::vector<Area>& areas, const JournalOp& op) {
+    const Area& a = areas[op.area];
+    if (op.kind == JournalOp::Kind::Out) return fileops::move_no_replace(a.old_path(op.path), a.dest(op.path));
+    return fileops::move_no_replace(a.dest(op.path), a.new_path(op.path));
+}
+
+void remove_stage_dirs(const std::vector<Area>& areas) {
+    // Deleting a file that reached the disk costs a metadata write; one after another that is
+    // seconds for a replaced framework's 17 000 files, so files go in parallel, then folders
+    // deepest first, each depth in parallel.
+    std::vector<stdfs::path> files;
+    std::map<size_t, std::vector<stdfs::path>, std::greater<>> dirs_by_depth;
+    for (const auto& a : areas) {
+        std::error_code ec;
+        if (!lexists(a.stage)) continue;
+        dirs_by_depth[0].push_back(a.stage);
+        for (stdfs::recursive_directory_iterator it(a.stage, stdfs::directory_options::none, ec), end; !ec && it != end;
+             it.increment(ec)) {
+            if (it->symlink_status(ec).type() == stdfs::file_type::directory)
+                dirs_by_depth[static_cast<size_t>(it.depth()) + 1].push_back(it->path());
+            else
+                files.push_back(it->path());
+        }
+    }
+    parallel_for(files.size(), [&](size_t i) {
+        std::error_code ec;
+        stdfs::remove(files[i], ec);
+    });
+    for (auto& [depth, dirs] : dirs_by_depth)
+        parallel_for(dirs.size(), [&](size_t i) {
+            std::error_code ec;
+            stdfs::remove_all(dirs[i], ec);  // empty by now, unless the walk above missed something
+        });
+    fault_point();
+}
+
+void remove_journal(const stdfs::path& state_dir, const std::string& id) {
+    std::error_code ec;
+    stdfs::remove(journal_file(state_dir, id), ec);
+    fs::sync_dir(state_dir);
+    stdfs::remove(state_dir, ec);  // only when empty
+}
+
+}  // namespace tx
+
+stdfs::path state_dir(const stdfs::path& env_root) { return env_root / ".envfix"; }
+
+struct Transaction::Impl {
+    stdfs::path state_dir;
+    Journal journal;
+    std::vector<tx::Area> areas;
+    bool finished = false;
+};
+
+Transaction::Transaction() : impl_(std::make_unique<Impl>()) {}
+Transaction::Transaction(Transaction&&) noexcept = default;
+Transaction& Transaction::operator=(Transaction&&) noexcept = default;
+Transaction::~Transaction() {
+    if (impl_ && !impl_->finished) abort();
+}
+
+namespace {
+
+std::string new_id() {
+    std::random_device rd;
+    char rnd[9];
+    std::snprintf(rnd, sizeof rnd, "%08x", rd());
+    return fileops::utc_timestamp(true) + "-" + std::to_string(fileops::process_id()) + "-" + rnd;
+}
+
+stdfs::path nearest_existing(stdfs::path p) {
+    p = p.lexically_normal();
+    std::error_code ec;
+    while (!p.empty() && !stdfs::is_directory(p, ec) && p.has_relative_path()) p = p.parent_path();
+    return p;
+}
+
+}  // namespace
+
+Expected<Transaction> Transaction::begin(const stdfs::path& state_dir, const std::vector<stdfs::path>& areas,
+                                         std::string summary) {
+    Transaction t;
+    t.impl_->state_dir = state_dir;
+    Journal& j = t.impl_->journal;
+    j.id = new_id();
+    j.state = Journal::State::Staging;
+    j.pid = fileops::process_id();
+    j.created = fileops::utc_timestamp(false);
+    j.summary = std::move(summary);
+    std::set<std::string> seen;
+    for (const auto& a : areas) {
+        auto root = nearest_existing(a).string();
+        if (seen.insert(root).second) j.areas.push_back(root);
+    }
+    t.impl_->areas = tx::make_areas(j.areas, j.id);
+    std::error_code ec;
+    stdfs::create_directories(state_dir, ec);
+    if (ec)
+        return fail(fs::exit_code_for_errno(ec.value()), "fs.write_failed", {{"path", state_dir.string()}, {"reason", ec.message()}});
+    if (auto w = tx::write_journal(state_dir, j); !w) {
+        stdfs::remove(state_dir, ec);
+        t.impl_->finished = true;
+        return unexpected(std::move(w).error());
+    }
+    fault_point();
+    return t;
+}
+
+const std::string& Transaction::id() const { return impl_->journal.id; }
+const std::vector<JournalOp>& Transaction::ops() const { return impl_->journal.ops; }
+
+stdfs::path Transaction::stage_path(const stdfs::path& dest) const {
+    std::string rel;
+    const tx::Area* a = tx::area_for(impl_->areas, dest.lexically_normal(), &rel);
+    return a ? a->new_path(rel) : stdfs::path();
+}
+
+Expected<void> Transaction::make_stage_dirs(const std::vector<stdfs::path>& dests) {
+    std::set<stdfs::path> dirs;
+    for (const auto& d : dests) {
+        auto s = stage_path(d);
+        if (s.empty()) return fail(ExitCode::Internal, "install.outside_areas", {{"path", d.string()}});
+        dirs.insert(s.parent_path());
+    }
+    for (const auto& d : dirs) {
+        std::error_code ec;
+        stdfs::create_directories(d, ec);
+        if (ec) return fail(fs::exit_code_for_errno(ec.value()), "fs.write_failed", {{"path", d.string()}, {"reason", ec.message()}});
+    }
+    return {};
+}
+
+Expected<void> Transaction::prepare(const std::vector<stdfs::path>& remove, const std::vector<stdfs::path>& add) {
+    Impl& m = *impl_;
+    ENVFIX_TRY(auto ops, tx::plan_moves(m.areas, remove, add));
+    for (const auto& op : ops) {
+        if (op.kind != JournalOp::Kind::Out) continue;
+        auto parent = m.areas[op.area].old_path(op.path).parent_path();
+        std::error_code ec;
+        stdfs::create_directories(parent, ec);
+        if (ec) return fail(fs::exit_code_for_errno(ec.value()), "fs.write_failed", {{"path", parent.string()}, {"reason", ec.message()}});
+    }
+    // Nothing is flushed yet: until the journal says "committed", recovery undoes the moves,
+    // so staged bytes that never reached the disk are simply dropped.
+    m.journal.ops = std::move(ops);
+    m.journal.state = Journal::State::Prepared;
+    ENVFIX_TRY_VOID(tx::write_journal(m.state_dir, m.journal));
+    fault_point();
+    return {};
+}
+
+Expected<CommitStats> Transaction::commit() {
+    Impl& m = *impl_;
+    CommitStats stats;
+    auto started = std::chrono::steady_clock::now();
+    const auto& ops = m.journal.ops;
+    size_t done = 0;
+    std::optional<Error> failure;
+    for (; done < ops.size(); ++done) {
+        fault_point();
+        if (interrupt_requested()) {
+            failure = make_error(ExitCode::Interrupted, "install.interrupted");
+            break;
+        }
+        if (auto r = tx::op_forward(m.areas, ops[done]); !r) {
+            failure = std::move(r).error();
+            break;
+        }
+        (ops[done].kind == JournalOp::Kind::Out ? stats.moved_out : stats.moved_in)++;
+    }
+    if (failure) {
+        // Undo in reverse. A move back that fails leaves the journal for `envfix recover`.
+        for (size_t i = done; i-- > 0;) {
+            if (auto r = tx::op_backward(m.areas, ops[i]); !r) {
+                m.finished = true;
+                return unexpected(make_error(r.error().code, "install.undo_failed",
+                                             {{"path", m.state_dir.parent_path().string()},
+                                              {"reason", render(failure->message, Lang::En)}}));
+            }
+            fault_point();
+        }
+        tx::remove_stage_dirs(m.areas);
+        tx::remove_journal(m.state_dir, m.journal.id);
+        m.finished = true;
+        return unexpected(std::move(*failure));
+    }
+    stats.move_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    // The new files' bytes and the renames reach the disk before the journal says "committed":
+    // one flush per filesystem for the whole transaction, no fsync per file.
+    std::vector<stdfs::path> roots;
+    for (const auto& a : m.areas) roots.push_back(a.root);
+    fileops::sync_filesystems(roots);
+    fault_point();
+    // Committed: from here on a crash only leaves backups to delete.
+    Journal committed = m.journal;
+    committed.state = Journal::State::Committed;
+    committed.ops.clear();
+    if (auto w = tx::write_journal(m.state_dir, committed); !w) {
+        // Not recorded as committed: undo, so the environment is the old one for sure.
+        for (size_t i = ops.size(); i-- > 0;)
+            if (!tx::op_backward(m.areas, ops[i])) {
+                m.finished = true;
+                return unexpected(make_error(w.error().code, "install.undo_failed",
+                                             {{"path", m.state_dir.parent_path().string()},
+                                              {"reason", render(w.error().message, Lang::En)}}));
+            }
+        tx::remove_stage_dirs(m.areas);
+        tx::remove_journal(m.state_dir, m.journal.id);
+        m.finished = true;
+        return unexpected(std::move(w).error());
+    }
+    fault_point();
+    tx::remove_stage_dirs(m.areas);
+    tx::remove_journal(m.state_dir, m.journal.id);
+    fault_point();
+    m.finished = true;
+    return stats;
+}
+
+void Transaction::abort() {
+    Impl& m = *impl_;
+    if (m.finished) return;
+    m.finished = true;
+    tx::remove_stage_dirs(m.areas);
+    tx::remove_journal(m.state_dir, m.journal.id);
+}
+
+}  // namespace envfix::installer

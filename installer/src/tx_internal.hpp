@@ -1,0 +1,52 @@
+#pragma once
+// Pieces shared by the transaction, its move planner and recovery (private to installer/).
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "envfix/common/error.hpp"
+#include "envfix/installer/journal.hpp"
+
+namespace envfix::installer::tx {
+
+namespace stdfs = std::filesystem;
+
+struct Area {
+    stdfs::path root;   // the folder files go under
+    stdfs::path stage;  // root/.envfix-tx-<id>: new/ and old/ inside
+    stdfs::path new_path(const std::string& rel) const { return stage / "new" / stdfs::path(rel); }
+    stdfs::path old_path(const std::string& rel) const { return stage / "old" / stdfs::path(rel); }
+    stdfs::path dest(const std::string& rel) const { return root / stdfs::path(rel); }
+};
+
+std::string stage_dir_name(const std::string& id);  // ".envfix-tx-<id>"
+std::vector<Area> make_areas(const std::vector<std::string>& roots, const std::string& id);
+
+// The deepest area holding `p` (lexically) and p's path inside it; nullptr when none does, or
+// when `p` is an area root or lies in a staging folder.
+const Area* area_for(const std::vector<Area>& areas, const stdfs::path& p, std::string* rel);
+
+bool lexists(const stdfs::path& p);
+
+stdfs::path journal_file(const stdfs::path& state_dir, const std::string& id);
+Expected<void> write_journal(const stdfs::path& state_dir, const Journal& j);
+
+// The moves that turn the environment into the new one (move_plan.cpp): whole folders where
+// every file in them goes, or where a new folder comes in whole.
+Expected<std::vector<JournalOp>> plan_moves(const std::vector<Area>& areas, const std::vector<stdfs::path>& remove,
+                                            const std::vector<stdfs::path>& add);
+
+// One journal operation forwards or backwards; `done` tells from the disk whether it happened.
+bool op_done(const std::vector<Area>& areas, const JournalOp& op);
+Expected<void> op_forward(const std::vector<Area>& areas, const JournalOp& op);
+Expected<void> op_backward(const std::vector<Area>& areas, const JournalOp& op);
+
+// fn(0) ... fn(n-1) on up to 16 threads (for latency-bound file system work).
+void parallel_for(size_t n, const std::function<void(size_t)>& fn);
+// Removes the staging folders (backups included) of every area, in parallel.
+void remove_stage_dirs(const std::vector<Area>& areas);
+// Removes the journal file, and the state folder when nothing else is left in it.
+void remove_journal(const stdfs::path& state_dir, const std::string& id);
+
+}  // namespace envfix::installer::tx

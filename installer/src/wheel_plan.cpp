@@ -1,0 +1,203 @@
+// Destinations of a wheel's files and the files installing it generates (wheel_plan.hpp).
+#include "envfix/installer/wheel_plan.hpp"
+
+#include <map>
+#include <set>
+
+#include "envfix/common/strings.hpp"
+#include "envfix/installer/scripts.hpp"
+#include "envfix/resolver/names.hpp"
+#include "envfix/resolver/url.hpp"
+#include "launchers.hpp"
+
+namespace envfix::installer {
+
+namespace stdfs = std::filesystem;
+
+namespace {
+
+// Python's json.dumps(ensure_ascii=True) for a string.
+std::string json_string(std::string_view s) {
+    std::string out = "\"";
+    auto hex4 = [&](unsigned v) {
+        static const char* d = "0123456789abcdef";
+        out += "\\u";
+        for (int shift = 12; shift >= 0; shift -= 4) out += d[(v >> shift) & 15];
+    };
+    for (size_t i = 0; i < s.size();) {
+        auto c = static_cast<unsigned char>(s[i]);
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += static_cast<char>(c);
+            ++i;
+        } else if (c == '\n') { out += "\\n"; ++i; }
+        else if (c == '\r') { out += "\\r"; ++i; }
+        else if (c == '\t') { out += "\\t"; ++i; }
+        else if (c < 0x20 || c == 0x7F) { hex4(c); ++i; }
+        else if (c < 0x80) { out += static_cast<char>(c); ++i; }
+        else {
+            size_t n = (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : 4;
+            unsigned cp = c & (n == 2 ? 0x1F : n == 3 ? 0x0F : 0x07);
+            for (size_t k = 1; k < n && i + k < s.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+            if (cp >= 0x10000) {
+                cp -= 0x10000;
+                hex4(0xD800 + (cp >> 10));
+                hex4(0xDC00 + (cp & 0x3FF));
+            } else {
+                hex4(cp);
+            }
+            i += n;
+        }
+    }
+    return out + "\"";
+}
+
+const char* const kSchemeKeys[] = {"purelib", "platlib", "headers", "scripts", "data"};
+
+}  // namespace
+
+Expected<InstallScheme> install_scheme(const probe::Environment& env) {
+    const auto& f = env.facts;
+    if (f.purelib.empty() || f.platlib.empty() || f.scripts.empty() || f.data.empty())
+        return fail(ExitCode::EnvBroken, "install.no_scheme", {{"path", env.root.string()}});
+    InstallScheme s{f.purelib, f.platlib, f.scripts, f.data, f.include};
+    bool venv = env.kind == probe::EnvKind::Venv || (!f.base_prefix.empty() && f.prefix != f.base_prefix);
+    if (venv)  // pip's header folder in virtual environments
+        s.headers_root = stdfs::path(f.data) / "include" / "site" / ("python" + std::to_string(f.major) + "." + std::to_string(f.minor));
+    return s;
+}
+
+ScriptTarget script_target(const probe::Environment& env, const InstallScheme& scheme) {
+    ScriptTarget t;
+    t.interpreter = env.facts.executable.empty() ? env.interpreter.string() : env.facts.executable;
+    t.layout = env.layout_os;
+    t.python_major = env.facts.major;
+    t.python_minor = env.facts.minor;
+    auto rel = stdfs::path(t.interpreter).lexically_relative(scheme.scripts);
+    t.interpreter_from_scripts = rel.empty() ? t.interpreter : str::replace_all(rel.generic_string(), "/", "\\");
+    return t;
+}
+
+std::string record_path_for(const stdfs::path& dest, const stdfs::path& lib_dir) {
+    auto rel = dest.lexically_relative(lib_dir);
+    if (rel.empty()) return dest.generic_string();
+    return rel.generic_string();
+}
+
+std::string file_url(const stdfs::path& absolute) {
+    // pathlib's as_uri(): every segment percent-encoded, "/" kept; a drive letter stays as is.
+    std::string path = absolute.generic_string();
+    std::string out = "file://";
+    if (path.size() >= 2 && path[1] == ':') {  // C:/x -> file:///C:/x
+        out += "/" + path.substr(0, 2);
+        path = path.substr(2);
+    }
+    std::vector<std::string> parts;
+    for (auto seg : str::split(path, '/')) parts.push_back(resolver::percent_encode_segment(seg));
+    return out + str::join(parts, "/");
+}
+
+std::string direct_url_json(std::string_view url, std::string_view sha256_hex) {
+    std::string h(sha256_hex);
+    return "{\"archive_info\": {\"hash\": \"sha256=" + h + "\", \"hashes\": {\"sha256\": \"" + h + "\"}}, \"url\": " +
+           json_string(url) + "}";
+}
+
+Expected<WheelPlan> plan_wheel(const WheelFile& wheel, const InstallScheme& scheme, const ScriptTarget& target,
+                               const WheelOptions& options) {
+    WheelPlan plan;
+    plan.name = wheel.metadata.name;
+    plan.canonical_name = resolver::canonicalize_name(wheel.metadata.name);
+    plan.version = wheel.metadata.version;
+    plan.lib_dir = wheel.root_is_purelib ? scheme.purelib : scheme.platlib;
+    plan.dist_info = plan.lib_dir / wheel.dist_info;
+    plan.direct_url = options.direct_url;
+    plan.warnings = wheel.warnings;
+    const std::string src = wheel.source();
+
+    std::vector<EntryPoint> eps;
+    if (!wheel.entry_points.empty()) {
+        ENVFIX_TRY(eps, parse_entry_points(wheel.entry_points, src + ":" + wheel.dist_info + "/entry_points.txt"));
+    }
+    auto is_entry_point_wrapper = [&](std::string leaf) {
+        // setuptools also writes EP, EP.exe and EP-script.py for entry point EP; pip skips them.
+        std::string l = str::lower(leaf);
+        if (l.ends_with(".exe") || l.ends_with(".pya")) leaf.resize(leaf.size() - 4);
+        else if (l.ends_with("-script.py")) leaf.resize(leaf.size() - 10);
+        return std::any_of(eps.begin(), eps.end(), [&](const EntryPoint& e) { return e.name == leaf; });
+    };
+
+    // Later files win where two land on one path (a .data/purelib file over a root file), as in pip.
+    std::map<stdfs::path, size_t> by_dest;
+    auto add = [&](PlannedFile f) {
+        f.record_path = record_path_for(f.dest, plan.lib_dir);
+        auto [it, inserted] = by_dest.emplace(f.dest, plan.files.size());
+        if (inserted) plan.files.push_back(std::move(f));
+        else plan.files[it->second] = std::move(f);
+    };
+
+    const std::string data_prefix = wheel.data_dir.empty() ? std::string() : wheel.data_dir + "/";
+    // Files that describe an installation, not the distribution (a wheel repacked from an
+    // installed environment carries them): this installation writes its own.
+    const std::set<std::string> install_records = {wheel.dist_info + "/INSTALLER", wheel.dist_info + "/REQUESTED",
+                                                   wheel.dist_info + "/direct_url.json"};
+    for (size_t idx : wheel.files) {
+        const ZipEntry& e = wheel.zip.entries[idx];
+        if (install_records.count(e.name)) continue;
+        PlannedFile f;
+        f.entry = idx;
+        f.executable = e.is_executable();
+        if (!data_prefix.empty() && e.name.starts_with(data_prefix)) {
+            std::string rest = e.name.substr(data_prefix.size());
+            auto slash = rest.find('/');
+            std::string key = rest.substr(0, slash);
+            std::string sub = slash == std::string::npos ? std::string() : rest.substr(slash + 1);
+            if (sub.empty() || std::find(std::begin(kSchemeKeys), std::end(kSchemeKeys), key) == std::end(kSchemeKeys))
+                return fail(ExitCode::BadWheel, "wheel.data_scheme", {{"file", src}, {"entry", e.name}});
+            if (key == "scripts") {
+                std::string leaf = sub.substr(sub.find_last_of('/') + 1);
+                if (auto why = unsafe_script_name(leaf); !why.empty())
+                    return fail(ExitCode::BadWheel, "scripts.unsafe_name", {{"source", src}, {"name", leaf}, {"reason", why}});
+                if (is_entry_point_wrapper(leaf)) continue;
+                f.kind = PlannedFile::Kind::Script;
+                f.dest = scheme.scripts / sub;
+            } else if (key == "headers") {
+                f.dest = scheme.headers(wheel.metadata.name) / sub;
+            } else {
+                const stdfs::path& root = key == "purelib" ? scheme.purelib : key == "platlib" ? scheme.platlib : scheme.data;
+                f.dest = root / sub;
+            }
+        } else {
+            f.dest = plan.lib_dir / e.name;
+        }
+        add(std::move(f));
+    }
+
+    std::vector<EntryPoint> console, gui;
+    for (auto& e : eps) (e.gui ? gui : console).push_back(e);
+    console = versioned_entry_points(std::move(console), target.python_major, target.python_minor);
+    for (const auto* list : {&console, &gui})
+        for (const auto& ep : *list)
+            for (auto& g : host_launcher_files(ep, target)) {
+                PlannedFile f;
+                f.kind = PlannedFile::Kind::Generated;
+                f.dest = scheme.scripts / g.name;
+                f.content = std::move(g.content);
+                f.executable = g.executable;
+                f.launcher = true;
+                add(std::move(f));
+            }
+
+    auto meta_file = [&](const char* leaf, std::string content) {
+        PlannedFile f;
+        f.kind = PlannedFile::Kind::Generated;
+        f.dest = plan.dist_info / leaf;
+        f.content = std::move(content);
+        add(std::move(f));
+    };
+    meta_file("INSTALLER", "envfix\n");
+    if (options.requested) meta_file("REQUESTED", "");
+    return plan;
+}
+
+}  // namespace envfix::installer

@@ -1,0 +1,32 @@
+#pragma once
+// Little-endian field readers and shared rules of the ZIP reader (private to installer/).
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "envfix/common/error.hpp"
+
+namespace envfix::installer::zipfmt {
+
+// Out-of-range reads give 0, which no signature or check accepts.
+inline uint16_t u16(std::string_view s, size_t p) {
+    if (p + 2 > s.size()) return 0;
+    return static_cast<uint16_t>(static_cast<unsigned char>(s[p]) | static_cast<unsigned char>(s[p + 1]) << 8);
+}
+inline uint32_t u32(std::string_view s, size_t p) {
+    if (p + 4 > s.size()) return 0;
+    return static_cast<uint32_t>(u16(s, p)) | static_cast<uint32_t>(u16(s, p + 2)) << 16;
+}
+inline uint64_t u64(std::string_view s, size_t p) {
+    if (p + 8 > s.size()) return 0;
+    return static_cast<uint64_t>(u32(s, p)) | static_cast<uint64_t>(u32(s, p + 4)) << 32;
+}
+
+// Stored and deflate are read by envfix itself (zlib); bzip2 (12), LZMA (14), zstd (93) and
+// xz (95), which Python's zipfile or uv also read, go through libarchive.
+inline bool method_builtin(uint16_t m) { return m == 0 || m == 8; }
+inline bool method_known(uint16_t m) { return method_builtin(m) || m == 12 || m == 14 || m == 93 || m == 95; }
+
+Unexpected<Error> malformed(std::string_view source, std::string reason);
+
+}  // namespace envfix::installer::zipfmt

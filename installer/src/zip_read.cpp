@@ -1,0 +1,188 @@
+// Reading entry data: stored and deflate from memory with zlib (thread-safe, one entry at a
+// time), other methods through libarchive in one pass. Sizes and CRC-32 are checked either way.
+#include <archive.h>
+#include <archive_entry.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "envfix/installer/zip.hpp"
+#include "zip_format.hpp"
+
+namespace envfix::installer {
+
+namespace {
+
+constexpr size_t kChunk = 1u << 18;
+
+Unexpected<Error> data_mismatch(std::string_view source, const ZipEntry& e, std::string what) {
+    return fail(ExitCode::BadWheel, "zip.data_mismatch", {{"file", std::string(source)}, {"entry", e.name}, {"what", std::move(what)}});
+}
+
+// Counts bytes and CRC-32 on the way to the caller's sink; refuses more bytes than declared at
+// once, so a lying size cannot fill the disk.
+class CheckedSink {
+public:
+    CheckedSink(const ZipEntry& e, std::string_view source, const ZipSink& sink) : e_(e), source_(source), sink_(sink) {}
+    Expected<void> operator()(std::string_view chunk) {
+        if (chunk.size() > e_.size - done_) return data_mismatch(source_, e_, "more data than its declared size");
+        done_ += chunk.size();
+        crc_ = crc32_z(crc_, reinterpret_cast<const Bytef*>(chunk.data()), chunk.size());
+        return sink_(chunk);
+    }
+    Expected<void> finish() const {
+        if (done_ != e_.size) return data_mismatch(source_, e_, "less data than its declared size (truncated?)");
+        if (crc_ != e_.crc32) return data_mismatch(source_, e_, "CRC-32");
+        return {};
+    }
+
+private:
+    const ZipEntry& e_;
+    std::string_view source_;
+    const ZipSink& sink_;
+    uint64_t done_ = 0;
+    uLong crc_ = crc32_z(0, nullptr, 0);
+};
+
+Expected<void> inflate_entry(std::string_view a, const ZipEntry& e, std::string_view source, CheckedSink& out) {
+    std::string_view in = a.substr(static_cast<size_t>(e.data_offset), static_cast<size_t>(e.compressed_size));
+    if (e.method == 0) {
+        for (size_t p = 0; p < in.size(); p += kChunk) ENVFIX_TRY_VOID(out(in.substr(p, kChunk)));
+        return {};
+    }
+    z_stream z{};
+    if (inflateInit2(&z, -MAX_WBITS) != Z_OK) return fail(ExitCode::Internal, "zip.zlib_failed", {{"file", std::string(source)}});
+    std::unique_ptr<z_stream, int (*)(z_stream*)> guard(&z, inflateEnd);
+    std::unique_ptr<unsigned char[]> buf(new unsigned char[kChunk]);
+    size_t fed = 0;
+    int rc = Z_OK;
+    while (rc != Z_STREAM_END) {
+        if (z.avail_in == 0 && fed < in.size()) {
+            size_t n = std::min<size_t>(in.size() - fed, 1u << 30);
+            z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data() + fed));
+            z.avail_in = static_cast<uInt>(n);
+            fed += n;
+        }
+        z.next_out = buf.get();
+        z.avail_out = kChunk;
+        rc = inflate(&z, Z_NO_FLUSH);
+        if (rc != Z_OK && rc != Z_STREAM_END) {
+            if (rc == Z_BUF_ERROR && z.avail_in == 0 && fed == in.size())
+                return data_mismatch(source, e, "compressed data ends early (truncated?)");
+            return data_mismatch(source, e, std::string("deflate data is corrupt (") + (z.msg ? z.msg : "zlib error") + ")");
+        }
+        size_t produced = kChunk - z.avail_out;
+        if (produced > 0) ENVFIX_TRY_VOID(out(std::string_view(reinterpret_cast<const char*>(buf.get()), produced)));
+    }
+    if (z.avail_in != 0 || fed != in.size()) return data_mismatch(source, e, "bytes after the end of its deflate data");
+    return {};
+}
+
+struct ArchiveCloser {
+    void operator()(archive* a) const { archive_read_free(a); }
+};
+
+Expected<void> visit_sequential(std::string_view archive_bytes, const ZipDirectory& dir, std::vector<size_t> sequential,
+                                std::string_view source, const ZipEntryVisitor& visit, bool by_name);
+
+}  // namespace
+
+bool zip_entry_needs_sequential_read(const ZipEntry& e) { return !zipfmt::method_builtin(e.method); }
+
+Expected<void> read_zip_entry(std::string_view archive, const ZipEntry& e, std::string_view source, const ZipSink& sink) {
+    if (zip_entry_needs_sequential_read(e)) {
+        // A lone entry is found by name: `one` is not the whole directory.
+        ZipDirectory one;
+        one.entries.push_back(e);
+        return visit_sequential(archive, one, {0}, source,
+                                [&](size_t, const std::function<Expected<void>(const ZipSink&)>& read) { return read(sink); },
+                                true);
+    }
+    CheckedSink out(e, source, sink);
+    ENVFIX_TRY_VOID(inflate_entry(archive, e, source, out));
+    return out.finish();
+}
+
+Expected<std::string> read_zip_entry_text(std::string_view archive, const ZipEntry& e, std::string_view source) {
+    std::string text;
+    text.reserve(static_cast<size_t>(std::min<uint64_t>(e.size, 64u << 20)));
+    ENVFIX_TRY_VOID(read_zip_entry(archive, e, source, [&](std::string_view c) -> Expected<void> {
+        text.append(c);
+        return {};
+    }));
+    return text;
+}
+
+Expected<void> visit_zip_entries(std::string_view archive_bytes, const ZipDirectory& dir, const std::vector<size_t>& indices,
+                                 std::string_view source, const ZipEntryVisitor& visit) {
+    std::vector<size_t> sequential;
+    for (size_t i : indices) {
+        const ZipEntry& e = dir.entries[i];
+        if (zip_entry_needs_sequential_read(e)) {
+            sequential.push_back(i);
+            continue;
+        }
+        ENVFIX_TRY_VOID(visit(i, [&](const ZipSink& sink) { return read_zip_entry(archive_bytes, e, source, sink); }));
+    }
+    if (sequential.empty()) return {};
+    return visit_sequential(archive_bytes, dir, std::move(sequential), source, visit, false);
+}
+
+namespace {
+
+Expected<void> visit_sequential(std::string_view archive_bytes, const ZipDirectory& dir, std::vector<size_t> sequential,
+                                std::string_view source, const ZipEntryVisitor& visit, bool by_name) {
+    // libarchive's seekable reader takes the central directory and walks the entries in the
+    // order of their local headers; the directory was checked already, so the k-th header it
+    // returns is the k-th entry by offset. Names are compared where both sides are ASCII.
+    std::sort(sequential.begin(), sequential.end(), [&](size_t x, size_t y) {
+        return dir.entries[x].local_header_offset < dir.entries[y].local_header_offset;
+    });
+    std::vector<size_t> by_offset(dir.entries.size());
+    for (size_t i = 0; i < by_offset.size(); ++i) by_offset[i] = i;
+    std::sort(by_offset.begin(), by_offset.end(), [&](size_t x, size_t y) {
+        return dir.entries[x].local_header_offset < dir.entries[y].local_header_offset;
+    });
+    std::unique_ptr<archive, ArchiveCloser> ar(archive_read_new());
+    archive_read_support_format_zip_seekable(ar.get());
+    if (archive_read_open_memory(ar.get(), archive_bytes.data(), archive_bytes.size()) != ARCHIVE_OK)
+        return zipfmt::malformed(source, std::string("libarchive: ") + archive_error_string(ar.get()));
+    size_t want = 0;
+    std::unique_ptr<std::string> buffer(new std::string(1u << 18, '\0'));
+    for (size_t k = 0; want < sequential.size(); ++k) {
+        archive_entry* ae = nullptr;
+        int rc = archive_read_next_header(ar.get(), &ae);
+        if (rc == ARCHIVE_EOF) return zipfmt::malformed(source, "libarchive found fewer entries than the central directory");
+        if (rc != ARCHIVE_OK)
+            return zipfmt::malformed(source, std::string("libarchive: ") + (archive_error_string(ar.get()) ? archive_error_string(ar.get()) : "header error"));
+        const ZipEntry& e = dir.entries[sequential[want]];
+        const char* name = archive_entry_pathname(ae);
+        if (by_name) {
+            if (!name || e.name != name) continue;
+        } else if (by_offset[k] != sequential[want]) {
+            continue;
+        } else if (name && std::string_view(name) != e.name &&
+                   std::all_of(e.name.begin(), e.name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
+            return fail(ExitCode::BadWheel, "zip.header_mismatch", {{"file", std::string(source)}, {"entry", e.name}, {"what", "name"}});
+        }
+        ENVFIX_TRY_VOID(visit(sequential[want], [&](const ZipSink& sink) -> Expected<void> {
+            CheckedSink out(e, source, sink);
+            for (;;) {
+                la_ssize_t n = archive_read_data(ar.get(), buffer->data(), buffer->size());
+                if (n == 0) break;
+                if (n < 0)
+                    return data_mismatch(source, e, std::string("libarchive: ") +
+                                                        (archive_error_string(ar.get()) ? archive_error_string(ar.get()) : "read error"));
+                ENVFIX_TRY_VOID(out(std::string_view(buffer->data(), static_cast<size_t>(n))));
+            }
+            return out.finish();
+        }));
+        ++want;
+    }
+    return {};
+}
+
+}  // namespace
+
+}  // namespace envfix::installer

@@ -1,0 +1,164 @@
+// Crash consistency: envfix install killed at every fault point (ENVFIX_FAULT_AFTER=N: SIGKILL,
+// as a power cut or `kill -9` would), Ctrl-C raised at fault points, and real `kill -9` at
+// random moments. After each, the next envfix run (`envfix recover`, or the next install) must
+// leave the environment byte for byte the old one or the new one: paths, contents, modes.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <random>
+#include <regex>
+#include <thread>
+
+#include "install_fixtures.hpp"
+
+using namespace envfix;
+using namespace envfix::test;
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+Json alpha(int version) {
+    Json files = {{"alpha/__init__.py", "VERSION = " + std::to_string(version) + "\n"},
+                  {"alpha/core.py", "def f():\n    return " + std::to_string(version * 10) + "\n"},
+                  {"alpha/data/table.bin", {{"size", 20000}, {"seed", version}}},
+                  {"ns/alpha_part.py", "part = 'alpha'\n"}};
+    Json data = {{"data/share/alpha/" + std::string(version == 1 ? "a" : "b") + ".txt", "v" + std::to_string(version) + "\n"},
+                 {"scripts/alpha-tool", {{"text", "#!python\nprint('alpha')\n"}, {"mode", 493}}}};
+    Json eps = {{"alpha-cli", "alpha.core:f"}};
+    if (version == 1) {
+        files["alpha/sub/x.py"] = "x = 1\n";
+    } else {
+        files["alpha/new.py"] = "n = 2\n";
+        eps["alpha-two"] = "alpha.core:f";
+    }
+    return {{"name", "alpha"}, {"version", std::to_string(version) + ".0"}, {"files", files}, {"data", data},
+            {"entry_points", {{"console_scripts", eps}}}};
+}
+
+Json beta() {
+    Json files = {{"beta/__init__.py", ""}, {"beta/big.bin", {{"size", 200000}, {"seed", 7}}}, {"ns/beta_part.py", "part = 'beta'\n"}};
+    for (int i = 0; i < 12; ++i) files["beta/mods/m" + std::to_string(i) + ".py"] = "i = " + std::to_string(i) + "\n";
+    return {{"name", "beta"},
+            {"version", "1.0"},
+            {"files", files},
+            {"data", {{"headers/beta.h", "#pragma once\n"}}},
+            {"entry_points", {{"console_scripts", {{"beta-cli", "beta:main"}}}}}};
+}
+
+class Crash : public ::testing::Test {
+protected:
+    void SetUp() override {
+        home = dir / "home";
+        venv = dir / "venv";
+        make_bare_venv(venv);
+        auto w1 = build_wheel(alpha(1), dir / "wheels");
+        auto r = run_envfix({"install", "--env", venv.string(), w1.string()}, {}, home);
+        ASSERT_EQ(r.code, 0) << r.err;
+        write_text(site_packages(venv) / "ns" / "user.txt", "not from any wheel\n");
+        old_model = dir / "old-model";
+        copy_tree(venv, old_model);
+        old_tree = snapshot(venv);
+        new_args = {"install", "--env", venv.string(), build_wheel(alpha(2), dir / "wheels").string(),
+                    build_wheel(beta(), dir / "wheels").string()};
+        auto n = run_envfix(with(new_args, "-v"), {}, home);
+        ASSERT_EQ(n.code, 0) << n.err;
+        new_tree = snapshot(venv);
+        std::smatch m;
+        ASSERT_TRUE(std::regex_search(n.err, m, std::regex(R"((\d+) fault points passed)"))) << n.err;
+        fault_points = std::stoi(m[1]);
+        ASSERT_GT(fault_points, 30);
+        ASSERT_NE(tree_diff(old_tree, new_tree), "");
+    }
+
+    static std::vector<std::string> with(std::vector<std::string> args, const std::string& extra) {
+        args.push_back(extra);
+        return args;
+    }
+
+    // "old", "new", or the difference from the nearer one.
+    std::string which() {
+        auto now = snapshot(venv);
+        if (now == old_tree) return "old";
+        if (now == new_tree) return "new";
+        return "neither; against old:\n" + tree_diff(old_tree, now) + "against new:\n" + tree_diff(new_tree, now);
+    }
+
+    TempDir dir;
+    stdfs::path home, venv, old_model;
+    Tree old_tree, new_tree;
+    std::vector<std::string> new_args;
+    int fault_points = 0;
+};
+
+}  // namespace
+
+TEST_F(Crash, KilledAtEveryFaultPointRecoversToOldOrNew) {
+    std::vector<int> points;
+    for (int n = 1; n <= fault_points + 1; ++n) points.push_back(n);
+    ASSERT_GE(points.size(), 50u) << "the crash test needs at least 50 kill points";
+    std::printf("killing the install at each of its %d fault points\n", fault_points);
+    std::map<std::string, int> seen;
+    for (size_t i = 0; i < points.size(); ++i) {
+        int n = points[i];
+        SCOPED_TRACE("ENVFIX_FAULT_AFTER=" + std::to_string(n));
+        restore_tree(venv, old_model);
+        ASSERT_EQ(which(), "old");
+        auto killed = run_envfix(new_args, {{"ENVFIX_FAULT_AFTER", std::to_string(n)}}, home);
+        EXPECT_EQ(killed.code, n <= fault_points ? 128 + SIGKILL : 0) << killed.err;
+        // Every other time the next install does the recovery, and must then install.
+        if (i % 2 == 0) {
+            auto r = run_envfix({"recover", "--env", venv.string()}, {}, home);
+            ASSERT_EQ(r.code, 0) << r.err;
+            auto state = which();
+            ASSERT_TRUE(state == "old" || state == "new") << state;
+            seen[state]++;
+        } else {
+            auto r = run_envfix(new_args, {}, home);
+            ASSERT_EQ(r.code, 0) << r.err;
+            ASSERT_EQ(which(), "new");
+            seen["reinstalled"]++;
+        }
+    }
+    // Both outcomes happen: killed before the commit point (old) and after it (new).
+    EXPECT_GT(seen["old"], 0);
+    EXPECT_GT(seen["new"], 0);
+}
+
+TEST_F(Crash, CtrlCAtFaultPointsLeavesOldOrNewWithoutRecovery) {
+    std::mt19937 rng(12345);
+    for (int k = 0; k < 12; ++k) {
+        int n = 1 + static_cast<int>(rng() % static_cast<unsigned>(fault_points));
+        SCOPED_TRACE("ENVFIX_FAULT_AFTER=" + std::to_string(n) + ":int");
+        restore_tree(venv, old_model);
+        auto r = run_envfix(new_args, {{"ENVFIX_FAULT_AFTER", std::to_string(n) + ":int"}}, home);
+        EXPECT_EQ(r.code, 130) << r.err;
+        auto state = which();
+        ASSERT_TRUE(state == "old" || state == "new") << state;
+        if (state == "old") {
+            EXPECT_NE(r.err.find("interrupted; the environment was left as it was"), std::string::npos) << r.err;
+        }
+    }
+}
+
+TEST_F(Crash, RealKillNineAtRandomMomentsRecoversToOldOrNew) {
+    // How long an install takes here, to spread the kills over it.
+    restore_tree(venv, old_model);
+    auto t0 = std::chrono::steady_clock::now();
+    ASSERT_EQ(run_envfix(new_args, {}, home).code, 0);
+    auto span = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
+    std::mt19937 rng(424242);
+    std::map<std::string, int> seen;
+    for (int k = 0; k < 15; ++k) {
+        restore_tree(venv, old_model);
+        auto pid = spawn_envfix(new_args, {}, home, dir / "kill.log");
+        std::this_thread::sleep_for(std::chrono::microseconds(rng() % static_cast<unsigned>(span)));
+        ::kill(pid, SIGKILL);
+        int code = wait_exit(pid);
+        auto r = run_envfix({"recover", "--env", venv.string()}, {}, home);
+        ASSERT_EQ(r.code, 0) << r.err;
+        auto state = which();
+        ASSERT_TRUE(state == "old" || state == "new") << "exit " << code << ": " << state;
+        seen[state]++;
+    }
+    EXPECT_EQ(seen["old"] + seen["new"], 15);
+}

@@ -1,0 +1,105 @@
+// The small pure pieces: entry names, the journal, ._pth, venv scripts, PEP 610, RECORD paths.
+#include <gtest/gtest.h>
+
+#include "envfix/installer/install.hpp"
+#include "envfix/installer/journal.hpp"
+#include "envfix/installer/venv.hpp"
+#include "envfix/installer/wheel.hpp"
+#include "envfix/installer/wheel_plan.hpp"
+
+using namespace envfix;
+using namespace envfix::installer;
+
+TEST(EntryNames, PathRules) {
+    for (const char* ok : {"pkg/mod.py", "pkg/", "a.dist-info/METADATA", "x.data/scripts/tool", "caf\xc3\xa9.py", ".hidden/x"})
+        EXPECT_FALSE(unsafe_entry_name(ok)) << ok;
+    for (const char* bad : {"/etc/passwd", "../x", "a/../../x", "a/./b", "a//b", "a\\b", "C:/x", "c:x", "x:stream", "",
+                            ".envfix-tx-1/x", ".envfix/lock", "./a"})
+        EXPECT_TRUE(unsafe_entry_name(bad)) << bad;
+}
+
+TEST(Journal, RoundTripsAndKeepsAnyFileName) {
+    Journal j;
+    j.id = "20261129T164000Z-1-abc";
+    j.state = Journal::State::Prepared;
+    j.pid = 42;
+    j.created = "2026-11-29T16:40:00Z";
+    j.summary = "install torch 2.11.0; remove torch 2.7.0";
+    j.areas = {"/venv/lib/python3.12/site-packages", "/v\xe9nv/bin"};  // Latin-1: not UTF-8
+    j.ops = {{JournalOp::Kind::Out, 0, "torch"}, {JournalOp::Kind::In, 0, "torch"}, {JournalOp::Kind::In, 1, "100%/x,\"y\""}};
+    auto text = journal_to_json(j);
+    for (unsigned char c : text) ASSERT_LT(c, 0x80);
+    auto back = parse_journal(text, "tx.json");
+    ASSERT_TRUE(back) << render(back.error().message, Lang::En);
+    EXPECT_EQ(back->id, j.id);
+    EXPECT_EQ(back->state, Journal::State::Prepared);
+    EXPECT_EQ(back->areas, j.areas);
+    EXPECT_EQ(back->ops, j.ops);
+    EXPECT_EQ(back->summary, j.summary);
+}
+
+TEST(Journal, RefusesWhatItCannotTrust) {
+    for (const char* bad : {"", "{\"version\": 1", "[]", "{\"version\": 2, \"id\": \"x\", \"state\": \"prepared\", \"areas\": [], \"ops\": []}",
+                            "{\"version\": 1, \"id\": \"x\", \"state\": \"odd\", \"areas\": [], \"ops\": []}",
+                            "{\"version\": 1, \"id\": \"x\", \"state\": \"prepared\", \"areas\": [\"/a\"], \"ops\": [[\"in\", 1, \"p\"]]}",
+                            "{\"version\": 1, \"id\": \"x\", \"state\": \"prepared\", \"areas\": [\"/a\"], \"ops\": [[\"in\", 0, \"../p\"]]}",
+                            "{\"version\": 1, \"id\": \"../x\", \"state\": \"prepared\", \"areas\": [], \"ops\": []}"}) {
+        auto j = parse_journal(bad, "tx.json");
+        ASSERT_FALSE(j) << bad;
+        EXPECT_EQ(j.error().message.key, "journal.invalid");
+        EXPECT_EQ(j.error().code, ExitCode::BadInput);
+    }
+}
+
+TEST(Pth, ImportSiteIsUncommentedOrAppended) {
+    EXPECT_EQ(enable_import_site("python312.zip\n.\n\n# Uncomment to run site.main() automatically\n#import site\n"),
+              "python312.zip\n.\n\n# Uncomment to run site.main() automatically\nimport site\n");
+    EXPECT_EQ(enable_import_site("python310.zip\r\n.\r\n#import site\r\n"), "python310.zip\r\n.\r\nimport site\r\n");
+    EXPECT_EQ(enable_import_site("python311.zip\n."), "python311.zip\n.\nimport site\n");
+    EXPECT_EQ(enable_import_site(""), "import site\n");
+}
+
+TEST(Venv, ScriptsQuoteValuesWhereTheTemplateExpectsIt) {
+    VenvScriptValues v{"/srv/my env", "my env", "(my env) ", "bin", "/srv/my env/bin/python3"};
+    // A template written for quoting (gh-124651) gets shell-quoted values ...
+    EXPECT_EQ(render_venv_script("VIRTUAL_ENV=__VENV_DIR__\nPS1=__VENV_PROMPT__\"${PS1:-}\"\n", "activate", v),
+              "VIRTUAL_ENV='/srv/my env'\nPS1='(my env) '\"${PS1:-}\"\n");
+    // ... an older one, which quotes itself, the raw value.
+    EXPECT_EQ(render_venv_script("VIRTUAL_ENV=\"__VENV_DIR__\"\n", "activate", v), "VIRTUAL_ENV=\"/srv/my env\"\n");
+    EXPECT_EQ(render_venv_script("$VenvDir = __VENV_DIR__\n", "Activate.ps1", v), "$VenvDir = '/srv/my env'\n");
+    VenvScriptValues plain{"/srv/v", "v", "(v) ", "bin", "/srv/v/bin/python3"};
+    EXPECT_EQ(render_venv_script("A=__VENV_DIR__ B=__VENV_BIN_NAME__ C=__VENV_PYTHON__\n", "activate.fish", plain),
+              "A=/srv/v B=bin C=/srv/v/bin/python3\n");
+}
+
+TEST(Venv, PyvenvCfgAsVenvWritesIt) {
+    probe::PythonFacts f;
+    f.version = "3.12.3";
+    f.major = 3;
+    f.minor = 12;
+    EXPECT_EQ(pyvenv_cfg_text(f, "/usr/bin/python3", "/usr/bin/python3.12", ""),
+              "home = /usr/bin\ninclude-system-site-packages = false\nversion = 3.12.3\nexecutable = /usr/bin/python3.12\n");
+    f.version = "3.10.13";
+    f.minor = 10;
+    EXPECT_EQ(pyvenv_cfg_text(f, "/opt/py/bin/python3.10", "/opt/py/bin/python3.10", "0.1.0"),
+              "home = /opt/py/bin\ninclude-system-site-packages = false\nversion = 3.10.13\nenvfix = 0.1.0\n");
+}
+
+TEST(DirectUrl, WrittenAsPipWritesIt) {
+    EXPECT_EQ(file_url("/usr/share/python-wheels/pip-23.0.1-py3-none-any.whl"),
+              "file:///usr/share/python-wheels/pip-23.0.1-py3-none-any.whl");
+    EXPECT_EQ(file_url("/tmp/a b/t+1%.whl"), "file:///tmp/a%20b/t%2B1%25.whl");
+    EXPECT_EQ(file_url("C:/Users/x/w.whl"), "file:///C:/Users/x/w.whl");
+    // pip 24.2's document for the same file, byte for byte.
+    EXPECT_EQ(direct_url_json("file:///usr/share/python-wheels/pip-23.0.1-py3-none-any.whl",
+                              "da59ca7250b6284ac0e77a9d287004ea090bb0e30e0c9451c0e34398d45596ba"),
+              "{\"archive_info\": {\"hash\": \"sha256=da59ca7250b6284ac0e77a9d287004ea090bb0e30e0c9451c0e34398d45596ba\", "
+              "\"hashes\": {\"sha256\": \"da59ca7250b6284ac0e77a9d287004ea090bb0e30e0c9451c0e34398d45596ba\"}}, "
+              "\"url\": \"file:///usr/share/python-wheels/pip-23.0.1-py3-none-any.whl\"}");
+    EXPECT_NE(direct_url_json("https://h/\xc3\xa9.whl", "00").find("\\u00e9"), std::string::npos);
+}
+
+TEST(RecordPaths, RelativeToTheLibraryFolder) {
+    EXPECT_EQ(record_path_for("/v/lib/python3.12/site-packages/pip/__init__.py", "/v/lib/python3.12/site-packages"), "pip/__init__.py");
+    EXPECT_EQ(record_path_for("/v/bin/pip", "/v/lib/python3.12/site-packages"), "../../../bin/pip");
+}

@@ -1,0 +1,254 @@
+// The installer's library interface: transactions (whole-folder moves, undo on failure,
+// recovery from each journal state), removing distributions with a plan's install, and the
+// consent an embedded Python's ._pth needs.
+#include <gtest/gtest.h>
+
+#include "envfix/common/fs.hpp"
+#include "envfix/installer/install.hpp"
+#include "envfix/installer/transaction.hpp"
+#include "envfix/probe/interpreter_facts.hpp"
+#include "envfix/probe/target.hpp"
+#include "install_fixtures.hpp"
+#include "zip_builder.hpp"
+
+using namespace envfix;
+using namespace envfix::test;
+using namespace envfix::installer;
+
+namespace {
+
+class Answer final : public Reporter {
+public:
+    explicit Answer(bool yes) : yes_(yes) {}
+    void note(Severity, const Message& m) override { notes.push_back(render(m, Lang::En)); }
+    bool confirm(const Message& q, bool) override {
+        questions.push_back(render(q, Lang::En));
+        return yes_;
+    }
+    int task_begin(const Message&, uint64_t) override { return 1; }
+    void task_advance(int, uint64_t) override {}
+    void task_end(int, bool) override {}
+    std::vector<std::string> notes, questions;
+
+private:
+    bool yes_;
+};
+
+// A folder laid out as an area: pkg/ (all of it going), ns/ (shared with a file that stays).
+struct Area {
+    explicit Area(const stdfs::path& root) : root(root) {
+        write_text(root / "pkg" / "a.py", "old a\n");
+        write_text(root / "pkg" / "sub" / "b.py", "old b\n");
+        write_text(root / "ns" / "mine.py", "old mine\n");
+        write_text(root / "ns" / "keep.txt", "stays\n");
+    }
+    std::vector<stdfs::path> old_files() const { return {root / "pkg/a.py", root / "pkg/sub/b.py", root / "ns/mine.py"}; }
+    std::vector<stdfs::path> new_files() const { return {root / "pkg/a.py", root / "pkg/c.py", root / "ns/mine.py", root / "ns/new.py"}; }
+    stdfs::path root;
+};
+
+Expected<Transaction> staged(const stdfs::path& state, const Area& area) {
+    ENVFIX_TRY(auto tx, Transaction::begin(state, {area.root}, "test"));
+    ENVFIX_TRY_VOID(tx.make_stage_dirs(area.new_files()));
+    for (const auto& f : area.new_files()) write_text(tx.stage_path(f), "new " + f.filename().string() + "\n");
+    return tx;
+}
+
+probe::Environment resolved(const stdfs::path& venv) {
+    auto cache = probe::FactsCache::in_memory();
+    auto env = probe::resolve_target({.env = venv}, {.facts = {.cache = &cache}});
+    EXPECT_TRUE(env);
+    return *env;
+}
+
+}  // namespace
+
+TEST(Transaction, MovesWholeFoldersAndSingleFilesWhereShared) {
+    TempDir dir;
+    Area area(dir / "sp");
+    auto state = dir / ".envfix";
+    auto tx = staged(state, area);
+    ASSERT_TRUE(tx);
+    ASSERT_TRUE(tx->prepare(area.old_files(), area.new_files()));
+    std::vector<std::string> ops;
+    for (const auto& op : tx->ops()) ops.push_back((op.kind == JournalOp::Kind::Out ? "out " : "in ") + op.path);
+    EXPECT_EQ(ops, (std::vector<std::string>{"out ns/mine.py", "out pkg", "in ns/mine.py", "in ns/new.py", "in pkg"}));
+    auto stats = tx->commit();
+    ASSERT_TRUE(stats) << render(stats.error().message, Lang::En);
+    EXPECT_EQ(stats->moved_out + stats->moved_in, 5u);
+    Tree t = snapshot(dir / "sp");
+    EXPECT_EQ(t.at("pkg/a.py").data, "new a.py\n");
+    EXPECT_EQ(t.at("pkg/c.py").data, "new c.py\n");
+    EXPECT_FALSE(t.count("pkg/sub"));
+    EXPECT_EQ(t.at("ns/keep.txt").data, "stays\n");
+    EXPECT_EQ(t.at("ns/new.py").data, "new new.py\n");
+    for (const auto& [p, e] : t) EXPECT_EQ(p.find(".envfix"), std::string::npos) << p;
+    EXPECT_FALSE(stdfs::exists(state));
+}
+
+TEST(Transaction, AFailedMoveUndoesEverything) {
+    TempDir dir;
+    Area area(dir / "sp");
+    auto tx = staged(dir / ".envfix", area);
+    ASSERT_TRUE(tx);
+    ASSERT_TRUE(tx->prepare(area.old_files(), area.new_files()));
+    // Something appears where a new file goes, after the plan was made: that move fails.
+    write_text(dir / "sp" / "ns" / "new.py", "someone else's\n");
+    Tree before = snapshot(dir / "sp", {".envfix-tx-" + tx->id()});
+    auto r = tx->commit();
+    ASSERT_FALSE(r);
+    EXPECT_EQ(tree_diff(before, snapshot(dir / "sp")), "");
+    EXPECT_FALSE(stdfs::exists(dir / ".envfix"));
+}
+
+TEST(Transaction, ConflictsAreFoundBeforeAnythingMoves) {
+    TempDir dir;
+    Area area(dir / "sp");
+    write_text(dir / "sp" / "blocker", "a file\n");
+    auto tx = Transaction::begin(dir / ".envfix", {dir / "sp"}, "test");
+    ASSERT_TRUE(tx);
+    ASSERT_TRUE(tx->make_stage_dirs({dir / "sp/blocker/x.py"}));
+    write_text(tx->stage_path(dir / "sp/blocker/x.py"), "x\n");
+    auto r = tx->prepare({}, {dir / "sp/blocker/x.py"});
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, ExitCode::EnvInconsistent);
+    EXPECT_EQ(r.error().message.key, "install.path_conflict_folder");
+}
+
+TEST(Recovery, UndoesAHalfMovedTransaction) {
+    TempDir dir;
+    Area area(dir / "sp");
+    Tree before = snapshot(dir / "sp");
+    auto state = dir / ".envfix";
+    auto tx = staged(state, area);
+    ASSERT_TRUE(tx);
+    ASSERT_TRUE(tx->prepare(area.old_files(), area.new_files()));
+    // The process dies after the first two moves: do them by hand, keep the journal.
+    auto stage = dir / "sp" / (".envfix-tx-" + tx->id());
+    stdfs::create_directories(stage / "old" / "ns");
+    stdfs::rename(dir / "sp/ns/mine.py", stage / "old/ns/mine.py");
+    stdfs::rename(dir / "sp/pkg", stage / "old/pkg");
+    auto journal = fs::read_file(state / ("tx-" + tx->id() + ".json"));
+    ASSERT_TRUE(journal);
+    Answer rep(false);
+    auto out = recover_transactions(state, rep);
+    ASSERT_TRUE(out) << render(out.error().message, Lang::En);
+    ASSERT_EQ(out->size(), 1u);
+    EXPECT_EQ((*out)[0].action, RecoveryOutcome::Action::RolledBack);
+    EXPECT_EQ(tree_diff(before, snapshot(dir / "sp")), "");
+    EXPECT_FALSE(stdfs::exists(state));
+    EXPECT_NE(rep.notes.at(0).find("undid an interrupted envfix transaction (test)"), std::string::npos);
+}
+
+TEST(Recovery, CleansUpStagingAndCommittedTransactions) {
+    TempDir dir;
+    Area area(dir / "sp");
+    Tree before = snapshot(dir / "sp");
+    auto state = dir / ".envfix";
+    auto tx = staged(state, area);  // journal "staging", files staged
+    ASSERT_TRUE(tx);
+    Answer rep(false);
+    auto out = recover_transactions(state, rep);
+    ASSERT_TRUE(out);
+    EXPECT_EQ(out->at(0).action, RecoveryOutcome::Action::Cleaned);
+    EXPECT_EQ(tree_diff(before, snapshot(dir / "sp")), "");
+
+    // A committed journal: the environment is the new one; only backups are left to delete.
+    stdfs::create_directories(state);
+    write_text(dir / "sp" / ".envfix-tx-x1" / "old" / "pkg" / "a.py", "backup\n");
+    write_text(state / "tx-x1.json",
+               "{\"version\": 1, \"id\": \"x1\", \"state\": \"committed\", \"pid\": 1, \"areas\": [\"" + (dir / "sp").string() +
+                   "\"], \"ops\": []}\n");
+    write_text(state / ".tx-x2.json.envfix-tmp-12", "{\"half\":");  // an interrupted journal write
+    out = recover_transactions(state, rep);
+    ASSERT_TRUE(out);
+    EXPECT_EQ(out->at(0).action, RecoveryOutcome::Action::Finished);
+    EXPECT_EQ(tree_diff(before, snapshot(dir / "sp")), "");
+    EXPECT_FALSE(stdfs::exists(state));
+}
+
+TEST(Recovery, AJournalItCannotReadIsLeftAlone) {
+    TempDir dir;
+    auto state = dir / ".envfix";
+    write_text(state / "tx-bad.json", "{\"version\": 7}");
+    Answer rep(false);
+    auto out = recover_transactions(state, rep);
+    ASSERT_FALSE(out);
+    EXPECT_EQ(out.error().message.key, "journal.invalid");
+    EXPECT_TRUE(stdfs::exists(state / "tx-bad.json"));
+}
+
+TEST(InstallApi, RemovesDistributionsInTheSameTransaction) {
+    TempDir dir;
+    auto venv = dir / "v";
+    make_bare_venv(venv);
+    WheelSpec a, b;
+    a.name = "aaa";
+    a.files = {{"aaa/__init__.py", ""}};
+    b.name = "bbb";
+    b.files = {{"bbb/__init__.py", ""}};
+    auto env = resolved(venv);
+    Answer rep(false);
+    ASSERT_TRUE(install(env, {.wheels = {{write_wheel(b, dir / "w")}}}, rep));
+    auto r = install(env, {.wheels = {{write_wheel(a, dir / "w")}}, .remove = {"BBB"}}, rep);
+    ASSERT_TRUE(r) << render(r.error().message, Lang::En);
+    EXPECT_EQ(r->installed.size(), 1u);
+    ASSERT_EQ(r->removed.size(), 1u);
+    EXPECT_EQ(r->removed[0].name, "bbb");
+    EXPECT_FALSE(stdfs::exists(site_packages(venv) / "bbb"));
+    EXPECT_TRUE(stdfs::exists(site_packages(venv) / "aaa" / "__init__.py"));
+    // No direct_url.json for what did not come from a URL (index installs).
+    EXPECT_FALSE(stdfs::exists(site_packages(venv) / "aaa-1.0.dist-info" / "direct_url.json"));
+}
+
+TEST(InstallApi, EmbeddedPythonGetsImportSiteOnlyWithConsent) {
+    TempDir dir;
+    auto venv = dir / "v";
+    make_bare_venv(venv);
+    auto env = resolved(venv);
+    // The layout is a venv (it must run here); the ._pth rule is what is tested.
+    env.kind = probe::EnvKind::Embedded;
+    env.pth_file = venv / "python311._pth";
+    write_text(*env.pth_file, "python311.zip\n.\n\n# Uncomment to run site.main() automatically\n#import site\n");
+    WheelSpec s;
+    s.files = {{"demo/__init__.py", ""}};
+    auto wheel = write_wheel(s, dir / "w");
+    Tree before = snapshot(venv);
+    Answer no(false);
+    auto refused = install(env, {.wheels = {{wheel}}}, no);
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().code, ExitCode::Usage);
+    EXPECT_EQ(no.questions.size(), 1u);
+    EXPECT_EQ(tree_diff(before, snapshot(venv)), "");
+    Answer yes(true);
+    auto ok = install(env, {.wheels = {{wheel}}}, yes);
+    ASSERT_TRUE(ok) << render(ok.error().message, Lang::En);
+    EXPECT_TRUE(ok->site_enabled);
+    EXPECT_EQ(read_text(*env.pth_file), "python311.zip\n.\n\n# Uncomment to run site.main() automatically\nimport site\n");
+    EXPECT_TRUE(stdfs::exists(site_packages(venv) / "demo" / "__init__.py"));
+}
+
+TEST(InstallApi, InstallationRecordsAreThisInstallsOwn) {
+    // A wheel repacked from an installed environment carries INSTALLER, REQUESTED and
+    // direct_url.json: envfix writes its own instead; and a URL's credentials never reach
+    // direct_url.json (PEP 610).
+    TempDir dir;
+    auto venv = dir / "v";
+    make_bare_venv(venv);
+    WheelSpec s;
+    s.files = {{"demo/__init__.py", ""},
+               {"demo-1.0.dist-info/INSTALLER", "pip\n"},
+               {"demo-1.0.dist-info/REQUESTED", ""},
+               {"demo-1.0.dist-info/direct_url.json", "{\"url\": \"file:///elsewhere\"}"}};
+    auto wheel = write_wheel(s, dir / "w");
+    auto env = resolved(venv);
+    Answer rep(false);
+    auto r = install(env, {.wheels = {{wheel, false, "https://user:secret@example.org/simple/demo-1.0-py3-none-any.whl"}}}, rep);
+    ASSERT_TRUE(r) << render(r.error().message, Lang::En);
+    auto di = site_packages(venv) / "demo-1.0.dist-info";
+    EXPECT_EQ(read_text(di / "INSTALLER"), "envfix\n");
+    EXPECT_FALSE(stdfs::exists(di / "REQUESTED"));  // requested = false: a dependency
+    auto du = read_text(di / "direct_url.json");
+    EXPECT_NE(du.find("\"url\": \"https://example.org/simple/demo-1.0-py3-none-any.whl\""), std::string::npos) << du;
+    EXPECT_EQ(du.find("secret"), std::string::npos);
+}
