@@ -67,7 +67,8 @@ int run(int argc, char** argv) {
         report_error(ctx, make_error(ExitCode::Internal, "cli.internal", {{"what", e.what()}}));
         return static_cast<int>(ExitCode::Internal);
     }
-    if (interrupt_requested()) return static_cast<int>(ExitCode::Interrupted);
+    // A command that noticed Ctrl-C failed with ExitCode::Interrupted above; one that finished
+    // anyway (the install had passed its commit point) reports what it did.
     return static_cast<int>(ctx.exit_code);
 }
 
