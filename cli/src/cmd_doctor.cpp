@@ -58,7 +58,7 @@ std::vector<std::string> target_args(const TargetOptions& o, const probe::Enviro
 
 void run_doctor(const DoctorOptions& o, Context& ctx) {
     // The probe (a driver call that can take a while on a real GPU) runs while the files are read.
-    auto probing = std::async(std::launch::async, [&ctx] { return probe::inspect_machine({.reporter = ctx.reporter}); });
+    auto probing = std::async(std::launch::async, [&ctx] { return probe::inspect_machine({.reporter = ctx.reporter, .use_cache = true}); });
     probe::Environment env = resolve_target(o.target, ctx, TargetNeed::Files);
     std::optional<std::filesystem::path> profiles;
     if (!o.profiles.empty()) profiles = o.profiles;

@@ -58,7 +58,7 @@ probe::PythonFacts synthetic(const std::string& python, const Platform& p) {
 
 // The GPUs and driver of this machine; no driver or no GPU plans the CPU build, with a warning.
 void probe_into(Machine& m, Context& ctx, std::vector<Message>& notes) {
-    auto probed = probe::inspect_machine({.reporter = ctx.reporter});
+    auto probed = probe::inspect_machine({.reporter = ctx.reporter, .use_cache = true});
     if (!probed.ok()) {
         ExitCode c = probed.failure->code;
         if (c != ExitCode::NoDriver && c != ExitCode::NoDevice && c != ExitCode::DevicesHidden) throw Failure(*probed.failure);

@@ -101,6 +101,8 @@ const CatalogEntry entries[] = {
     {"probe.col.uuid", "UUID", "UUID"},
     // Debug notes (-v).
     {"probe.debug.open_failed", "cannot load {library}: {reason}", "无法加载 {library}：{reason}"},
+    {"probe.debug.cached", "GPUs and driver as probed earlier in this boot ({file}); `envfix probe` asks the driver again",
+     "使用本次开机期间先前探测到的 GPU 和驱动信息（{file}）；`envfix probe` 会重新询问驱动"},
     {"probe.debug.loaded", "CUDA driver library: {library}", "CUDA 驱动库：{library}"},
     {"probe.debug.nvml", "NVML: {detail}", "NVML：{detail}"},
     {"probe.debug.version_source_failed", "driver version from {source}: {reason}", "从 {source} 读取驱动版本：{reason}"},

@@ -1,6 +1,7 @@
 // The probe: NVML for the version string and the count of all GPUs, the Driver API for what
 // CUDA programs see, the driver's files and nvidia-smi when NVML is missing. docs/probe.md.
 #include "envfix/probe/gpu_probe.hpp"
+#include "probe_cache.hpp"
 
 #include <filesystem>
 
@@ -243,7 +244,18 @@ private:
 
 }  // namespace
 
-MachineProbe inspect_machine(const ProbeOptions& opts) { return Prober(opts).run(); }
+MachineProbe inspect_machine(const ProbeOptions& opts) {
+    Reporter& rep = opts.reporter ? *opts.reporter : null_reporter();
+    auto key = machine_cache_key();
+    if (opts.use_cache && key)
+        if (auto remembered = load_cached_probe(*key)) {
+            rep.debug(msg("probe.debug.cached", {{"file", machine_cache_file().string()}}));
+            return std::move(*remembered);
+        }
+    MachineProbe m = Prober(opts).run();
+    if (key && m.ok()) save_cached_probe(*key, m);
+    return m;
+}
 
 Expected<MachineProbe> probe_machine(const ProbeOptions& opts) {
     MachineProbe m = inspect_machine(opts);

@@ -70,6 +70,10 @@ struct MachineProbe {
 struct ProbeOptions {
     Reporter* reporter = nullptr;  // debug notes: which libraries and files were tried
     bool use_nvml = true;          // NVML for the version string and the count of all GPUs
+    // Take the answer remembered from an earlier probe in this boot when nothing it depends on
+    // changed (probe_cache.cpp): cuInit alone costs ~250 ms on a real GPU, and doctor/plan must
+    // answer in tens of ms. `envfix probe` itself always asks the driver (and refreshes it).
+    bool use_cache = false;
 };
 
 // Never fails: a failure is part of the answer (MachineProbe::failure).
