@@ -74,6 +74,7 @@ public:
         if (!m_.failure) {
             if (!m_.driver.version) m_.warnings.push_back(msg("probe.no_version_string"));
             note_hidden_gpus();
+            take_board_memory();
         }
         return std::move(m_);
     }
@@ -206,6 +207,15 @@ private:
     static bool same_gpu(const nvml::Device& dev, const Gpu& g) {
         if (!dev.uuid.empty() && !g.uuid.empty()) return str::iequals(dev.uuid, g.uuid);
         return !dev.bus_id.empty() && normalize_pci_bus_id(dev.bus_id) == normalize_pci_bus_id(g.pci_bus_id);
+    }
+
+    // cuDeviceTotalMem leaves out what the driver reserves (an H200: 143155 of 143771 MiB); users
+    // compare with nvidia-smi, which shows NVML's total, so that one is reported where NVML has it.
+    void take_board_memory() {
+        if (!nvml_) return;
+        for (auto& g : m_.gpus)
+            for (const auto& dev : nvml_->devices)
+                if (dev.memory_bytes && same_gpu(dev, g)) g.memory_bytes = *dev.memory_bytes;
     }
 
     // NVML lists every GPU; CUDA only those CUDA_VISIBLE_DEVICES lets through and the driver

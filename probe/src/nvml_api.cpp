@@ -53,6 +53,7 @@ std::optional<Facts> query(std::string& error) {
                           lib->bind("nvmlDeviceGetName", api.nvmlDeviceGetName);
         lib->bind("nvmlDeviceGetUUID", api.nvmlDeviceGetUUID);
         lib->bind("nvmlDeviceGetPciInfo_v3", api.nvmlDeviceGetPciInfo_v3);
+        lib->bind("nvmlDeviceGetMemoryInfo", api.nvmlDeviceGetMemoryInfo);
         for (unsigned i = 0; per_device && i < count; ++i) {
             nvmlDevice_t dev = nullptr;
             Device d;
@@ -64,6 +65,8 @@ std::optional<Facts> query(std::string& error) {
             if (api.nvmlDeviceGetUUID && api.nvmlDeviceGetUUID(dev, uuid, sizeof uuid) == kSuccess) d.uuid = uuid;
             if (api.nvmlDeviceGetPciInfo_v3 && api.nvmlDeviceGetPciInfo_v3(dev, &pci) == kSuccess)
                 d.bus_id = std::string(pci.busId, strnlen(pci.busId, sizeof pci.busId));
+            if (Memory mem{}; api.nvmlDeviceGetMemoryInfo && api.nvmlDeviceGetMemoryInfo(dev, &mem) == kSuccess)
+                d.memory_bytes = mem.total;
             f.devices.push_back(std::move(d));
         }
     }

@@ -27,6 +27,11 @@ struct PciInfo {
     char busId[32];        // NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE, "00000000:01:00.0"
 };
 
+// nvmlMemory_t (v1) as nvmlDeviceGetMemoryInfo fills it.
+struct Memory {
+    unsigned long long total, free, used;
+};
+
 struct Api {
     nvmlReturn_t (*nvmlInit_v2)() = nullptr;
     nvmlReturn_t (*nvmlShutdown)() = nullptr;
@@ -36,6 +41,7 @@ struct Api {
     nvmlReturn_t (*nvmlDeviceGetName)(nvmlDevice_t, char*, unsigned) = nullptr;
     nvmlReturn_t (*nvmlDeviceGetUUID)(nvmlDevice_t, char*, unsigned) = nullptr;
     nvmlReturn_t (*nvmlDeviceGetPciInfo_v3)(nvmlDevice_t, PciInfo*) = nullptr;
+    nvmlReturn_t (*nvmlDeviceGetMemoryInfo)(nvmlDevice_t, Memory*) = nullptr;
     const char* (*nvmlErrorString)(nvmlReturn_t) = nullptr;
 };
 
@@ -43,6 +49,7 @@ struct Device {
     std::string name;
     std::string uuid;    // "GPU-…"
     std::string bus_id;  // "00000000:01:00.0"
+    std::optional<unsigned long long> memory_bytes;  // the board's, as nvidia-smi shows it
 };
 
 // What NVML told: each part is empty when its call failed (NVML answers what it can).

@@ -57,6 +57,20 @@ TEST(GpuProbe, H200AsTheDriverAndNvmlDescribeIt) {
     EXPECT_FALSE(m->cuda_visible_devices);
 }
 
+// NVML's total is what nvidia-smi shows; cuDeviceTotalMem's smaller figure only without NVML.
+TEST(GpuProbe, MemoryIsTheBoardsAsNvmlSaysElseWhatCudaSays) {
+    {
+        standin::ScopedEnv env(standin::env("h200-580", {.nvml = false}));
+        auto m = probe_machine();
+        ASSERT_TRUE(m);
+        EXPECT_EQ(m->gpus.at(0).memory_bytes, 143155ull << 20);
+    }
+    standin::ScopedEnv env(standin::env("h200-580", {.fail = "nvmlDeviceGetMemoryInfo=999"}));
+    auto m = probe_machine();
+    ASSERT_TRUE(m);
+    EXPECT_EQ(m->gpus.at(0).memory_bytes, 143155ull << 20);
+}
+
 TEST(GpuProbe, MixedGpusKeepTheDriversOrder) {
     standin::ScopedEnv env(standin::env("rtx3090-rtx5090-570"));
     auto m = probe_machine();

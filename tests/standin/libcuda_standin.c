@@ -179,7 +179,7 @@ API CUresult cuDeviceTotalMem_v2(size_t* bytes, CUdevice dev) {
     const standin_gpu* g = gpu_of(dev);
     if (!g) return INVALID_DEVICE;
     if (!bytes) return INVALID_VALUE;
-    *bytes = (size_t)g->memory_bytes;
+    *bytes = (size_t)(g->cuda_memory_bytes ? g->cuda_memory_bytes : g->memory_bytes);
     return SUCCESS;
 }
 

@@ -118,6 +118,21 @@ API nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t dev, nvmlPciInfo_t* pci) {
     return SUCCESS;
 }
 
+typedef struct {
+    unsigned long long total, free, used;
+} nvmlMemory_t;
+
+API nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t dev, nvmlMemory_t* mem) {
+    nvmlReturn_t r = check("nvmlDeviceGetMemoryInfo");
+    if (r) return r;
+    const standin_gpu* g = gpu_of(dev);
+    if (!g || !mem) return INVALID_ARGUMENT;
+    mem->total = g->memory_bytes;
+    mem->used = 0;
+    mem->free = g->memory_bytes;
+    return SUCCESS;
+}
+
 API nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t dev, int* major, int* minor) {
     nvmlReturn_t r = check("nvmlDeviceGetCudaComputeCapability");
     if (r) return r;

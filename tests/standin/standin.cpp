@@ -16,7 +16,9 @@ const Gpu kRtx3090{"NVIDIA GeForce RTX 3090", "8.6", "24576MiB", 82, "0000:01:00
                    "GPU-30903090-2222-4000-8000-000000003090"};
 const Gpu kGtx1080Ti{"NVIDIA GeForce GTX 1080 Ti", "6.1", "11264MiB", 28, "0000:01:00.0",
                      "GPU-10801080-3333-4000-8000-000000001080"};
-const Gpu kH200{"NVIDIA H200", "9.0", "143771MiB", 132, "0000:18:00.0", "GPU-20020020-4444-4000-8000-000000000200"};
+// As the project's H200 answers: NVML (and nvidia-smi) 143771 MiB, cuDeviceTotalMem 143155 MiB.
+const Gpu kH200{"NVIDIA H200", "9.0", "143771MiB", 132, "0000:18:00.0", "GPU-20020020-4444-4000-8000-000000000200",
+                "143155MiB"};
 const Gpu kGtx780{"NVIDIA GeForce GTX 780", "3.5", "3072MiB", 12, "0000:01:00.0",
                   "GPU-07800780-5555-4000-8000-000000000780"};
 const Gpu kRtx2080{"NVIDIA GeForce RTX 2080", "7.5", "8192MiB", 46, "0000:01:00.0",
@@ -44,7 +46,7 @@ std::string gpus_value(const std::vector<Gpu>& gpus) {
     for (const auto& g : gpus) {
         if (!out.empty()) out += ';';
         out += "name=" + g.name + ",cc=" + g.cc + ",mem=" + g.mem + ",sms=" + std::to_string(g.sms) + ",bus=" + g.bus +
-               ",uuid=" + g.uuid + (g.cuda ? "" : ",cuda=0");
+               ",uuid=" + g.uuid + (g.cuda_mem.empty() ? "" : ",cuda_mem=" + g.cuda_mem) + (g.cuda ? "" : ",cuda=0");
     }
     return out;
 }

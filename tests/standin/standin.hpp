@@ -21,10 +21,11 @@ namespace stdfs = std::filesystem;
 struct Gpu {
     std::string name;  // "NVIDIA GeForce RTX 5090"
     std::string cc;    // "12.0"
-    std::string mem;   // "32607MiB" (or bytes)
+    std::string mem;   // "32607MiB" (or bytes): the board's, as NVML says
     int sms = 0;
     std::string bus;   // "0000:01:00.0"
     std::string uuid;  // "GPU-…"
+    std::string cuda_mem;  // cuDeviceTotalMem's answer when it differs ("" : mem)
     bool cuda = true;  // false: NVML lists it, the CUDA driver does not (a GPU it cannot run)
 };
 

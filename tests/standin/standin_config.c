@@ -68,6 +68,7 @@ static void set_field(standin_gpu* g, const char* key, const char* value) {
         if (sscanf(value, "%d.%d", &g->cc_major, &g->cc_minor) != 2)
             fprintf(stderr, "standin: bad cc \"%s\" (want 8.6)\n", value);
     } else if (strcmp(key, "mem") == 0) g->memory_bytes = parse_memory(value);
+    else if (strcmp(key, "cuda_mem") == 0) g->cuda_memory_bytes = parse_memory(value);
     else if (strcmp(key, "sms") == 0) g->sm_count = atoi(value);
     else if (strcmp(key, "bus") == 0) standin_copy(g->bus_id, sizeof g->bus_id, value);
     else if (strcmp(key, "uuid") == 0) {

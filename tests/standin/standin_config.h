@@ -11,7 +11,8 @@
 typedef struct {
     char name[96];
     int cc_major, cc_minor;
-    unsigned long long memory_bytes;
+    unsigned long long memory_bytes;      /* the board's memory, as NVML and nvidia-smi say */
+    unsigned long long cuda_memory_bytes; /* cuDeviceTotalMem's (a little less on real GPUs); 0: memory_bytes */
     int sm_count;
     char bus_id[32];
     unsigned char uuid[16];
