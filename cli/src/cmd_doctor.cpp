@@ -59,7 +59,14 @@ std::vector<std::string> target_args(const TargetOptions& o, const probe::Enviro
 void run_doctor(const DoctorOptions& o, Context& ctx) {
     // The probe (a driver call that can take a while on a real GPU) runs while the files are read.
     auto probing = std::async(std::launch::async, [&ctx] { return probe::inspect_machine({.reporter = ctx.reporter, .use_cache = true}); });
-    probe::Environment env = resolve_target(o.target, ctx, TargetNeed::Files);
+    probe::Environment env;
+    try {
+        env = resolve_target(o.target, ctx, TargetNeed::Files);
+    } catch (const Failure& f) {
+        // Nothing to inspect (a fresh machine without Python): the machine's half still helps.
+        if (!ctx.opts.json && f.error().message.key == "env.no_python") print(doctor_machine_text(probing.get()));
+        throw;
+    }
     std::optional<std::filesystem::path> profiles;
     if (!o.profiles.empty()) profiles = o.profiles;
     resolver::Matrix matrix = value_or_throw(resolver::load_profiles(profiles));

@@ -41,7 +41,25 @@ std::string fix_command(const DoctorView& v) {
     return d.fix ? resolver::format_command(d.fix->argv, v.windows_command) : "";
 }
 
+std::string gpu_lines(const std::vector<probe::Gpu>& gpus) {
+    std::string out;
+    for (const auto& g : gpus)
+        out += t(msg("doctor.gpu_line", {{"index", std::to_string(g.index)}, {"gpu", resolver::gpu_label(g)},
+                                         {"memory", memory_mib(g.memory_bytes)}})) +
+               "\n";
+    return out;
+}
+
 }  // namespace
+
+std::string doctor_machine_text(const probe::MachineProbe& m) {
+    std::string out;
+    if (auto line = driver_summary(m.driver); !line.empty()) out += line + "\n";
+    if (m.failure) out += t(m.failure->message) + "\n";
+    out += gpu_lines(m.gpus);
+    if (!out.empty()) out.pop_back();
+    return out;
+}
 
 std::string doctor_text(const DoctorView& v) {
     const Diagnosis& d = *v.diagnosis;
@@ -51,11 +69,7 @@ std::string doctor_text(const DoctorView& v) {
                                         {"python", python_of(v.env->facts)}})) +
            "\n";
     if (v.env->problem && v.env->status != probe::EnvStatus::Ok) out += "  " + t(v.env->problem->message) + "\n";
-    for (const auto& g : v.machine->gpus)
-        out += t(msg("doctor.gpu_line", {{"index", std::to_string(g.index)}, {"gpu", resolver::gpu_label(g)},
-                                         {"memory", memory_mib(g.memory_bytes)}})) +
-               "\n";
-    out += "\n";
+    out += gpu_lines(v.machine->gpus) + "\n";
 
     Table table({t(msg("doctor.col.layer")), t(msg("doctor.col.found")), t(msg("doctor.col.status"))});
     for (const auto& l : d.layers) table.add({layer_label(l.layer), t(l.found), status_label(l.status)});

@@ -25,6 +25,8 @@ struct DoctorView {
 };
 
 std::string doctor_text(const DoctorView& v);
+// The machine's half alone (driver, GPUs, or why the probe failed): shown when no Python is found.
+std::string doctor_machine_text(const probe::MachineProbe& m);
 Json doctor_json(const DoctorView& v);
 
 }  // namespace envfix::cli

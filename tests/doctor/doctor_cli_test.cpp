@@ -334,4 +334,19 @@ TEST(DoctorCli, MissingEnvironmentIsOneLine) {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
 
+// A fresh machine without Python (README's `scripts/doctor` there): the GPUs and driver are
+// still shown before the one-line error.
+TEST(DoctorCli, NoPythonAnywhereStillShowsTheMachine) {
+    test::TempDir d;
+    stdfs::create_directories(d / "empty-bin");
+    auto env = standin::env("h200-580");
+    env.push_back({"PATH", (d / "empty-bin").string()});
+    auto r = test::run_envfix({"doctor"}, env, d / "home");
+    EXPECT_EQ(r.code, 23) << r.err;
+    EXPECT_NE(r.out.find("580.159.04"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("H200"), std::string::npos) << r.out;
+    EXPECT_NE(r.err.find("no Python found"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
 }  // namespace
