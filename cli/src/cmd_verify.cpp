@@ -59,6 +59,7 @@ void run_verify(const VerifyCommandOptions& o, Context& ctx) {
         if (error) print_error_line(*error);
     } else {
         if (auto text = verify_text(report, env ? &*env : nullptr, true); !text.empty()) print("\n" + text);
+        if (error) print_error_line(*error);  // the one line on stderr, as for every failed command
     }
     if (error) ctx.exit_code = error->code;
 }

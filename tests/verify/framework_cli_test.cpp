@@ -247,6 +247,23 @@ TEST_F(FrameworkCheck, InstallUndoesAPackageWhoseSelfTestFails) {
     EXPECT_EQ(fx::tree(venv), before);
 }
 
+// envfix killed while it verifies (here by the self-test itself): the change is not final yet, so
+// the next envfix gives the old environment back.
+TEST_F(FrameworkCheck, AKillDuringTheVerificationIsUndoneByRecovery) {
+    ASSERT_EQ(install(fx::selftest_wheel("1.0", true, wheels), {"--check-module", "kernpkg"}).code, 0);
+    auto before = fx::tree(venv);
+    auto killer = test::build_wheel(
+        {{"name", "kernpkg"}, {"version", "2.0"},
+         {"files", {{"kernpkg/__init__.py", "import os, signal\n\ndef self_test():\n    os.kill(os.getppid(), signal.SIGKILL)\n"}}}},
+        wheels);
+    auto r = install(killer, {"--check-module", "kernpkg"});
+    EXPECT_EQ(r.code, 128 + 9) << r.out << r.err;
+    EXPECT_NE(fx::tree(venv), before);  // mid-change: kernpkg 2.0 in place, the journal says "prepared"
+    auto rec = envfix({"recover", "--python", python.string()});
+    EXPECT_EQ(rec.code, 0) << rec.out << rec.err;
+    EXPECT_EQ(fx::tree(venv), before);
+}
+
 TEST_F(FrameworkCheck, WithoutAGpuTheInstallStaysAndSaysItWasNotVerified) {
     auto r = test::run_envfix({"install", "--python", python.string(), "--no-deps", "--json",
                                fx::fake_torch_wheel({.mode = "no_kernel_image"}, wheels).string()},
