@@ -7,6 +7,7 @@
 #include "env_json.hpp"
 #include "envfix/common/strings.hpp"
 #include "envfix/installer/install.hpp"
+#include "envfix/installer/verified_install.hpp"
 #include "envfix/installer/venv.hpp"
 #include "envfix/installer/wheel_plan.hpp"
 #include "envfix/resolver/wheel_name.hpp"
@@ -14,6 +15,7 @@
 #include "probe_view.hpp"
 #include "target_options.hpp"
 #include "terminal_reporter.hpp"
+#include "verify_view.hpp"
 
 #ifndef ENVFIX_VERSION
 #define ENVFIX_VERSION "0.0.0"
@@ -37,6 +39,8 @@ struct InstallOptions {
     bool wait = false;
     bool break_system_packages = false;
     unsigned threads = 0;
+    bool no_verify = false;
+    std::vector<std::string> check_modules;
 };
 
 Json change_json(const installer::DistChange& c, bool with_wheel) {
@@ -104,6 +108,41 @@ void print_result(const installer::InstallResult& r, bool dry_run) {
                                {"moves", std::to_string(r.moves)}, {"moving_ms", moving}}));
 }
 
+Error rolled_back_error(const installer::VerifiedInstall& v, const probe::Environment& env) {
+    std::string why = v.verify && v.verify->framework.error ? render(v.verify->framework.error->message) : std::string();
+    return make_error(ExitCode::RolledBack, "verify.install.rolled_back", {{"env", env.root.string()}, {"error", why}});
+}
+
+Json verification_json(const installer::VerifiedInstall& v, const probe::Environment& env) {
+    if (!v.verify)
+        return {{"ran", false}, {"skipped", v.skipped.empty() ? Json(nullptr) : Json(t(v.skipped))},
+                {"skipped_key", v.skipped.empty() ? Json(nullptr) : Json(v.skipped.key)}};
+    const auto& rep = *v.verify;
+    auto error = rep.error();
+    return {{"ran", true},
+            {"passed", rep.passed()},
+            {"driver_check", driver_check_json(rep.driver)},
+            {"driver_error", rep.driver.error ? error_json(*rep.driver.error) : Json(nullptr)},
+            {"framework_check", framework_check_json(rep.framework, env)},
+            {"error", error ? error_json(*error) : Json(nullptr)}};
+}
+
+// After the install's lines: the verification in short when it passed, in full when it failed,
+// and the undo.
+void print_verification(const installer::VerifiedInstall& v, const probe::Environment& env) {
+    if (!v.skipped.empty()) {
+        print(v.skipped);
+        return;
+    }
+    if (!v.verify) return;
+    if (v.verify->passed()) {
+        print(msg("verify.install.verified", {{"summary", verify_summary(*v.verify)}}));
+        return;
+    }
+    print(verify_text(*v.verify, &env, true));
+    if (v.rolled_back) print(rolled_back_error(v, env).message);
+}
+
 void run_install(const InstallOptions& o, Context& ctx) {
     if (o.items.empty()) throw Failure(ExitCode::Usage, "install.nothing_given");
     if (!o.venv.empty() && o.target.given()) throw Failure(ExitCode::Usage, "install.venv_and_target");
@@ -130,7 +169,12 @@ void run_install(const InstallOptions& o, Context& ctx) {
     req.wait_for_lock = o.wait;
     req.break_system_packages = o.break_system_packages;
     req.threads = o.threads;
-    auto result = installer::install(env, req, *ctx.reporter);
+    installer::VerifiedInstallOptions vo;
+    vo.verify = !o.no_verify;
+    vo.checks.framework_options.modules = o.check_modules;
+    vo.checks.reporter = ctx.reporter;
+    vo.checks.target_args = {"--python", env.interpreter.string()};
+    auto result = installer::install_verified(env, req, vo, *ctx.reporter);
     if (!result) {
         if (ctx.opts.json) {
             Json doc = {{"schema_version", kJsonSchemaVersion}, {"environment", environment_json(env)}, {"dry_run", o.dry_run},
@@ -142,9 +186,12 @@ void run_install(const InstallOptions& o, Context& ctx) {
         }
         throw Failure(std::move(result).error());
     }
-    const auto& r = *result;
+    const auto& r = result->install;
+    // A framework check that failed after the install undid it: exit RolledBack (65).
+    if (result->rolled_back) ctx.exit_code = ExitCode::RolledBack;
     if (!ctx.opts.json) {
         print_result(r, o.dry_run);
+        print_verification(*result, env);
         return;
     }
     Json installed = Json::array(), removed = Json::array(), unchanged = Json::array(), unmet = Json::array();
@@ -174,8 +221,11 @@ void run_install(const InstallOptions& o, Context& ctx) {
                                                              {"seconds_commit", r.seconds_commit},
                                                              {"seconds_moving", r.seconds_moving}}},
                 {"seconds", r.seconds_total},
+                {"verification", verification_json(*result, env)},
+                {"rolled_back", result->rolled_back},
                 {"warnings", warnings},
-                {"error", nullptr}});
+                {"error", result->rolled_back ? error_json(rolled_back_error(*result, env)) : Json(nullptr)}});
+    if (result->rolled_back) print_error_line(rolled_back_error(*result, env));
 }
 
 }  // namespace
@@ -196,6 +246,9 @@ void register_install(CLI::App& app, Context& ctx) {
     cmd->add_flag("--break-system-packages", o->break_system_packages,
                   "install into a Python its OS manages (EXTERNALLY-MANAGED), as pip's option of that name");
     cmd->add_option("--threads", o->threads, "files written in parallel (default: twice the cores, 4 to 32)");
+    cmd->add_flag("--no-verify", o->no_verify, "do not run `envfix verify` after installing (and so never undo the install)");
+    cmd->add_option("--check-module", o->check_modules,
+                    "after installing, also run MODULE[:FUNCTION]'s self-test (default function self_test); repeatable");
     cmd->callback([o, &ctx] { run_install(*o, ctx); });
 }
 

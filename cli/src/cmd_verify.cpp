@@ -1,163 +1,81 @@
-// envfix verify: proves the GPU stack runs (issue 7; docs/verify.md).
-//   driver level    envfix's own PTX kernels through the Driver API, on every GPU (this file:
-//                   run_driver_check)
-//   framework level the framework's GPU ops in the target interpreter (added later at the place
-//                   marked in register_verify; --driver-only skips it)
+// envfix verify [TARGET]: proves the GPU stack runs (issue 7; docs/verify.md).
+//   driver level    envfix's own PTX kernels through the Driver API, on every GPU
+//   framework level the framework's GPU ops (and --check-module self-tests) in the target
+//                   interpreter; --driver-only skips it
+// Both run through installer::verify_environment(), as after `envfix install`.
 #include <CLI/CLI.hpp>
 
-#include <cstdio>
 #include <memory>
 
 #include "context.hpp"
+#include "envfix/installer/verify.hpp"
 #include "envfix/probe/gpu_probe.hpp"
-#include "envfix/probe/kernel_check.hpp"
 #include "output.hpp"
 #include "probe_view.hpp"
+#include "target_options.hpp"
+#include "verify_view.hpp"
 
 namespace envfix::cli {
 
 namespace {
 
-struct VerifyOptions {
+struct VerifyCommandOptions {
+    TargetOptions target;
     bool driver_only = false;
+    std::vector<std::string> modules;
+    unsigned timeout = 300;
 };
 
-// What a level of the check ended with: nothing, or the error the command exits with.
-struct LevelOutcome {
-    std::optional<Error> error;
-};
+void run_verify(const VerifyCommandOptions& o, Context& ctx) {
+    if (o.driver_only && (o.target.given() || !o.modules.empty())) throw Failure(ExitCode::Usage, "verify.driver_only_target");
+    std::optional<probe::Environment> env;
+    if (!o.driver_only) env = resolve_target(o.target, ctx, TargetNeed::Interpreter);
 
-std::string fixed(double v, int digits) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
-
-Json gpu_check_json(const probe::GpuCheck& c) {
-    Json kernels = Json::array();
-    for (const auto& k : c.kernels) {
-        Json mismatch = nullptr;
-        if (k.first_mismatch)
-            mismatch = {{"index", k.first_mismatch->index}, {"expected", k.first_mismatch->expected},
-                        {"got", k.first_mismatch->got}};
-        kernels.push_back({{"name", k.kernel},
-                           {"bytes", k.bytes},
-                           {"time_ms", k.time_ms},
-                           {"bandwidth_gbs", k.bandwidth_gbs},
-                           {"passed", k.passed},
-                           {"mismatches", k.mismatches},
-                           {"first_mismatch", mismatch}});
-    }
-    return Json{{"index", c.gpu.index},
-                {"name", c.gpu.name},
-                {"sm", c.gpu.cc.sm_tag()},
-                {"passed", c.passed()},
-                {"jit_ms", c.jit_ms},
-                {"jit_info_log", c.jit_info_log},
-                {"jit_error_log", c.jit_error_log},
-                {"kernels", kernels},
-                {"failed_call", c.failed_call.empty() ? Json(nullptr) : Json(c.failed_call)},
-                {"cu_result", c.failed_call.empty() ? Json(nullptr) : Json(c.cu_result)},
-                {"error", c.failure ? error_json(*c.failure) : Json(nullptr)}};
-}
-
-void print_check_table(const probe::DriverCheck& check) {
-    Table table({t(msg("probe.col.gpu")), t(msg("probe.col.name")), t(msg("verify.col.jit")), t(msg("verify.col.kernel")),
-                 t(msg("verify.col.time")), t(msg("verify.col.bandwidth")), t(msg("verify.col.result"))});
-    for (const auto& c : check.gpus) {
-        std::string result = t(msg(c.passed() ? "verify.result.passed" : "verify.result.failed"));
-        std::string jit = fixed(c.jit_ms, 1) + " ms";
-        if (c.kernels.empty()) table.add({std::to_string(c.gpu.index), c.gpu.name, jit, "-", "-", "-", result});
-        for (size_t i = 0; i < c.kernels.size(); ++i) {
-            const auto& k = c.kernels[i];
-            bool first = i == 0;
-            table.add({first ? std::to_string(c.gpu.index) : "", first ? c.gpu.name : "", first ? jit : "", k.kernel,
-                       fixed(k.time_ms, 3) + " ms", fixed(k.bandwidth_gbs, 1) + " GB/s",
-                       t(msg(k.passed ? "verify.result.passed" : "verify.result.failed"))});
-        }
-    }
-    std::string text = table.str();
-    text.pop_back();
-    print(text);
-    for (const auto& c : check.gpus) {
-        if (!c.failure) continue;
-        print(t(c.failure->message));
-        if (!c.jit_error_log.empty())
-            print(t(msg("verify.jit_log", {{"index", std::to_string(c.gpu.index)}, {"log", c.jit_error_log}})));
-    }
-}
-
-// The driver level: probe, then envfix's kernels on every GPU. Fills doc["driver"] and
-// doc["driver_check"]; prints the driver line and the table in text mode.
-LevelOutcome run_driver_check(Context& ctx, Json& doc) {
     probe::MachineProbe m = probe::inspect_machine({.reporter = ctx.reporter});
-    doc["driver"] = driver_json(m.driver);
-    doc["warnings"] = messages_json(m.warnings);
     if (!ctx.opts.json)
         if (auto line = driver_summary(m.driver); !line.empty()) print(line);
     for (const auto& w : m.warnings) ctx.reporter->warn(w);
-    if (m.failure) {
-        doc["driver_check"] = nullptr;
-        return {m.failure};
+
+    installer::VerifyOptions vo;
+    vo.framework = !o.driver_only;
+    vo.framework_options.modules = o.modules;
+    vo.framework_options.timeout = std::chrono::seconds(o.timeout);
+    vo.reporter = ctx.reporter;
+    if (env) vo.target_args = {"--python", env->interpreter.string()};
+    installer::VerifyReport report = installer::verify_environment(env ? *env : probe::Environment{}, m, vo);
+    auto error = report.error();
+
+    if (ctx.opts.json) {
+        Json doc;
+        doc["schema_version"] = kJsonSchemaVersion;
+        doc["driver"] = driver_json(m.driver);
+        doc["warnings"] = messages_json(m.warnings);
+        doc["driver_check"] = driver_check_json(report.driver);
+        doc["driver_error"] = report.driver.error ? error_json(*report.driver.error) : Json(nullptr);
+        if (env) doc["framework_check"] = framework_check_json(report.framework, *env);
+        doc["passed"] = report.passed();
+        doc["error"] = error ? error_json(*error) : Json(nullptr);
+        print_json(doc);
+        if (error) print_error_line(*error);
+    } else {
+        if (auto text = verify_text(report, env ? &*env : nullptr, true); !text.empty()) print("\n" + text);
+        if (error) print_error_line(*error);  // the one line on stderr, as for every failed command
     }
-    auto check = probe::run_kernel_check(m, {.reporter = ctx.reporter});
-    if (!check) {
-        doc["driver_check"] = nullptr;
-        return {std::move(check).error()};
-    }
-    Json devices = Json::array();
-    int failed = 0;
-    for (const auto& c : check->gpus) {
-        devices.push_back(gpu_check_json(c));
-        failed += c.passed() ? 0 : 1;
-    }
-    doc["driver_check"] = {{"passed", check->passed()},
-                           {"ptx", {{"isa", "7.0"}, {"target", "sm_50"}}},
-                           {"elements", check->elements},
-                           {"devices", devices}};
-    if (!ctx.opts.json) {
-        print("");
-        print_check_table(*check);
-    }
-    std::string count = std::to_string(check->gpus.size());
-    if (failed)
-        return {make_error(ExitCode::VerifyDriverFailed, "verify.driver_failed",
-                           {{"failed", std::to_string(failed)}, {"count", count}})};
-    if (!ctx.opts.json) print(t(msg("verify.driver_passed", {{"count", count}})));
-    return {};
+    if (error) ctx.exit_code = error->code;
 }
 
 }  // namespace
 
 void register_verify(CLI::App& app, Context& ctx) {
-    auto o = std::make_shared<VerifyOptions>();
+    auto o = std::make_shared<VerifyCommandOptions>();
     auto* cmd = app.add_subcommand("verify", "prove the GPU stack runs: a CUDA kernel through the driver, then the "
-                                             "framework's own GPU operations");
+                                             "framework's own GPU operations in the target environment");
+    add_target_options(*cmd, o->target);
     cmd->add_flag("--driver-only", o->driver_only, "run only envfix's own kernels through the CUDA driver");
-    cmd->callback([&ctx, o] {
-        Json doc;
-        doc["schema_version"] = kJsonSchemaVersion;
-        LevelOutcome driver = run_driver_check(ctx, doc);
-
-        // Framework level (issue 7, second half) goes here: unless o->driver_only, run the
-        // framework's GPU ops in the target interpreter, put the result under
-        // doc["framework_check"] and let its error join driver.error.
-        if (!o->driver_only) {
-            doc["framework_check"] = {{"ran", false}, {"reason", t(msg("verify.framework_needs_target"))}};
-            ctx.reporter->warn(msg("verify.framework_needs_target"));
-        }
-
-        if (ctx.opts.json) {
-            doc["error"] = driver.error ? error_json(*driver.error) : Json(nullptr);
-            print_json(doc);
-            if (driver.error) {
-                print_error_line(*driver.error);
-                ctx.exit_code = driver.error->code;
-            }
-            return;
-        }
-        if (driver.error) throw Failure(*driver.error);
-    });
+    cmd->add_option("--check-module", o->modules,
+                    "also import MODULE and run its self-test, MODULE[:FUNCTION] (default function self_test); repeatable");
+    cmd->add_option("--timeout", o->timeout, "seconds the framework check may take (default 300)");
+    cmd->callback([&ctx, o] { run_verify(*o, ctx); });
 }
 
 }  // namespace envfix::cli

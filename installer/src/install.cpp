@@ -333,12 +333,20 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     ENVFIX_TRY_VOID(tx.prepare(remove_files, dests));
     result.seconds_stage = seconds_since(stage_started);
     auto commit_started = Clock::now();
-    ENVFIX_TRY(auto stats, tx.commit());
+    ENVFIX_TRY(auto stats, request.accept ? tx.apply() : tx.commit());
     result.seconds_commit = seconds_since(commit_started);
     result.seconds_moving = stats.move_seconds;
     result.moves = stats.moved_in + stats.moved_out;
     for (auto& in : inputs)
         for (auto& w : in.plan.warnings) reporter.warn(w);
+    if (request.accept) {
+        auto accept_started = Clock::now();
+        bool keep = request.accept(result);
+        result.seconds_accept = seconds_since(accept_started);
+        if (keep) ENVFIX_TRY_VOID(tx.finish());
+        else ENVFIX_TRY_VOID(tx.revert());
+        result.reverted = !keep;
+    }
     result.seconds_total = seconds_since(started);
     // The crash tests size their ENVFIX_FAULT_AFTER range with this.
     reporter.debug(msg("install.fault_points", {{"count", std::to_string(fault_points_passed())}}));

@@ -134,14 +134,34 @@ struct Transaction::Impl {
     stdfs::path state_dir;
     Journal journal;
     std::vector<tx::Area> areas;
+    bool applied = false;  // every move done, not yet final (apply())
     bool finished = false;
+
+    // Moves ops [0, n) back, newest first, then removes the staging folders and the journal.
+    // A move back that fails keeps the journal ("prepared": `envfix recover` undoes the rest).
+    Expected<void> undo(size_t n, const Message& cause) {
+        for (size_t i = n; i-- > 0;) {
+            if (auto r = tx::op_backward(areas, journal.ops[i]); !r) {
+                finished = true;
+                return unexpected(make_error(r.error().code, "install.undo_failed",
+                                             {{"path", state_dir.parent_path().string()}, {"reason", render(cause, Lang::En)}}));
+            }
+            fault_point();
+        }
+        tx::remove_stage_dirs(areas);
+        tx::remove_journal(state_dir, journal.id);
+        finished = true;
+        return {};
+    }
 };
 
 Transaction::Transaction() : impl_(std::make_unique<Impl>()) {}
 Transaction::Transaction(Transaction&&) noexcept = default;
 Transaction& Transaction::operator=(Transaction&&) noexcept = default;
 Transaction::~Transaction() {
-    if (impl_ && !impl_->finished) abort();
+    if (!impl_ || impl_->finished) return;
+    if (impl_->applied) (void)revert();  // on failure the journal stays for recovery
+    else abort();
 }
 
 namespace {
@@ -235,6 +255,12 @@ Expected<void> Transaction::prepare(const std::vector<stdfs::path>& remove, cons
 }
 
 Expected<CommitStats> Transaction::commit() {
+    ENVFIX_TRY(auto stats, apply());
+    ENVFIX_TRY_VOID(finish());
+    return stats;
+}
+
+Expected<CommitStats> Transaction::apply() {
     Impl& m = *impl_;
     CommitStats stats;
     auto started = std::chrono::steady_clock::now();
@@ -255,18 +281,7 @@ Expected<CommitStats> Transaction::commit() {
     }
     if (failure) {
         // Undo in reverse. A move back that fails leaves the journal for `envfix recover`.
-        for (size_t i = done; i-- > 0;) {
-            if (auto r = tx::op_backward(m.areas, ops[i]); !r) {
-                m.finished = true;
-                return unexpected(make_error(r.error().code, "install.undo_failed",
-                                             {{"path", m.state_dir.parent_path().string()},
-                                              {"reason", render(failure->message, Lang::En)}}));
-            }
-            fault_point();
-        }
-        tx::remove_stage_dirs(m.areas);
-        tx::remove_journal(m.state_dir, m.journal.id);
-        m.finished = true;
+        ENVFIX_TRY_VOID(m.undo(done, failure->message));
         return unexpected(std::move(*failure));
     }
     stats.move_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -276,22 +291,19 @@ Expected<CommitStats> Transaction::commit() {
     for (const auto& a : m.areas) roots.push_back(a.root);
     fileops::sync_filesystems(roots);
     fault_point();
+    m.applied = true;
+    return stats;
+}
+
+Expected<void> Transaction::finish() {
+    Impl& m = *impl_;
     // Committed: from here on a crash only leaves backups to delete.
     Journal committed = m.journal;
     committed.state = Journal::State::Committed;
     committed.ops.clear();
     if (auto w = tx::write_journal(m.state_dir, committed); !w) {
         // Not recorded as committed: undo, so the environment is the old one for sure.
-        for (size_t i = ops.size(); i-- > 0;)
-            if (!tx::op_backward(m.areas, ops[i])) {
-                m.finished = true;
-                return unexpected(make_error(w.error().code, "install.undo_failed",
-                                             {{"path", m.state_dir.parent_path().string()},
-                                              {"reason", render(w.error().message, Lang::En)}}));
-            }
-        tx::remove_stage_dirs(m.areas);
-        tx::remove_journal(m.state_dir, m.journal.id);
-        m.finished = true;
+        ENVFIX_TRY_VOID(m.undo(m.journal.ops.size(), w.error().message));
         return unexpected(std::move(w).error());
     }
     fault_point();
@@ -299,12 +311,22 @@ Expected<CommitStats> Transaction::commit() {
     tx::remove_journal(m.state_dir, m.journal.id);
     fault_point();
     m.finished = true;
-    return stats;
+    return {};
+}
+
+Expected<void> Transaction::revert() {
+    Impl& m = *impl_;
+    if (m.finished || !m.applied) return {};
+    return m.undo(m.journal.ops.size(), msg("verify.revert_reason"));
 }
 
 void Transaction::abort() {
     Impl& m = *impl_;
     if (m.finished) return;
+    if (m.applied) {
+        (void)revert();  // the backups are the old environment: never just dropped
+        return;
+    }
     m.finished = true;
     tx::remove_stage_dirs(m.areas);
     tx::remove_journal(m.state_dir, m.journal.id);

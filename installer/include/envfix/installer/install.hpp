@@ -13,6 +13,7 @@
 // dependencies, free space); the rest (every file's hash while it is written) before anything
 // moves. docs/install.md.
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +24,8 @@
 #include "envfix/probe/environment.hpp"
 
 namespace envfix::installer {
+
+struct InstallResult;
 
 struct WheelRequest {
     std::filesystem::path file;              // a local .whl
@@ -41,6 +44,11 @@ struct InstallRequest {
     bool wait_for_lock = false;              // wait for another envfix instead of Locked (64)
     bool break_system_packages = false;      // install into an EXTERNALLY-MANAGED system Python
     unsigned threads = 0;                    // 0: twice the cores (4 to 32)
+    // Runs once the new files are in place, before the change is final: the lock is held and the
+    // old files are kept, so a crash or kill meanwhile gives the old environment back. Returns
+    // false to undo the change (InstallResult::reverted). install_verified() sets it to the
+    // verification (verified_install.hpp); unset, the change is final at once.
+    std::function<bool(const InstallResult&)> accept;
 };
 
 struct DistChange {
@@ -71,6 +79,8 @@ struct InstallResult {
     size_t moves = 0;
     double seconds_stage = 0, seconds_commit = 0, seconds_total = 0;
     double seconds_moving = 0;              // the window between the old and the new environment
+    bool reverted = false;                  // `accept` refused it: the environment is the old one
+    double seconds_accept = 0;              // spent in `accept`
 };
 
 // Errors: the wheels' (BadWheel 60, NotInstallable 67, BadInput 3), IncompatibleWheel 61 (tags,

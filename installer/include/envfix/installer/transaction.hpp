@@ -58,7 +58,19 @@ public:
     Expected<void> prepare(const std::vector<std::filesystem::path>& remove, const std::vector<std::filesystem::path>& add);
     // Performs the moves. On a failure or Ctrl-C every move done is undone and the error (or
     // Interrupted, "install.interrupted") returned; the environment is as before.
+    // commit() is apply() then finish().
     Expected<CommitStats> commit();
+    // For a change that is checked before it is final (install's verification, verify.hpp):
+    // apply() moves and flushes like commit() but leaves the journal "prepared" and the backups
+    // in place, so until finish() or revert() a crash or kill gives the old environment back
+    // (recovery undoes a prepared journal). finish() makes it final (journal "committed",
+    // backups deleted); revert() moves everything back, newest first, and cleans up: the
+    // environment is the old one, byte for byte. A move back that fails keeps the journal for
+    // `envfix recover` ("install.undo_failed"). An applied transaction destroyed without either
+    // is reverted.
+    Expected<CommitStats> apply();
+    Expected<void> finish();
+    Expected<void> revert();
     // Before commit: drops the staged files and the journal.
     void abort();
     const std::vector<JournalOp>& ops() const;
