@@ -12,6 +12,7 @@
 #include "envfix/installer/env_lock.hpp"
 #include "envfix/installer/fault.hpp"
 #include "envfix/installer/scripts.hpp"
+#include "envfix/installer/snapshot.hpp"
 #include "envfix/installer/uninstall.hpp"
 #include "envfix/installer/wheel_plan.hpp"
 #include "envfix/resolver/names.hpp"
@@ -269,7 +270,14 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         return fail(ExitCode::DiskFull, "install.no_space",
                     {{"path", scheme.purelib.string()}, {"needed", str::human_bytes(needed)}, {"free", str::human_bytes(*free)}});
 
-    // 8. Stage, check, record, move.
+    // 8. The way back, then stage, check, record, move.
+    if (!request.snapshot_reason.empty()) {
+        SnapshotStats st;
+        ENVFIX_TRY(auto snap, take_snapshot(env, request.snapshot_reason, "", reporter, &st));
+        result.snapshot = snap.id;
+        reporter.debug(msg("snapshot.stats", {{"id", snap.id}, {"files", std::to_string(st.files)}, {"hashed", std::to_string(st.hashed)},
+                                              {"stored", std::to_string(st.stored)}, {"seconds", std::to_string(st.seconds)}}));
+    }
     auto stage_started = Clock::now();
     std::vector<stdfs::path> areas = {scheme.purelib, scheme.platlib, scheme.scripts, scheme.data, scheme.headers_root, env.root};
     ENVFIX_TRY(auto tx, Transaction::begin(state_dir(env.root), areas, summary_of(inputs, removing)));

@@ -41,6 +41,9 @@ struct InstallRequest {
     bool wait_for_lock = false;              // wait for another envfix instead of Locked (64)
     bool break_system_packages = false;      // install into an EXTERNALLY-MANAGED system Python
     unsigned threads = 0;                    // 0: twice the cores (4 to 32)
+    // Not empty: a snapshot (snapshot.hpp) is taken under the lock just before the environment
+    // changes, with this as its reason ("install torch 2.11.0+cu128"). `envfix install` sets it.
+    std::string snapshot_reason;
 };
 
 struct DistChange {
@@ -66,6 +69,7 @@ struct InstallResult {
     std::vector<RecoveryOutcome> recovered; // interrupted transactions finished first
     bool site_enabled = false;              // an embedded Python's ._pth got "import site"
     std::string transaction;                // its id ("" when nothing changed)
+    std::string snapshot;                   // the snapshot taken before the change ("" when none)
     size_t files_written = 0;
     uint64_t bytes_written = 0;
     size_t moves = 0;

@@ -1,0 +1,32 @@
+#pragma once
+// Pieces the snapshot files share (private to installer/).
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "envfix/common/error.hpp"
+#include "envfix/common/reporter.hpp"
+#include "envfix/installer/snapshot.hpp"
+#include "envfix/probe/environment.hpp"
+
+namespace envfix::installer::snap {
+
+// Percent-encodes '%', ' ' and control bytes, so a path fits one field of a line.
+std::string encode_path(std::string_view p);
+std::optional<std::string> decode_path(std::string_view p);
+// Relative, "/"-separated, without "." / ".." / empty segments, drive letters or backslashes.
+bool safe_rel_path(std::string_view p);
+
+// <store>/<first two hex>/<sha256>
+inline std::filesystem::path object_path(const std::filesystem::path& store, const std::string& sha256) {
+    return store / sha256.substr(0, 2) / sha256;
+}
+
+// The environment as it is now; with `store`, its files' bytes are put in the store and the
+// identities remembered. Caller holds the lock when storing.
+Expected<Snapshot> capture(const probe::Environment& env, bool store, Reporter& reporter, SnapshotStats* stats);
+// Gives `s` the next id and the time, and writes it.
+Expected<void> write_snapshot(const std::filesystem::path& root, Snapshot& s);
+
+}  // namespace envfix::installer::snap
