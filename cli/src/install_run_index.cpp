@@ -81,8 +81,11 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
                              {"path", fetched[i].file.string()}, {"from_cache", fetched[i].from_cache}});
     }
     req.remove = choice.remove;
+    // The history's "why": the first few names, then how many more.
     std::vector<std::string> what;
-    for (const auto& w : choice.wheels) what.push_back(w.name + " " + w.version);
+    for (const auto& w : choice.wheels)
+        if (what.size() < 3) what.push_back(w.name + " " + w.version);
+    if (choice.wheels.size() > what.size()) what.push_back("+" + std::to_string(choice.wheels.size() - what.size()) + " more");
     req.snapshot_reason = "install " + (what.empty() ? std::string("(nothing new)") : str::join(what, ", "));
     req.check_dependencies = !o.no_deps;
     req.force_reinstall = o.force_reinstall;

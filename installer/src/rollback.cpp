@@ -63,7 +63,8 @@ Expected<RollbackResult> rollback_locked(const probe::Environment& env, const Ro
     if (all.empty()) return fail(ExitCode::NoSnapshot, "snapshot.none", {{"path", root.string()}});
 
     auto snap_started = Clock::now();
-    ENVFIX_TRY(auto now, snap::capture(env, !request.dry_run, reporter, nullptr));
+    // Read only: the present is stored once the rollback is sure to go ahead.
+    ENVFIX_TRY(auto now, snap::capture(env, false, reporter, nullptr));
     result.seconds_snapshot = since(snap_started);
     std::optional<Snapshot> target;
     if (request.target.empty()) {
@@ -130,6 +131,7 @@ Expected<RollbackResult> rollback_locked(const probe::Environment& env, const Ro
 
     // The present is kept first, so this rollback can be rolled back.
     now.reason = "rollback to " + target->id;
+    ENVFIX_TRY_VOID(snap::store_captured(env, now, nullptr));
     ENVFIX_TRY_VOID(snap::write_snapshot(root, now));
     result.before = now.id;
 

@@ -130,7 +130,7 @@ struct Outcome {
     bool present = false;
     SnapshotFile file;
     Identity identity;
-    bool hashed = false, stored = false, copied = false;
+    bool hashed = false;
     std::optional<Error> error;
 };
 
@@ -217,7 +217,6 @@ Expected<Snapshot> capture(const probe::Environment& env, bool store, Reporter& 
     std::sort(s.dists.begin(), s.dists.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
 
     auto ids = load_identities(root);
-    const stdfs::path store_dir = snapshot_store_dir(root);
     std::vector<Outcome> outs(cands.size());
     tx::parallel_for(cands.size(), [&](size_t i) {
         const auto& c = cands[i];
@@ -245,32 +244,57 @@ Expected<Snapshot> capture(const probe::Environment& env, bool store, Reporter& 
             o.hashed = true;
         }
         o.identity.sha256 = o.file.sha256;
-        if (!store) return;
-        auto r = store_object(store_dir, c.abs, o.file.sha256, o.file.mode);
-        if (!r) {
-            o.error = r.error();
-            return;
-        }
-        o.stored = r->first;
-        o.copied = r->second;
     });
     SnapshotStats st;
-    Identities fresh;
     for (auto& o : outs) {
         if (o.error) return unexpected(*o.error);
         if (!o.present) continue;
         st.hashed += o.hashed;
-        st.stored += o.stored;
-        st.copied += o.copied;
-        fresh[o.file.path] = o.identity;
         s.files.push_back(std::move(o.file));
     }
     std::sort(s.files.begin(), s.files.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
     st.files = s.files.size();
-    if (store) ENVFIX_TRY_VOID(save_identities(root, fresh));
+    if (store) ENVFIX_TRY_VOID(store_captured(env, s, &st));
     st.seconds = std::chrono::duration<double>(Clock::now() - started).count();
     if (stats) *stats = st;
     return s;
+}
+
+Expected<void> store_captured(const probe::Environment& env, const Snapshot& s, SnapshotStats* stats) {
+    const stdfs::path root = env.root.lexically_normal();
+    const stdfs::path store_dir = snapshot_store_dir(root);
+    struct Stored {
+        Identity identity;
+        bool present = false, stored = false, copied = false;
+        std::optional<Error> error;
+    };
+    std::vector<Stored> outs(s.files.size());
+    tx::parallel_for(s.files.size(), [&](size_t i) {
+        const auto& f = s.files[i];
+        auto abs = root / stdfs::path(f.path);
+        auto st = storeops::stat_path(abs);
+        if (!st || !st->regular || st->size != f.size) return;  // changed since: not remembered
+        outs[i].present = true;
+        outs[i].identity = {st->device, st->inode, st->size, st->mtime_ns, f.sha256};
+        auto r = store_object(store_dir, abs, f.sha256, f.mode);
+        if (!r) {
+            outs[i].error = r.error();
+            return;
+        }
+        outs[i].stored = r->first;
+        outs[i].copied = r->second;
+    });
+    Identities fresh;
+    for (size_t i = 0; i < outs.size(); ++i) {
+        if (outs[i].error) return unexpected(*outs[i].error);
+        if (!outs[i].present) continue;
+        if (stats) {
+            stats->stored += outs[i].stored;
+            stats->copied += outs[i].copied;
+        }
+        fresh[s.files[i].path] = outs[i].identity;
+    }
+    return save_identities(root, fresh);
 }
 
 Expected<void> write_snapshot(const stdfs::path& root, Snapshot& s) {
@@ -291,6 +315,11 @@ Expected<Snapshot> take_snapshot(const probe::Environment& env, std::string reas
     s.name = std::move(name);
     ENVFIX_TRY_VOID(snap::write_snapshot(env.root.lexically_normal(), s));
     return s;
+}
+
+void forget_snapshot(const stdfs::path& env_root, const std::string& id) {
+    std::error_code ec;
+    stdfs::remove(snapshots_dir(env_root.lexically_normal()) / (id + ".snap"), ec);
 }
 
 std::vector<Snapshot> list_snapshots(const stdfs::path& env_root, Reporter& reporter) {

@@ -26,6 +26,8 @@ inline std::filesystem::path object_path(const std::filesystem::path& store, con
 // The environment as it is now; with `store`, its files' bytes are put in the store and the
 // identities remembered. Caller holds the lock when storing.
 Expected<Snapshot> capture(const probe::Environment& env, bool store, Reporter& reporter, SnapshotStats* stats);
+// Puts the files of `s` (captured just now) in the store and remembers their identities.
+Expected<void> store_captured(const probe::Environment& env, const Snapshot& s, SnapshotStats* stats);
 // Gives `s` the next id and the time, and writes it.
 Expected<void> write_snapshot(const std::filesystem::path& root, Snapshot& s);
 

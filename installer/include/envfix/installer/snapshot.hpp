@@ -84,6 +84,10 @@ struct SnapshotStats {
 Expected<Snapshot> take_snapshot(const probe::Environment& env, std::string reason, std::string name, Reporter& reporter,
                                  SnapshotStats* stats = nullptr);
 
+// Removes one snapshot file (its stored files stay until gc_snapshots): install() drops the
+// snapshot it took when its transaction fails.
+void forget_snapshot(const std::filesystem::path& env_root, const std::string& id);
+
 // Every snapshot, oldest first. Unreadable ones are skipped with a warning.
 std::vector<Snapshot> list_snapshots(const std::filesystem::path& env_root, Reporter& reporter);
 // By id or name. Errors: NoSnapshot 66 "snapshot.not_found".
