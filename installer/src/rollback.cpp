@@ -64,7 +64,8 @@ Expected<RollbackResult> rollback_locked(const probe::Environment& env, const Ro
 
     auto snap_started = Clock::now();
     // Read only: the present is stored once the rollback is sure to go ahead.
-    ENVFIX_TRY(auto now, snap::capture(env, false, reporter, nullptr));
+    std::vector<snap::Seen> seen;
+    ENVFIX_TRY(auto now, snap::capture(env, false, reporter, nullptr, &seen));
     result.seconds_snapshot = since(snap_started);
     std::optional<Snapshot> target;
     if (request.target.empty()) {
@@ -131,7 +132,7 @@ Expected<RollbackResult> rollback_locked(const probe::Environment& env, const Ro
 
     // The present is kept first, so this rollback can be rolled back.
     now.reason = "rollback to " + target->id;
-    ENVFIX_TRY_VOID(snap::store_captured(env, now, nullptr));
+    ENVFIX_TRY_VOID(snap::store_captured(env, now, nullptr, &seen));
     ENVFIX_TRY_VOID(snap::write_snapshot(root, now));
     result.before = now.id;
 
@@ -198,6 +199,8 @@ Expected<GcResult> gc_snapshots(const probe::Environment& env, size_t keep, bool
     }
     std::reverse(r.removed.begin(), r.removed.end());
     std::error_code ec;
+    // Remembered identities promise their bytes are stored: forgotten before objects go.
+    stdfs::remove(snapshot_store_dir(root) / "identities", ec);
     for (stdfs::directory_iterator fan(snapshot_store_dir(root), ec), end; !ec && fan != end; fan.increment(ec)) {
         if (!fan->is_directory() || fan->path().filename().string().size() != 2) continue;
         std::error_code ec2;

@@ -128,6 +128,7 @@ struct Candidate {
 
 struct Outcome {
     bool present = false;
+    bool known = false;  // the identity remembered last time: its bytes are in the store
     SnapshotFile file;
     Identity identity;
     bool hashed = false;
@@ -177,7 +178,7 @@ stdfs::path snapshot_store_dir(const stdfs::path& env_root) { return state_dir(e
 namespace snap {
 
 // The environment as it is now; with `store`, its files' bytes kept in the store too.
-Expected<Snapshot> capture(const probe::Environment& env, bool store, Reporter& reporter, SnapshotStats* stats) {
+Expected<Snapshot> capture(const probe::Environment& env, bool store, Reporter& reporter, SnapshotStats* stats, std::vector<Seen>* seen) {
     auto started = Clock::now();
     const stdfs::path root = env.root.lexically_normal();
     std::vector<stdfs::path> scan = env.site_packages;
@@ -192,7 +193,7 @@ Expected<Snapshot> capture(const probe::Environment& env, bool store, Reporter& 
     Snapshot s;
     s.root = root.string();
     std::vector<Candidate> cands;
-    std::set<std::string> seen;
+    std::set<std::string> listed;
     for (const auto& d : installed.dists) {
         s.dists.push_back({d.name, d.version, d.dist_info.lexically_normal().lexically_relative(root).generic_string()});
         if (!d.has_record) {
@@ -209,7 +210,7 @@ Expected<Snapshot> capture(const probe::Environment& env, bool store, Reporter& 
             auto rel = abs.lexically_relative(root);
             if (!within(rel)) continue;
             auto key = rel.generic_string();
-            if (key.starts_with(".envfix/") || !seen.insert(key).second) continue;
+            if (key.starts_with(".envfix/") || !listed.insert(key).second) continue;
             Candidate c{key, abs, record_hex(row), row.size, record_mtime, envfix_made};
             cands.push_back(std::move(c));
         }
@@ -232,6 +233,7 @@ Expected<Snapshot> capture(const probe::Environment& env, bool store, Reporter& 
         if (it != ids.end() && it->second.device == st->device && it->second.inode == st->inode && it->second.size == st->size &&
             it->second.mtime_ns == st->mtime_ns) {
             o.file.sha256 = it->second.sha256;
+            o.known = true;
         } else if (c.trust_record && c.record_sha && c.record_size == st->size && st->mtime_ns <= c.record_mtime) {
             o.file.sha256 = *c.record_sha;
         } else {
@@ -246,21 +248,29 @@ Expected<Snapshot> capture(const probe::Environment& env, bool store, Reporter& 
         o.identity.sha256 = o.file.sha256;
     });
     SnapshotStats st;
+    std::vector<Outcome*> present;
     for (auto& o : outs) {
         if (o.error) return unexpected(*o.error);
         if (!o.present) continue;
         st.hashed += o.hashed;
-        s.files.push_back(std::move(o.file));
+        present.push_back(&o);
     }
-    std::sort(s.files.begin(), s.files.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+    std::sort(present.begin(), present.end(), [](const Outcome* a, const Outcome* b) { return a->file.path < b->file.path; });
+    std::vector<Seen> local;
+    std::vector<Seen>& out_seen = seen ? *seen : local;
+    out_seen.clear();
+    for (auto* o : present) {
+        out_seen.push_back({o->identity.device, o->identity.inode, o->identity.size, o->identity.mtime_ns, o->known});
+        s.files.push_back(std::move(o->file));
+    }
     st.files = s.files.size();
-    if (store) ENVFIX_TRY_VOID(store_captured(env, s, &st));
+    if (store) ENVFIX_TRY_VOID(store_captured(env, s, &st, &out_seen));
     st.seconds = std::chrono::duration<double>(Clock::now() - started).count();
     if (stats) *stats = st;
     return s;
 }
 
-Expected<void> store_captured(const probe::Environment& env, const Snapshot& s, SnapshotStats* stats) {
+Expected<void> store_captured(const probe::Environment& env, const Snapshot& s, SnapshotStats* stats, const std::vector<Seen>* seen) {
     const stdfs::path root = env.root.lexically_normal();
     const stdfs::path store_dir = snapshot_store_dir(root);
     struct Stored {
@@ -272,10 +282,18 @@ Expected<void> store_captured(const probe::Environment& env, const Snapshot& s, 
     tx::parallel_for(s.files.size(), [&](size_t i) {
         const auto& f = s.files[i];
         auto abs = root / stdfs::path(f.path);
-        auto st = storeops::stat_path(abs);
-        if (!st || !st->regular || st->size != f.size) return;  // changed since: not remembered
-        outs[i].present = true;
-        outs[i].identity = {st->device, st->inode, st->size, st->mtime_ns, f.sha256};
+        // What capture() saw (under the same lock) spares a stat; a file it knew is stored.
+        if (seen && i < seen->size()) {
+            const auto& k = (*seen)[i];
+            outs[i].present = true;
+            outs[i].identity = {k.device, k.inode, k.size, k.mtime_ns, f.sha256};
+            if (k.stored) return;
+        } else {
+            auto st = storeops::stat_path(abs);
+            if (!st || !st->regular || st->size != f.size) return;  // changed since: not remembered
+            outs[i].present = true;
+            outs[i].identity = {st->device, st->inode, st->size, st->mtime_ns, f.sha256};
+        }
         auto r = store_object(store_dir, abs, f.sha256, f.mode);
         if (!r) {
             outs[i].error = r.error();

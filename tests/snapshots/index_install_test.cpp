@@ -4,7 +4,11 @@
 // from the index leaving the environment byte for byte as it was.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
+#include <chrono>
 #include <memory>
+#include <thread>
 
 #include "index_fixtures.hpp"
 #include "install_fixtures.hpp"
@@ -165,6 +169,28 @@ TEST_F(IndexInstall, BadIndexAnswersLeaveTheEnvironmentAsItWas) {
     auto r = run_envfix(install_args("cu128", {"--offline"}), {}, empty_home.path());
     EXPECT_EQ(r.code, 55) << r.err;
     EXPECT_EQ(tree_diff(before, snapshot(venv)), "");
+}
+
+TEST_F(IndexInstall, CtrlCDuringDownloadChangesNothing) {
+    ASSERT_EQ(envfix(install_args("cu126")).code, 0);
+    auto before = snapshot(venv);
+    // The torch wheel answers only after a while: Ctrl-C comes while it is being fetched.
+    const auto torch = wheel_path("torch", "cu128");
+    world->server->set_faults({{torch, {{"delay", 20}}}});
+    const size_t asked = world->server->log_for(torch).size();
+    auto pid = spawn_envfix(install_args("cu128"), {}, home, dir / "ctrlc.log");
+    for (int i = 0; i < 600 && world->server->log_for(torch).size() == asked; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_GT(world->server->log_for(torch).size(), asked) << "the download never started";
+    ::kill(pid, SIGINT);
+    int code = wait_exit(pid);
+    auto log = read_text(dir / "ctrlc.log");
+    EXPECT_EQ(code, 130) << log;
+    EXPECT_EQ(tree_diff(before, snapshot(venv)), "");
+    world->server->set_faults(Json::object());
+    // The next run finishes the job.
+    ASSERT_EQ(envfix(install_args("cu128")).code, 0);
+    EXPECT_TRUE(has(dist_infos(), "torch-2.7.0+cu128.dist-info"));
 }
 
 TEST_F(IndexInstall, CredentialsOfTheIndexURLReachTheWheels) {
