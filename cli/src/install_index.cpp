@@ -26,7 +26,7 @@ IndexInstallChoice plan_for_install(Context& ctx, PlanCliOptions o, const resolv
     std::vector<resolver::Requirement> named;
     for (const auto& text : requirements) {
         auto r = resolver::Requirement::parse(text);
-        if (!r) throw Failure(ExitCode::Usage, "install.bad_requirement", {{"item", text}, {"reason", render(r.error().message)}});
+        if (!r) throw Failure(ExitCode::Usage, "install.bad_requirement_arg", {{"item", text}, {"reason", render(r.error().message)}});
         if (!r->url.empty()) throw Failure(ExitCode::Usage, "install.requirement_url", {{"item", text}});
         if (!is_framework_package(r->canonical_name())) throw Failure(ExitCode::Usage, "install.not_framework", {{"item", text}});
         if (r->canonical_name() == "torch" && !r->specifier.empty()) {

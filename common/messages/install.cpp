@@ -123,7 +123,7 @@ const CatalogEntry entries[] = {
     {"install.not_a_file", "{item} is not a wheel file (.whl)", "{item} 不是 wheel 文件（.whl）"},
     {"install.mixed_items", "give either wheel files or package names, not both in one command",
      "请只给出 wheel 文件或包名之一，不要在同一条命令中混用"},
-    {"install.bad_requirement", "cannot read the requirement \"{item}\": {reason}", "无法解析依赖 \"{item}\"：{reason}"},
+    {"install.bad_requirement_arg", "cannot read the requirement \"{item}\": {reason}", "无法解析依赖 \"{item}\"：{reason}"},
     {"install.requirement_url", "\"{item}\" names a URL; download the wheel and give its file instead",
      "\"{item}\" 指向一个 URL；请先下载该 wheel，再给出文件路径"},
     {"install.not_framework",
