@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include <charconv>
+#include <cstdio>
 
 #include "envfix/installer/snapshot.hpp"
 #include "snapshot_internal.hpp"
