@@ -17,16 +17,7 @@ MAIN=${MAIN:-torch}  # the distribution reinstalled alone
 ENVFIX=$(realpath "$ENVFIX")
 export ENVFIX_CACHE_DIR=$W/cache
 
-exec 3>&1  # step lines go here even when a step's output is redirected
-secs() { python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.2f}')" "$1" "$2"; }
-step() { # label, command...
-  local label=$1; shift
-  local t0=$EPOCHREALTIME rc=0
-  "$@" || rc=$?
-  echo "== $label: $(secs "$t0" "$EPOCHREALTIME") s (exit $rc)" >&3
-  return 0
-}
-field() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
+source "$(dirname "$0")/steps.sh"
 
 rm -rf "$W"; mkdir -p "$W"
 # shellcheck disable=SC2086

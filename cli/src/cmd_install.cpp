@@ -1,13 +1,16 @@
-// envfix install: local wheel files into an environment, old versions out, one transaction
-// (issue 6; docs/install.md). Installing requirements from an index goes through the same
-// installer::install() once the planner hands it wheel files.
+// envfix install: local wheel files, or the framework stack the planner picks from the index
+// (install_run_index.cpp), into an environment, old versions out, one transaction, a snapshot
+// first (issue 6; docs/install.md).
 #include <CLI/CLI.hpp>
 
 #include "context.hpp"
 #include "env_json.hpp"
 #include "envfix/common/strings.hpp"
 #include "envfix/installer/install.hpp"
+#include "envfix/installer/snapshot.hpp"
 #include "envfix/installer/verified_install.hpp"
+#include "index_options.hpp"
+#include "install_run.hpp"
 #include "envfix/installer/venv.hpp"
 #include "envfix/installer/wheel_plan.hpp"
 #include "envfix/resolver/wheel_name.hpp"
@@ -27,22 +30,6 @@ namespace stdfs = std::filesystem;
 
 namespace {
 
-struct InstallOptions {
-    TargetOptions target;
-    std::string venv;
-    bool create = false;
-    std::string base_python;
-    std::vector<std::string> items;
-    bool no_deps = false;
-    bool dry_run = false;
-    bool force_reinstall = false;
-    bool wait = false;
-    bool break_system_packages = false;
-    unsigned threads = 0;
-    bool no_verify = false;
-    std::vector<std::string> check_modules;
-};
-
 Json change_json(const installer::DistChange& c, bool with_wheel) {
     Json j = {{"name", c.name}, {"version", c.version}, {"dist_info", c.dist_info.string()}, {"files", c.files}};
     if (with_wheel) {
@@ -59,16 +46,22 @@ Json recovered_json(const std::vector<installer::RecoveryOutcome>& list) {
     return a;
 }
 
-// Wheel files from the command line: anything that is not a file (a requirement such as
-// "torch==2.7") needs the index path, which this command does not take yet.
+// A wheel file (or a path to one that is missing), not a requirement such as "torch==2.7".
+bool names_a_file(const std::string& item) {
+    stdfs::path p(item);
+    std::error_code ec;
+    return stdfs::is_regular_file(p, ec) || resolver::distribution_kind(p.filename().string()) != resolver::DistributionKind::Other ||
+           item.find('/') != std::string::npos || item.find('\\') != std::string::npos;
+}
+
+// Wheel files from the command line.
 std::vector<installer::WheelRequest> wheel_requests(const std::vector<std::string>& items) {
     std::vector<installer::WheelRequest> out;
     for (const auto& item : items) {
         stdfs::path p(item);
         std::error_code ec;
         bool file = stdfs::is_regular_file(p, ec);
-        auto kind = resolver::distribution_kind(p.filename().string());
-        if (!file && kind == resolver::DistributionKind::Other)
+        if (!file && resolver::distribution_kind(p.filename().string()) == resolver::DistributionKind::Other)
             throw Failure(ExitCode::Usage, "install.not_a_file", {{"item", item}});
         if (!file) throw Failure(ExitCode::BadInput, "fs.read_failed", {{"path", item}, {"reason", "no such file"}});
         installer::WheelRequest r;
@@ -143,13 +136,26 @@ void print_verification(const installer::VerifiedInstall& v, const probe::Enviro
     if (v.rolled_back) print(rolled_back_error(v, env).message);
 }
 
-void run_install(const InstallOptions& o, Context& ctx) {
-    if (o.items.empty()) throw Failure(ExitCode::Usage, "install.nothing_given");
-    if (!o.venv.empty() && o.target.given()) throw Failure(ExitCode::Usage, "install.venv_and_target");
-    if ((o.create || !o.base_python.empty()) && o.venv.empty()) throw Failure(ExitCode::Usage, "install.create_needs_venv");
-    auto wheels = wheel_requests(o.items);
+}  // namespace
 
-    TargetOptions target = o.target;
+installer::VerifiedInstallOptions verify_options(const InstallOptions& o, const probe::Environment& env, Context& ctx) {
+    installer::VerifiedInstallOptions vo;
+    vo.verify = !o.no_verify;
+    vo.checks.framework_options.modules = o.check_modules;
+    vo.checks.reporter = ctx.reporter;
+    vo.checks.target_args = {"--python", env.interpreter.string()};
+    return vo;
+}
+
+void run_install(const InstallOptions& o, Context& ctx) {
+    if (!o.venv.empty() && o.plan.target.given()) throw Failure(ExitCode::Usage, "install.venv_and_target");
+    if ((o.create || !o.base_python.empty()) && o.venv.empty()) throw Failure(ExitCode::Usage, "install.create_needs_venv");
+    const size_t files = static_cast<size_t>(std::count_if(o.items.begin(), o.items.end(), names_a_file));
+    if (files != 0 && files != o.items.size()) throw Failure(ExitCode::Usage, "install.mixed_items");
+    std::vector<installer::WheelRequest> wheels;
+    if (files) wheels = wheel_requests(o.items);
+
+    TargetOptions target = o.plan.target;
     bool created = false;
     if (!o.venv.empty()) {
         if (o.create && !o.dry_run) {
@@ -160,37 +166,44 @@ void run_install(const InstallOptions& o, Context& ctx) {
         target.env = o.venv;
     }
     auto env = resolve_target(target, ctx, TargetNeed::Interpreter);
+    if (!files) {
+        run_index_install(o, env, created, ctx);
+        return;
+    }
 
     installer::InstallRequest req;
     req.wheels = std::move(wheels);
+    req.snapshot_reason = "install " + str::join(o.items, " ");
     req.check_dependencies = !o.no_deps;
     req.dry_run = o.dry_run;
     req.force_reinstall = o.force_reinstall;
     req.wait_for_lock = o.wait;
     req.break_system_packages = o.break_system_packages;
     req.threads = o.threads;
-    installer::VerifiedInstallOptions vo;
-    vo.verify = !o.no_verify;
-    vo.checks.framework_options.modules = o.check_modules;
-    vo.checks.reporter = ctx.reporter;
-    vo.checks.target_args = {"--python", env.interpreter.string()};
-    auto result = installer::install_verified(env, req, vo, *ctx.reporter);
+    auto result = installer::install_verified(env, req, verify_options(o, env, ctx), *ctx.reporter);
+    report_install(ctx, env, o, result, created, nullptr);
+}
+
+void report_install(Context& ctx, const probe::Environment& env, const InstallOptions& o,
+                    const Expected<installer::VerifiedInstall>& result, bool created, const Json* extra) {
     if (!result) {
         if (ctx.opts.json) {
             Json doc = {{"schema_version", kJsonSchemaVersion}, {"environment", environment_json(env)}, {"dry_run", o.dry_run},
                         {"error", error_json(result.error())}};
+            if (extra) doc.update(*extra);
             print_error_line(result.error());
             print_json(doc);
             ctx.exit_code = result.error().code;
             return;
         }
-        throw Failure(std::move(result).error());
+        throw Failure(result.error());
     }
     const auto& r = result->install;
     // A framework check that failed after the install undid it: exit RolledBack (65).
     if (result->rolled_back) ctx.exit_code = ExitCode::RolledBack;
     if (!ctx.opts.json) {
         print_result(r, o.dry_run);
+        if (!r.snapshot.empty()) print(msg("install.snapshot_taken", {{"id", r.snapshot}}));
         print_verification(*result, env);
         return;
     }
@@ -202,7 +215,7 @@ void run_install(const InstallOptions& o, Context& ctx) {
         unmet.push_back({{"name", u.dist}, {"requirement", u.requirement}, {"found", u.found.empty() ? Json(nullptr) : Json(u.found)}});
     Json warnings = Json::array();
     for (const auto& w : ctx.reporter_impl->warnings()) warnings.push_back(w);
-    print_json({{"schema_version", kJsonSchemaVersion},
+    Json doc = {{"schema_version", kJsonSchemaVersion},
                 {"environment", environment_json(env)},
                 {"venv_created", created},
                 {"dry_run", o.dry_run},
@@ -220,35 +233,41 @@ void run_install(const InstallOptions& o, Context& ctx) {
                                                              {"seconds_stage", r.seconds_stage},
                                                              {"seconds_commit", r.seconds_commit},
                                                              {"seconds_moving", r.seconds_moving}}},
+                {"snapshot", r.snapshot.empty() ? Json(nullptr) : Json(r.snapshot)},
                 {"seconds", r.seconds_total},
                 {"verification", verification_json(*result, env)},
                 {"rolled_back", result->rolled_back},
                 {"warnings", warnings},
-                {"error", result->rolled_back ? error_json(rolled_back_error(*result, env)) : Json(nullptr)}});
+                {"error", result->rolled_back ? error_json(rolled_back_error(*result, env)) : Json(nullptr)}};
+    if (extra) doc.update(*extra);
+    print_json(doc);
     if (result->rolled_back) print_error_line(rolled_back_error(*result, env));
 }
 
-}  // namespace
-
 void register_install(CLI::App& app, Context& ctx) {
     auto o = std::make_shared<InstallOptions>();
-    auto* cmd = app.add_subcommand("install", "install wheel files into an environment, atomically (old versions removed in the same step)");
-    cmd->add_option("wheels", o->items, "wheel files (.whl)");
-    add_target_options(*cmd, o->target);
+    auto* cmd = app.add_subcommand("install", "install the framework build `envfix plan` picks, named framework packages "
+                                              "(torch==2.7.1), or wheel files, atomically (old versions out in the same step)");
+    cmd->add_option("packages", o->items, "wheel files (.whl), or torch / torchvision / torchaudio requirements; none: what plan picks");
+    add_plan_options(*cmd, o->plan);
+    o->index = add_index_options(*cmd);
+    if (auto* g = cmd->get_option_group("Package index"))
+        if (auto* off = g->get_option_no_throw("--offline")) off->description("only the wheel cache and cached index pages; no network");
     const char* venv_group = "New environment";
     cmd->add_option("--venv", o->venv, "install into this venv (with --create: make it first when missing)")->group(venv_group);
     cmd->add_flag("--create", o->create, "create the --venv folder as a new virtual environment")->group(venv_group);
     cmd->add_option("--base-python", o->base_python, "interpreter the new venv is made from (default: python3 on PATH)")->group(venv_group);
     cmd->add_flag("--no-deps", o->no_deps, "install even when requirements of the wheels are missing (they are reported)");
-    cmd->add_flag("--dry-run", o->dry_run, "check everything and print the changes; change nothing");
+    cmd->add_flag("--dry-run", o->dry_run, "check everything and print the plan and the changes; change nothing");
+    cmd->add_flag("--no-verify", o->no_verify, "do not run `envfix verify` after installing (and so never undo the install)");
+    cmd->add_option("--check-module", o->check_modules,
+                    "after installing, also run MODULE[:FUNCTION]'s self-test (default function self_test); repeatable")
+        ->allow_extra_args(false);
     cmd->add_flag("--force-reinstall", o->force_reinstall, "reinstall a wheel whose exact version is installed");
     cmd->add_flag("--wait", o->wait, "wait for another envfix working on the environment instead of failing (exit 64)");
     cmd->add_flag("--break-system-packages", o->break_system_packages,
                   "install into a Python its OS manages (EXTERNALLY-MANAGED), as pip's option of that name");
     cmd->add_option("--threads", o->threads, "files written in parallel (default: twice the cores, 4 to 32)");
-    cmd->add_flag("--no-verify", o->no_verify, "do not run `envfix verify` after installing (and so never undo the install)");
-    cmd->add_option("--check-module", o->check_modules,
-                    "after installing, also run MODULE[:FUNCTION]'s self-test (default function self_test); repeatable");
     cmd->callback([o, &ctx] { run_install(*o, ctx); });
 }
 

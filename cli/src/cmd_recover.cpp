@@ -19,7 +19,7 @@ struct RecoverOptions {
 
 void run_recover(const RecoverOptions& o, Context& ctx) {
     // Files are enough: recovery moves files back and never runs the interpreter.
-    auto env = resolve_target(o.target, ctx, TargetNeed::Files);
+    auto env = resolve_target(o.target, ctx, TargetNeed::Files, /*recover=*/false);
     auto outcomes = value_or_throw(installer::recover(env, o.wait, *ctx.reporter));
     if (ctx.opts.json) {
         Json list = Json::array();

@@ -16,6 +16,10 @@ void register_plan(CLI::App&, Context&);
 void register_apps(CLI::App&, Context&);
 void register_install(CLI::App&, Context&);
 void register_recover(CLI::App&, Context&);
+void register_snapshot(CLI::App&, Context&);
+void register_history(CLI::App&, Context&);
+void register_rollback(CLI::App&, Context&);
+void register_cache(CLI::App&, Context&);
 
 // One command per line: branches that add commands then merge without conflicts more often.
 const RegisterCommand kCommands[] = {
@@ -30,6 +34,10 @@ const RegisterCommand kCommands[] = {
     register_archs,
     register_matrix,
     register_recover,
+    register_snapshot,
+    register_history,
+    register_rollback,
+    register_cache,
     register_config,
 };
 

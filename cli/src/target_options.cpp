@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "envfix/common/error.hpp"
+#include "envfix/installer/install.hpp"
 #include "envfix/probe/interpreter_facts.hpp"
 #include "envfix/probe/target.hpp"
 #include "app_target.hpp"
@@ -19,7 +20,22 @@ void add_target_options(CLI::App& cmd, TargetOptions& opts) {
                    "is recognised from its files")->group(group);
 }
 
-probe::Environment resolve_target(const TargetOptions& opts, Context& ctx, TargetNeed need) {
+namespace {
+
+// What an interrupted envfix left half done is finished or undone before anything reads or
+// changes the environment. A journal whose lock another envfix holds is that envfix's work in
+// progress: left alone.
+void recover_pending(const probe::Environment& env, Context& ctx) {
+    if (env.root.empty() || !installer::has_pending_transactions(installer::state_dir(env.root))) return;
+    auto r = installer::recover(env, false, *ctx.reporter);
+    if (!r && r.error().code == ExitCode::Locked) {
+        ctx.reporter->debug(r.error().message);
+        return;
+    }
+    if (!r) throw Failure(r.error());
+}
+
+probe::Environment resolve_plain(const TargetOptions& opts, Context& ctx, TargetNeed need) {
     const bool app = !opts.app.empty() || !opts.path.empty();
     if (app && opts.python.empty() && opts.env.empty()) return resolve_app(opts, ctx, need).target.env;
     probe::TargetSpec spec;
@@ -32,6 +48,14 @@ probe::Environment resolve_target(const TargetOptions& opts, Context& ctx, Targe
     // A cache that cannot be written (read-only home) only costs the next run a start.
     if (auto saved = cache.save(); !saved) ctx.reporter->debug(saved.error().message);
     if (need == TargetNeed::Interpreter) value_or_throw(probe::require_runnable(env));
+    return env;
+}
+
+}  // namespace
+
+probe::Environment resolve_target(const TargetOptions& opts, Context& ctx, TargetNeed need, bool recover) {
+    auto env = resolve_plain(opts, ctx, need);
+    if (recover) recover_pending(env, ctx);
     return env;
 }
 

@@ -27,6 +27,9 @@ enum class TargetNeed {
     Interpreter,  // it must run here: anything else is EnvBroken
 };
 
-probe::Environment resolve_target(const TargetOptions& opts, Context& ctx, TargetNeed need);
+// `recover`: an interrupted transaction's journal in the environment is finished or undone first
+// (installer::recover, under the lock; skipped while another envfix holds it). `envfix recover`
+// passes false to report the recovery itself.
+probe::Environment resolve_target(const TargetOptions& opts, Context& ctx, TargetNeed need, bool recover = true);
 
 }  // namespace envfix::cli

@@ -12,6 +12,7 @@
 #include "envfix/installer/env_lock.hpp"
 #include "envfix/installer/fault.hpp"
 #include "envfix/installer/scripts.hpp"
+#include "envfix/installer/snapshot.hpp"
 #include "envfix/installer/uninstall.hpp"
 #include "envfix/installer/wheel_plan.hpp"
 #include "envfix/resolver/names.hpp"
@@ -269,7 +270,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         return fail(ExitCode::DiskFull, "install.no_space",
                     {{"path", scheme.purelib.string()}, {"needed", str::human_bytes(needed)}, {"free", str::human_bytes(*free)}});
 
-    // 8. Stage, check, record, move.
+    // 8. Stage, check, record, take the way back (snapshot), move.
     auto stage_started = Clock::now();
     std::vector<stdfs::path> areas = {scheme.purelib, scheme.platlib, scheme.scripts, scheme.data, scheme.headers_root, env.root};
     ENVFIX_TRY(auto tx, Transaction::begin(state_dir(env.root), areas, summary_of(inputs, removing)));
@@ -330,10 +331,25 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     }
     result.files_written = dests.size();
     if (interrupt_requested()) return fail(ExitCode::Interrupted, "install.interrupted");
-    ENVFIX_TRY_VOID(tx.prepare(remove_files, dests));
+    // Taken once every check has passed, so a refused install leaves no snapshot; dropped again
+    // when the transaction fails (the environment did not change).
+    if (!request.snapshot_reason.empty()) {
+        SnapshotStats st;
+        ENVFIX_TRY(auto snap, take_snapshot(env, request.snapshot_reason, "", reporter, &st));
+        result.snapshot = snap.id;
+        reporter.debug(msg("snapshot.stats", {{"id", snap.id}, {"files", std::to_string(st.files)}, {"hashed", std::to_string(st.hashed)},
+                                              {"stored", std::to_string(st.stored)}, {"seconds", std::to_string(st.seconds)}}));
+    }
+    auto drop_snapshot = [&](Error e) -> Unexpected<Error> {
+        if (!result.snapshot.empty()) forget_snapshot(env.root, result.snapshot);
+        return unexpected(std::move(e));
+    };
+    if (auto p = tx.prepare(remove_files, dests); !p) return drop_snapshot(p.error());
     result.seconds_stage = seconds_since(stage_started);
     auto commit_started = Clock::now();
-    ENVFIX_TRY(auto stats, request.accept ? tx.apply() : tx.commit());
+    auto committed = request.accept ? tx.apply() : tx.commit();
+    if (!committed) return drop_snapshot(committed.error());
+    auto stats = *committed;
     result.seconds_commit = seconds_since(commit_started);
     result.seconds_moving = stats.move_seconds;
     result.moves = stats.moved_in + stats.moved_out;
@@ -346,6 +362,11 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         if (keep) ENVFIX_TRY_VOID(tx.finish());
         else ENVFIX_TRY_VOID(tx.revert());
         result.reverted = !keep;
+        // Undone before it became final: the environment is the snapshot's, which history need not list.
+        if (!keep && !result.snapshot.empty()) {
+            forget_snapshot(env.root, result.snapshot);
+            result.snapshot.clear();
+        }
     }
     result.seconds_total = seconds_since(started);
     // The crash tests size their ENVFIX_FAULT_AFTER range with this.

@@ -57,12 +57,12 @@ protected:
         write_text(site_packages(venv) / "ns" / "user.txt", "not from any wheel\n");
         old_model = dir / "old-model";
         copy_tree(venv, old_model);
-        old_tree = snapshot(venv);
+        old_tree = env_tree();
         new_args = {"install", "--env", venv.string(), build_wheel(alpha(2), dir / "wheels").string(),
                     build_wheel(beta(), dir / "wheels").string()};
         auto n = run_envfix(with(new_args, "-v"), {}, home);
         ASSERT_EQ(n.code, 0) << n.err;
-        new_tree = snapshot(venv);
+        new_tree = env_tree();
         std::smatch m;
         ASSERT_TRUE(std::regex_search(n.err, m, std::regex(R"((\d+) fault points passed)"))) << n.err;
         fault_points = std::stoi(m[1]);
@@ -75,9 +75,15 @@ protected:
         return args;
     }
 
+    // The environment without envfix's snapshots and store (their contents depend on where the
+    // install stopped; docs/snapshots.md), plus the journals, which must be gone after recovery.
+    Tree env_tree() {
+        return snapshot(venv, {".envfix/snapshots", ".envfix/store"});
+    }
+
     // "old", "new", or the difference from the nearer one.
     std::string which() {
-        auto now = snapshot(venv);
+        auto now = env_tree();
         if (now == old_tree) return "old";
         if (now == new_tree) return "new";
         return "neither; against old:\n" + tree_diff(old_tree, now) + "against new:\n" + tree_diff(new_tree, now);

@@ -108,10 +108,13 @@ TEST_F(InstallCli, InstallsFilesScriptsAndMetadataAsPipWould) {
     // 3 package files, 3 data files, 2 launchers, METADATA, WHEEL, entry_points.txt, INSTALLER,
     // REQUESTED, direct_url.json.
     EXPECT_EQ(listed, 14u);
-    // Nothing of envfix is left in the environment.
-    EXPECT_FALSE(stdfs::exists(venv / ".envfix"));
+    // Nothing of envfix is left in the environment but its snapshots (docs/snapshots.md): no
+    // journal, no staging folder.
+    EXPECT_TRUE(stdfs::exists(venv / ".envfix" / "snapshots" / "1.snap"));
+    for (const auto& e : stdfs::directory_iterator(venv / ".envfix"))
+        EXPECT_TRUE(e.path().filename() == "snapshots" || e.path().filename() == "store") << e.path();
     for (const auto& e : stdfs::recursive_directory_iterator(venv))
-        EXPECT_EQ(e.path().filename().string().find(".envfix"), std::string::npos) << e.path();
+        EXPECT_EQ(e.path().filename().string().find(".envfix-tx"), std::string::npos) << e.path();
 }
 
 TEST_F(InstallCli, UpgradeRemovesTheOldFilesAndTheirBytecodeButNotOthers) {
@@ -187,7 +190,8 @@ TEST_F(InstallCli, RefusalsLeaveTheEnvironmentAsItWas) {
         {{wheel(windows).string()}, 61, "win_amd64"},
         {{wheel(needs_new_python).string()}, 61, ">=3.99"},
         {{sdist.string()}, 67, "demo-pkg-3.0.tar.gz"},
-        {{"torch==2.7.0"}, 2, "torch==2.7.0"},
+        {{"requests"}, 2, "\"requests\" is not part of the framework stack"},
+        {{"torch==2.7.0", wheel(demo_spec("2.0")).string()}, 2, "not both"},
         {{(dir / "missing-1.0-py3-none-any.whl").string()}, 3, "missing-1.0-py3-none-any.whl"},
         {{wheel(needs_deps).string()}, 30, "missing-dep>=1"},
         {{wheel(demo_spec("2.0")).string(), wheel(demo_spec("3.0")).string()}, 2, "demo"},

@@ -122,7 +122,7 @@ TEST_P(RealWheels, InstallLikePipAndRun) {
         make_bare_venv(venv, in.python);
         auto r = run_envfix({"install", "--python", (venv / "bin" / "python").string(), wheel.string()}, {}, home);
         ASSERT_EQ(r.code, 0) << r.err;
-        Tree by_envfix = snapshot(venv);
+        Tree by_envfix = snapshot(venv, {".envfix"});  // its snapshots (docs/snapshots.md)
 
         // Same paths, types, modes; same bytes except INSTALLER, RECORD and direct_url.json,
         // compared below; REQUESTED and direct_url.json are absent where the reference pip is

@@ -51,7 +51,8 @@ TEST(Venv, EnvfixMakesWhatVenvMakes) {
         ASSERT_EQ(r.code, 0) << r.err;
         EXPECT_NE(r.err.find("created the virtual environment"), std::string::npos) << r.err;
         auto sp = site_packages(v).lexically_relative(v).generic_string();
-        Tree by_envfix = snapshot(v, {sp + "/probe_mod.py", sp + "/probe_mod-1.dist-info"});
+        // .envfix: the snapshot taken before the install (docs/snapshots.md).
+        Tree by_envfix = snapshot(v, {sp + "/probe_mod.py", sp + "/probe_mod-1.dist-info", ".envfix"});
 
         for (const auto& [path, e] : by_venv) {
             auto it = by_envfix.find(path);

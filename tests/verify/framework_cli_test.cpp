@@ -30,8 +30,10 @@ protected:
 
     test::RunResult envfix(std::vector<std::string> args) { return test::run_envfix(args, gpu, dir / "home"); }
     test::RunResult install(const stdfs::path& wheel, std::vector<std::string> extra = {}) {
-        std::vector<std::string> args = {"install", "--python", python.string(), "--no-deps", "--json", wheel.string()};
+        // Options before the wheel, as people write them: --check-module must take one value each.
+        std::vector<std::string> args = {"install", "--python", python.string(), "--no-deps", "--json"};
         args.insert(args.end(), extra.begin(), extra.end());
+        args.push_back(wheel.string());
         return envfix(args);
     }
     test::RunResult verify(std::vector<std::string> extra = {}) {

@@ -29,6 +29,10 @@ std::map<std::string, std::string> tree(const stdfs::path& root) {
     std::map<std::string, std::string> out;
     for (auto it = stdfs::recursive_directory_iterator(root); it != stdfs::recursive_directory_iterator(); ++it) {
         std::string rel = stdfs::relative(it->path(), root).generic_string();
+        if (rel == ".envfix") {  // envfix's own records (snapshots and their store), not the environment
+            it.disable_recursion_pending();
+            continue;
+        }
         auto st = it->symlink_status();
         if (stdfs::is_symlink(st)) out[rel] = "link:" + stdfs::read_symlink(it->path()).string();
         else if (stdfs::is_directory(st)) out[rel] = "dir";

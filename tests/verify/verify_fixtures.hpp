@@ -21,6 +21,7 @@ stdfs::path fake_torch_wheel(const FakeTorch& t, const stdfs::path& out_dir);
 stdfs::path selftest_wheel(const std::string& version, bool passes, const stdfs::path& out_dir);
 
 // Every file, folder and link under `root`: path -> content (files), target (links), "dir".
+// Every path under root (envfix's own .envfix/ records left out) with its bytes, link target or "dir".
 std::map<std::string, std::string> tree(const stdfs::path& root);
 
 }  // namespace envfix::test::verify

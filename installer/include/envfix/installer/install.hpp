@@ -49,6 +49,9 @@ struct InstallRequest {
     // false to undo the change (InstallResult::reverted). install_verified() sets it to the
     // verification (verified_install.hpp); unset, the change is final at once.
     std::function<bool(const InstallResult&)> accept;
+    // Not empty: a snapshot (snapshot.hpp) is taken under the lock just before the environment
+    // changes, with this as its reason ("install torch 2.11.0+cu128"). `envfix install` sets it.
+    std::string snapshot_reason;
 };
 
 struct DistChange {
@@ -74,6 +77,7 @@ struct InstallResult {
     std::vector<RecoveryOutcome> recovered; // interrupted transactions finished first
     bool site_enabled = false;              // an embedded Python's ._pth got "import site"
     std::string transaction;                // its id ("" when nothing changed)
+    std::string snapshot;                   // the snapshot taken before the change ("" when none)
     size_t files_written = 0;
     uint64_t bytes_written = 0;
     size_t moves = 0;

@@ -1,0 +1,76 @@
+// envfix history: an environment's snapshots, newest last: id, time, why, and what the change
+// that followed did (issue 6; docs/snapshots.md).
+#include <CLI/CLI.hpp>
+
+#include <set>
+
+#include "context.hpp"
+#include "env_json.hpp"
+#include "envfix/common/strings.hpp"
+#include "envfix/installer/snapshot.hpp"
+#include "envfix/resolver/installed.hpp"
+#include "output.hpp"
+#include "target_options.hpp"
+
+namespace envfix::cli {
+
+namespace {
+
+struct HistoryOptions {
+    TargetOptions target;
+};
+
+// Distributions that differ between two states: "+torch 2.11.0+cu128", "-torch 2.7.0+cu126".
+std::vector<std::string> changes(const std::vector<installer::SnapshotDist>& from, const std::vector<installer::SnapshotDist>& to) {
+    std::set<std::pair<std::string, std::string>> a, b;
+    for (const auto& d : from) a.insert({d.name, d.version});
+    for (const auto& d : to) b.insert({d.name, d.version});
+    std::vector<std::string> out;
+    for (const auto& d : from)
+        if (!b.count({d.name, d.version})) out.push_back("-" + d.name + " " + d.version);
+    for (const auto& d : to)
+        if (!a.count({d.name, d.version})) out.push_back("+" + d.name + " " + d.version);
+    return out;
+}
+
+void run_history(const HistoryOptions& o, Context& ctx) {
+    auto env = resolve_target(o.target, ctx, TargetNeed::Files);
+    auto all = installer::list_snapshots(env.root, *ctx.reporter);
+    // What followed snapshot i: the difference to the next one (the last: to the present).
+    std::vector<installer::SnapshotDist> present;
+    if (!all.empty()) {
+        auto now = resolver::read_installed(env.site_packages, {.headers_only = true, .egg_info = false});
+        if (now)
+            for (const auto& d : now->dists) present.push_back({d.name, d.version, ""});
+    }
+    Json list = Json::array();
+    for (size_t i = 0; i < all.size(); ++i) {
+        const auto& s = all[i];
+        auto after = changes(s.dists, i + 1 < all.size() ? all[i + 1].dists : present);
+        if (ctx.opts.json) {
+            list.push_back({{"id", s.id}, {"created", s.created}, {"name", s.name}, {"reason", s.reason}, {"distributions", s.dists.size()},
+                            {"files", s.files.size()}, {"bytes", s.bytes()}, {"changes_after", after}});
+            continue;
+        }
+        std::string line = s.id + "  " + s.created + "  " + s.reason;
+        if (!s.name.empty()) line += "  [" + s.name + "]";
+        print(line);
+        if (!after.empty()) print("    " + str::join(after, ", "));
+    }
+    if (ctx.opts.json) {
+        print_json({{"schema_version", kJsonSchemaVersion}, {"environment", environment_json(env)}, {"snapshots", list}, {"error", nullptr}});
+        return;
+    }
+    if (all.empty()) print(msg("history.empty", {{"path", env.root.string()}}));
+}
+
+}  // namespace
+
+void register_history(CLI::App& app, Context& ctx) {
+    auto o = std::make_shared<HistoryOptions>();
+    auto* cmd = app.add_subcommand("history", "list the environment's snapshots: id, time, why, and what changed after each");
+    add_target_options(*cmd, o->target);
+    cmd->callback([o, &ctx] { run_history(*o, ctx); });
+}
+
+}  // namespace envfix::cli

@@ -1,0 +1,102 @@
+// `envfix install` from the index: the plan, the wheels from the cache or downloaded into it,
+// then one transaction (old framework and companions out, new ones in) after a snapshot.
+#include <algorithm>
+
+#include "env_json.hpp"
+#include "envfix/common/strings.hpp"
+#include "envfix/installer/snapshot.hpp"
+#include "envfix/installer/wheel_cache.hpp"
+#include "envfix/resolver/url.hpp"
+#include "index_options.hpp"
+#include "install_index.hpp"
+#include "install_run.hpp"
+#include "probe_view.hpp"
+
+namespace envfix::cli {
+
+namespace {
+
+// The plan's URLs carry no credentials: those written in an index URL go back onto the
+// wheels of that host (netrc entries the HTTP client adds by itself).
+std::string with_index_credentials(const std::string& url, const resolver::PlanSources& sources) {
+    if (resolver::url_credentials(url)) return url;
+    auto host = resolver::split_url(url);
+    std::vector<std::string> roots = sources.indexes;
+    roots.insert(roots.end(), sources.pytorch_roots.begin(), sources.pytorch_roots.end());
+    for (const auto& root : roots) {
+        auto parts = resolver::split_url(root);
+        if (parts.userinfo.empty() || parts.host != host.host || parts.port != host.port || parts.scheme != host.scheme) continue;
+        host.userinfo = parts.userinfo;
+        return resolver::join_url(host);
+    }
+    return url;
+}
+
+}  // namespace
+
+void run_index_install(const InstallOptions& o, const probe::Environment& env, bool created, Context& ctx) {
+    auto config = resolve_index_config(*o.index);
+    const bool offline = config.offline.value;
+    resolver::PlanSources sources = resolver::plan_sources(config);
+    // --offline installs from what is cached: index pages from the HTTP cache, wheels from
+    // the wheel cache (plan's --offline decides from the matrix alone instead).
+    sources.http.offline = offline;
+    PlanCliOptions plan_opts = o.plan;
+    if (!o.venv.empty()) plan_opts.target = TargetOptions{.env = o.venv};
+    auto choice = plan_for_install(ctx, plan_opts, sources, o.items);
+    const auto& plan = choice.plan;
+    if (plan.failure || o.dry_run) {
+        if (plan.failure) ctx.exit_code = plan.failure->code;
+        if (ctx.opts.json) {
+            Json doc = {{"schema_version", kJsonSchemaVersion}, {"environment", environment_json(env)}, {"dry_run", o.dry_run},
+                        {"plan", install_plan_json(plan)}, {"error", nullptr}};
+            if (plan.failure) doc["error"] = error_json(Error{plan.failure->code, plan.failure->message});
+            print_json(doc);
+            if (plan.failure) print_error_line(Error{plan.failure->code, plan.failure->message});
+        } else {
+            print_install_plan(plan, ctx.opts.verbosity > 0);
+        }
+        return;
+    }
+    if (!choice.wheels.empty() || !choice.remove.empty()) {
+        uint64_t bytes = 0;
+        for (const auto& w : choice.wheels) bytes += w.size.value_or(0);
+        if (!ctx.reporter->confirm(msg("install.confirm", {{"install", std::to_string(choice.wheels.size())},
+                                                           {"size", str::human_bytes(bytes)},
+                                                           {"remove", std::to_string(choice.remove.size())},
+                                                           {"path", env.root.string()}}),
+                                   true))
+            throw Failure(ExitCode::Usage, "install.declined");
+    }
+
+    std::vector<installer::WheelFetch> fetch;
+    for (const auto& w : choice.wheels) fetch.push_back({with_index_credentials(w.url, sources), w.filename, w.sha256, w.size});
+    auto fetched = value_or_throw(installer::fetch_wheels(installer::wheel_cache_root(), fetch, sources.http, offline,
+                                                          sources.parallel, *ctx.reporter));
+    Json downloads = Json::array();
+    installer::InstallRequest req;
+    for (size_t i = 0; i < choice.wheels.size(); ++i) {
+        req.wheels.push_back({fetched[i].file, choice.requested.count(choice.wheels[i].canonical_name) > 0, std::nullopt});
+        downloads.push_back({{"filename", choice.wheels[i].filename}, {"url", resolver::redact_url(choice.wheels[i].url)},
+                             {"path", fetched[i].file.string()}, {"from_cache", fetched[i].from_cache}});
+    }
+    req.remove = choice.remove;
+    // The history's "why": the first few names, then how many more.
+    std::vector<std::string> what;
+    for (const auto& w : choice.wheels)
+        if (what.size() < 3) what.push_back(w.name + " " + w.version);
+    if (choice.wheels.size() > what.size()) what.push_back("+" + std::to_string(choice.wheels.size() - what.size()) + " more");
+    req.snapshot_reason = "install " + (what.empty() ? std::string("(nothing new)") : str::join(what, ", "));
+    req.check_dependencies = !o.no_deps;
+    req.force_reinstall = o.force_reinstall;
+    req.wait_for_lock = o.wait;
+    req.break_system_packages = o.break_system_packages;
+    req.threads = o.threads;
+    // The app engineer's check_app_target() (resolver/app_target.hpp) goes here, before the
+    // environment changes: an app whose pins the plan breaks stops the install.
+    auto result = installer::install_verified(env, req, verify_options(o, env, ctx), *ctx.reporter);
+    Json extra = {{"plan", install_plan_json(plan)}, {"downloads", downloads}};
+    report_install(ctx, env, o, result, created, &extra);
+}
+
+}  // namespace envfix::cli

@@ -1,0 +1,221 @@
+// Rolling back to a snapshot, and collecting the store's garbage (snapshot.hpp).
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "envfix/common/fs.hpp"
+#include "envfix/common/interrupt.hpp"
+#include "envfix/installer/env_lock.hpp"
+#include "envfix/installer/install.hpp"
+#include "envfix/installer/snapshot.hpp"
+#include "envfix/installer/wheel_plan.hpp"
+#include "snapshot_internal.hpp"
+#include "store_ops.hpp"
+#include "tx_internal.hpp"
+
+namespace envfix::installer {
+
+namespace stdfs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+std::vector<stdfs::path> areas_of(const probe::Environment& env) {
+    std::vector<stdfs::path> areas;
+    if (auto s = install_scheme(env)) areas = {s->purelib, s->platlib, s->scripts, s->data, s->headers_root};
+    areas.push_back(env.root.lexically_normal());
+    return areas;
+}
+
+// The bytecode of a .py file that goes: __pycache__/<stem>.<tag>.pyc beside it.
+void add_bytecode_of(const stdfs::path& py, std::vector<stdfs::path>& out, const std::set<stdfs::path>& keep) {
+    auto cache = py.parent_path() / "__pycache__";
+    auto stem = py.stem().string() + ".";
+    std::error_code ec;
+    for (stdfs::directory_iterator it(cache, ec), end; !ec && it != end; it.increment(ec)) {
+        auto name = it->path().filename().string();
+        if (name.starts_with(stem) && name.ends_with(".pyc") && !keep.count(it->path())) out.push_back(it->path());
+    }
+}
+
+// Puts the stored bytes of `f` at `stage`: a hard link when the object has the right mode,
+// else (or across filesystems) a copy with it.
+Expected<void> place(const stdfs::path& obj, const stdfs::path& stage, const SnapshotFile& f, uint32_t obj_mode) {
+    if (obj_mode == f.mode) {
+        bool cross = false;
+        auto r = storeops::hard_link(obj, stage, &cross);
+        if (r || !cross) return r;
+    }
+    return storeops::copy_file(obj, stage, f.mode);
+}
+
+}  // namespace
+
+Expected<RollbackResult> rollback_locked(const probe::Environment& env, const RollbackRequest& request, Reporter& reporter) {
+    auto started = Clock::now();
+    RollbackResult result;
+    const stdfs::path root = env.root.lexically_normal();
+    auto all = list_snapshots(root, reporter);
+    if (all.empty()) return fail(ExitCode::NoSnapshot, "snapshot.none", {{"path", root.string()}});
+
+    auto snap_started = Clock::now();
+    // Read only: the present is stored once the rollback is sure to go ahead.
+    std::vector<snap::Seen> seen;
+    ENVFIX_TRY(auto now, snap::capture(env, false, reporter, nullptr, &seen));
+    result.seconds_snapshot = since(snap_started);
+    std::optional<Snapshot> target;
+    if (request.target.empty()) {
+        for (auto it = all.rbegin(); it != all.rend() && !target; ++it)
+            if (!it->same_content(now)) target = *it;
+        if (!target) return fail(ExitCode::NoSnapshot, "snapshot.nothing_different", {{"path", root.string()}});
+    } else {
+        ENVFIX_TRY(auto t, find_snapshot(root, request.target, reporter));
+        target = std::move(t);
+    }
+    result.to = target->id;
+
+    // What differs, file by file.
+    std::unordered_map<std::string, const SnapshotFile*> have;
+    for (const auto& f : now.files) have[f.path] = &f;
+    std::set<std::string> wanted;
+    std::vector<const SnapshotFile*> adds;
+    for (const auto& f : target->files) {
+        wanted.insert(f.path);
+        auto it = have.find(f.path);
+        if (it != have.end() && it->second->sha256 == f.sha256 && it->second->mode == f.mode) {
+            result.files_unchanged++;
+            continue;
+        }
+        adds.push_back(&f);
+    }
+    std::vector<stdfs::path> remove;
+    std::set<stdfs::path> keep;
+    for (const auto& f : target->files) keep.insert(root / stdfs::path(f.path));
+    for (const auto& f : now.files) {
+        if (wanted.count(f.path)) continue;
+        auto p = root / stdfs::path(f.path);
+        remove.push_back(p);
+        if (p.extension() == ".py") add_bytecode_of(p, remove, keep);
+    }
+    std::sort(remove.begin(), remove.end());
+    remove.erase(std::unique(remove.begin(), remove.end()), remove.end());
+    result.files_in = adds.size();
+    result.files_out = remove.size();
+    std::set<std::pair<std::string, std::string>> before_d, after_d;
+    for (const auto& d : now.dists) before_d.insert({d.name, d.version});
+    for (const auto& d : target->dists) after_d.insert({d.name, d.version});
+    for (const auto& d : target->dists)
+        if (!before_d.count({d.name, d.version})) result.dists_in.push_back(d);
+    for (const auto& d : now.dists)
+        if (!after_d.count({d.name, d.version})) result.dists_out.push_back(d);
+
+    // Every stored file must be there, whole, before anything moves.
+    const auto store = snapshot_store_dir(root);
+    std::vector<uint32_t> obj_modes(adds.size());
+    for (size_t i = 0; i < adds.size(); ++i) {
+        auto obj = snap::object_path(store, adds[i]->sha256);
+        auto st = storeops::stat_path(obj);
+        if (!st || !st->regular)
+            return fail(ExitCode::BadInput, "snapshot.object_missing", {{"id", target->id}, {"path", adds[i]->path}, {"object", obj.string()}});
+        if (st->size != adds[i]->size)
+            return fail(ExitCode::BadInput, "snapshot.object_damaged", {{"id", target->id}, {"path", adds[i]->path}, {"object", obj.string()}});
+        obj_modes[i] = st->mode & 0777;
+    }
+    if (request.dry_run || (adds.empty() && remove.empty())) {
+        result.seconds = since(started);
+        return result;
+    }
+
+    // The present is kept first, so this rollback can be rolled back.
+    now.reason = "rollback to " + target->id;
+    ENVFIX_TRY_VOID(snap::store_captured(env, now, nullptr, &seen));
+    ENVFIX_TRY_VOID(snap::write_snapshot(root, now));
+    result.before = now.id;
+
+    ENVFIX_TRY(auto tx, Transaction::begin(state_dir(root), areas_of(env), "rollback to snapshot " + target->id));
+    result.transaction = tx.id();
+    std::vector<stdfs::path> dests;
+    dests.reserve(adds.size());
+    for (const auto* f : adds) dests.push_back(root / stdfs::path(f->path));
+    ENVFIX_TRY_VOID(tx.make_stage_dirs(dests));
+    std::vector<std::optional<Error>> errors(adds.size());
+    tx::parallel_for(adds.size(), [&](size_t i) {
+        auto r = place(snap::object_path(store, adds[i]->sha256), tx.stage_path(dests[i]), *adds[i], obj_modes[i]);
+        if (!r) errors[i] = r.error();
+    });
+    for (auto& e : errors)
+        if (e) return unexpected(*e);
+    if (interrupt_requested()) return fail(ExitCode::Interrupted, "install.interrupted");
+    ENVFIX_TRY_VOID(tx.prepare(remove, dests));
+    ENVFIX_TRY(auto stats, tx.commit());
+    result.seconds_moving = stats.move_seconds;
+    result.seconds = since(started);
+    return result;
+}
+
+Expected<RollbackResult> rollback(const probe::Environment& env, const RollbackRequest& request, Reporter& reporter) {
+    std::optional<EnvLock> lock;
+    std::vector<RecoveryOutcome> recovered;
+    if (!request.dry_run) {
+        ENVFIX_TRY(auto l, EnvLock::acquire(env.root, request.wait_for_lock, reporter));
+        lock.emplace(std::move(l));
+        ENVFIX_TRY(recovered, recover_transactions(state_dir(env.root), reporter));
+    }
+    ENVFIX_TRY(auto r, rollback_locked(env, request, reporter));
+    r.recovered = std::move(recovered);
+    return r;
+}
+
+Expected<RollbackResult> restore_before_install(const probe::Environment& env, const InstallResult& installed, Reporter& reporter) {
+    if (installed.snapshot.empty()) return fail(ExitCode::NoSnapshot, "snapshot.none", {{"path", env.root.string()}});
+    RollbackRequest req;
+    req.target = installed.snapshot;
+    req.wait_for_lock = true;
+    return rollback(env, req, reporter);
+}
+
+Expected<GcResult> gc_snapshots(const probe::Environment& env, size_t keep, bool wait_for_lock, Reporter& reporter) {
+    ENVFIX_TRY(auto lock, EnvLock::acquire(env.root, wait_for_lock, reporter));
+    const stdfs::path root = env.root.lexically_normal();
+    GcResult r;
+    auto all = list_snapshots(root, reporter);
+    std::set<std::string> referenced;
+    size_t kept_unnamed = 0;
+    for (auto it = all.rbegin(); it != all.rend(); ++it) {
+        bool stays = !it->name.empty() || kept_unnamed < keep;
+        if (it->name.empty() && stays) ++kept_unnamed;
+        if (stays) {
+            for (const auto& f : it->files) referenced.insert(f.sha256);
+            continue;
+        }
+        std::error_code ec;
+        stdfs::remove(snapshots_dir(root) / (it->id + ".snap"), ec);
+        if (ec) return fail(fs::exit_code_for_errno(ec.value()), "fs.write_failed", {{"path", (snapshots_dir(root) / (it->id + ".snap")).string()}, {"reason", ec.message()}});
+        r.removed.push_back(it->id);
+    }
+    std::reverse(r.removed.begin(), r.removed.end());
+    std::error_code ec;
+    // Remembered identities promise their bytes are stored: forgotten before objects go.
+    stdfs::remove(snapshot_store_dir(root) / "identities", ec);
+    for (stdfs::directory_iterator fan(snapshot_store_dir(root), ec), end; !ec && fan != end; fan.increment(ec)) {
+        if (!fan->is_directory() || fan->path().filename().string().size() != 2) continue;
+        std::error_code ec2;
+        for (stdfs::directory_iterator it(fan->path(), ec2), e2; !ec2 && it != e2; it.increment(ec2)) {
+            auto name = it->path().filename().string();
+            if (name.size() != 64 || referenced.count(name)) continue;
+            std::error_code rm;
+            auto size = it->file_size(rm);
+            if (stdfs::remove(it->path(), rm)) {
+                r.objects_removed++;
+                r.bytes_freed += rm ? 0 : size;
+            }
+        }
+    }
+    return r;
+}
+
+}  // namespace envfix::installer

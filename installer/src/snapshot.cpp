@@ -1,0 +1,379 @@
+// Taking, listing and finding snapshots (snapshot.hpp).
+#include "envfix/installer/snapshot.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <chrono>
+#include <ctime>
+#include <map>
+#include <mutex>
+#include <set>
+#include <unordered_map>
+
+#include "envfix/common/fs.hpp"
+#include "envfix/common/hash.hpp"
+#include "envfix/common/strings.hpp"
+#include "envfix/installer/wheel_plan.hpp"
+#include "envfix/resolver/installed.hpp"
+#include "snapshot_internal.hpp"
+#include "store_ops.hpp"
+#include "tx_internal.hpp"
+
+namespace envfix::installer {
+
+namespace stdfs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Identity {
+    uint64_t device = 0, inode = 0, size = 0;
+    int64_t mtime_ns = 0;
+    std::string sha256;
+};
+using Identities = std::unordered_map<std::string, Identity>;  // relative path -> identity
+
+constexpr int kIdentitiesVersion = 1;
+
+stdfs::path identities_file(const stdfs::path& root) { return snapshot_store_dir(root) / "identities"; }
+
+// A damaged or foreign file only costs hashing again: it is read leniently.
+Identities load_identities(const stdfs::path& root) {
+    Identities out;
+    auto text = fs::read_file(identities_file(root));
+    if (!text) return out;
+    std::string_view t = *text;
+    size_t eol = t.find('\n');
+    if (eol == std::string_view::npos || t.substr(0, eol) != "{\"version\":" + std::to_string(kIdentitiesVersion) + "}") return out;
+    for (size_t pos = eol + 1; pos < t.size();) {
+        size_t end = t.find('\n', pos);
+        if (end == std::string_view::npos) break;
+        auto line = t.substr(pos, end - pos);
+        pos = end + 1;
+        Identity id;
+        std::string_view fields[6];
+        size_t start = 0;
+        bool ok = true;
+        for (int k = 0; k < 6; ++k) {
+            size_t sp = k == 5 ? line.size() : line.find(' ', start);
+            if (sp == std::string_view::npos) {
+                ok = false;
+                break;
+            }
+            fields[k] = line.substr(start, sp - start);
+            start = sp + 1;
+        }
+        if (!ok) continue;
+        auto num = [](std::string_view f, auto& v) { return std::from_chars(f.data(), f.data() + f.size(), v).ec == std::errc(); };
+        if (!num(fields[0], id.device) || !num(fields[1], id.inode) || !num(fields[2], id.size) || !num(fields[3], id.mtime_ns) ||
+            fields[4].size() != 64)
+            continue;
+        id.sha256 = std::string(fields[4]);
+        auto path = snap::decode_path(fields[5]);
+        if (path) out[*path] = std::move(id);
+    }
+    return out;
+}
+
+Expected<void> save_identities(const stdfs::path& root, const Identities& ids) {
+    std::string out = "{\"version\":" + std::to_string(kIdentitiesVersion) + "}\n";
+    out.reserve(ids.size() * 140);
+    char buf[128];
+    for (const auto& [path, id] : ids) {
+        std::snprintf(buf, sizeof buf, "%llu %llu %llu %lld ", static_cast<unsigned long long>(id.device),
+                      static_cast<unsigned long long>(id.inode), static_cast<unsigned long long>(id.size), static_cast<long long>(id.mtime_ns));
+        out += buf;
+        out += id.sha256;
+        out += ' ';
+        out += snap::encode_path(path);
+        out += '\n';
+    }
+    std::error_code ec;
+    stdfs::create_directories(identities_file(root).parent_path(), ec);
+    return fs::write_file_atomic(identities_file(root), out);
+}
+
+std::string utc_now() {
+    std::time_t t = std::time(nullptr);
+    std::tm tm{};
+#ifdef _WIN32
+    gmtime_s(&tm, &t);
+#else
+    gmtime_r(&t, &tm);
+#endif
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+bool within(const stdfs::path& rel) { return !rel.empty() && rel != "." && *rel.begin() != ".."; }
+
+std::optional<std::string> record_hex(const resolver::RecordEntry& row) {
+    if (row.hash_algorithm != "sha256") return std::nullopt;
+    auto raw = base64_urlsafe_decode(row.hash_digest);
+    if (!raw || raw->size() != 32) return std::nullopt;
+    return to_hex(reinterpret_cast<const uint8_t*>(raw->data()), raw->size());
+}
+
+// One file to record: where it is, and what its RECORD says.
+struct Candidate {
+    std::string rel;
+    stdfs::path abs;
+    std::optional<std::string> record_sha;
+    std::optional<uint64_t> record_size;
+    int64_t record_mtime = 0;  // the RECORD file's mtime, for files of envfix installs
+    bool trust_record = false;
+};
+
+struct Outcome {
+    bool present = false;
+    bool known = false;  // the identity remembered last time: its bytes are in the store
+    SnapshotFile file;
+    Identity identity;
+    bool hashed = false;
+    std::optional<Error> error;
+};
+
+// Stores `abs` (known to hold `sha`) as an object unless the store has it.
+Expected<std::pair<bool, bool>> store_object(const stdfs::path& store, const stdfs::path& abs, const std::string& sha, uint32_t mode) {
+    auto obj = snap::object_path(store, sha);
+    if (storeops::stat_path(obj)) return std::pair{false, false};
+    std::error_code ec;
+    stdfs::create_directories(obj.parent_path(), ec);
+    bool cross = false;
+    auto linked = storeops::hard_link(abs, obj, &cross);
+    if (linked) return std::pair{true, false};
+    if (storeops::stat_path(obj)) return std::pair{false, false};  // another thread stored the same bytes
+    if (!cross) return unexpected(linked.error());
+    auto tmp = fs::temp_path_beside(obj);
+    ENVFIX_TRY_VOID(storeops::copy_file(abs, tmp, mode));
+    stdfs::rename(tmp, obj, ec);
+    if (ec) {
+        stdfs::remove(tmp, ec);
+        if (storeops::stat_path(obj)) return std::pair{false, false};
+        return fail(fs::exit_code_for_errno(ec.value()), "fs.write_failed", {{"path", obj.string()}, {"reason", ec.message()}});
+    }
+    return std::pair{true, true};
+}
+
+size_t next_id(const stdfs::path& dir) {
+    size_t best = 0;
+    std::error_code ec;
+    for (stdfs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        auto name = it->path().filename().string();
+        if (!name.ends_with(".snap")) continue;
+        size_t n = 0;
+        auto stem = name.substr(0, name.size() - 5);
+        if (std::from_chars(stem.data(), stem.data() + stem.size(), n).ec == std::errc()) best = std::max(best, n);
+    }
+    return best + 1;
+}
+
+}  // namespace
+
+stdfs::path snapshots_dir(const stdfs::path& env_root) { return state_dir(env_root) / "snapshots"; }
+stdfs::path snapshot_store_dir(const stdfs::path& env_root) { return state_dir(env_root) / "store" / "v1"; }
+
+namespace snap {
+
+// The environment as it is now; with `store`, its files' bytes kept in the store too.
+Expected<Snapshot> capture(const probe::Environment& env, bool store, Reporter& reporter, SnapshotStats* stats, std::vector<Seen>* seen) {
+    auto started = Clock::now();
+    const stdfs::path root = env.root.lexically_normal();
+    std::vector<stdfs::path> scan = env.site_packages;
+    if (auto scheme = install_scheme(env)) {
+        scan.push_back(scheme->purelib);
+        scan.push_back(scheme->platlib);
+    }
+    std::sort(scan.begin(), scan.end());
+    scan.erase(std::unique(scan.begin(), scan.end()), scan.end());
+    ENVFIX_TRY(auto installed, resolver::read_installed(scan, {.headers_only = true, .egg_info = false}));
+
+    Snapshot s;
+    s.root = root.string();
+    std::vector<Candidate> cands;
+    std::set<std::string> listed;
+    for (const auto& d : installed.dists) {
+        s.dists.push_back({d.name, d.version, d.dist_info.lexically_normal().lexically_relative(root).generic_string()});
+        if (!d.has_record) {
+            reporter.warn(msg("snapshot.no_record", {{"name", d.name}, {"version", d.version}, {"path", d.dist_info.string()}}));
+            continue;
+        }
+        ENVFIX_TRY(auto rows, resolver::read_record(d));
+        int64_t record_mtime = 0;
+        bool envfix_made = d.installer == "envfix";
+        if (envfix_made)
+            if (auto st = storeops::stat_path(d.dist_info / "RECORD")) record_mtime = st->mtime_ns;
+        for (const auto& row : rows) {
+            auto abs = (d.site_packages / stdfs::path(row.path)).lexically_normal();
+            auto rel = abs.lexically_relative(root);
+            if (!within(rel)) continue;
+            auto key = rel.generic_string();
+            if (key.starts_with(".envfix/") || !listed.insert(key).second) continue;
+            Candidate c{key, abs, record_hex(row), row.size, record_mtime, envfix_made};
+            cands.push_back(std::move(c));
+        }
+    }
+    std::sort(s.dists.begin(), s.dists.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+
+    auto ids = load_identities(root);
+    std::vector<Outcome> outs(cands.size());
+    tx::parallel_for(cands.size(), [&](size_t i) {
+        const auto& c = cands[i];
+        auto& o = outs[i];
+        auto st = storeops::stat_path(c.abs);
+        if (!st || !st->regular) return;  // listed but gone, or not a file: not part of the state
+        o.present = true;
+        o.file.path = c.rel;
+        o.file.size = st->size;
+        o.file.mode = st->mode & 0777;
+        o.identity = {st->device, st->inode, st->size, st->mtime_ns, ""};
+        auto it = ids.find(c.rel);
+        if (it != ids.end() && it->second.device == st->device && it->second.inode == st->inode && it->second.size == st->size &&
+            it->second.mtime_ns == st->mtime_ns) {
+            o.file.sha256 = it->second.sha256;
+            o.known = true;
+        } else if (c.trust_record && c.record_sha && c.record_size == st->size && st->mtime_ns <= c.record_mtime) {
+            o.file.sha256 = *c.record_sha;
+        } else {
+            auto h = sha256_file_hex(c.abs);
+            if (!h) {
+                o.error = h.error();
+                return;
+            }
+            o.file.sha256 = *h;
+            o.hashed = true;
+        }
+        o.identity.sha256 = o.file.sha256;
+    });
+    SnapshotStats st;
+    std::vector<Outcome*> present;
+    for (auto& o : outs) {
+        if (o.error) return unexpected(*o.error);
+        if (!o.present) continue;
+        st.hashed += o.hashed;
+        present.push_back(&o);
+    }
+    std::sort(present.begin(), present.end(), [](const Outcome* a, const Outcome* b) { return a->file.path < b->file.path; });
+    std::vector<Seen> local;
+    std::vector<Seen>& out_seen = seen ? *seen : local;
+    out_seen.clear();
+    for (auto* o : present) {
+        out_seen.push_back({o->identity.device, o->identity.inode, o->identity.size, o->identity.mtime_ns, o->known});
+        s.files.push_back(std::move(o->file));
+    }
+    st.files = s.files.size();
+    if (store) ENVFIX_TRY_VOID(store_captured(env, s, &st, &out_seen));
+    st.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+    if (stats) *stats = st;
+    return s;
+}
+
+Expected<void> store_captured(const probe::Environment& env, const Snapshot& s, SnapshotStats* stats, const std::vector<Seen>* seen) {
+    const stdfs::path root = env.root.lexically_normal();
+    const stdfs::path store_dir = snapshot_store_dir(root);
+    struct Stored {
+        Identity identity;
+        bool present = false, stored = false, copied = false;
+        std::optional<Error> error;
+    };
+    std::vector<Stored> outs(s.files.size());
+    tx::parallel_for(s.files.size(), [&](size_t i) {
+        const auto& f = s.files[i];
+        auto abs = root / stdfs::path(f.path);
+        // What capture() saw (under the same lock) spares a stat; a file it knew is stored.
+        if (seen && i < seen->size()) {
+            const auto& k = (*seen)[i];
+            outs[i].present = true;
+            outs[i].identity = {k.device, k.inode, k.size, k.mtime_ns, f.sha256};
+            if (k.stored) return;
+        } else {
+            auto st = storeops::stat_path(abs);
+            if (!st || !st->regular || st->size != f.size) return;  // changed since: not remembered
+            outs[i].present = true;
+            outs[i].identity = {st->device, st->inode, st->size, st->mtime_ns, f.sha256};
+        }
+        auto r = store_object(store_dir, abs, f.sha256, f.mode);
+        if (!r) {
+            outs[i].error = r.error();
+            return;
+        }
+        outs[i].stored = r->first;
+        outs[i].copied = r->second;
+    });
+    Identities fresh;
+    for (size_t i = 0; i < outs.size(); ++i) {
+        if (outs[i].error) return unexpected(*outs[i].error);
+        if (!outs[i].present) continue;
+        if (stats) {
+            stats->stored += outs[i].stored;
+            stats->copied += outs[i].copied;
+        }
+        fresh[s.files[i].path] = outs[i].identity;
+    }
+    return save_identities(root, fresh);
+}
+
+Expected<void> write_snapshot(const stdfs::path& root, Snapshot& s) {
+    auto dir = snapshots_dir(root);
+    std::error_code ec;
+    stdfs::create_directories(dir, ec);
+    s.id = std::to_string(next_id(dir));
+    s.created = utc_now();
+    return fs::write_file_atomic(dir / (s.id + ".snap"), snapshot_to_text(s));
+}
+
+}  // namespace snap
+
+Expected<Snapshot> take_snapshot(const probe::Environment& env, std::string reason, std::string name, Reporter& reporter,
+                                 SnapshotStats* stats) {
+    ENVFIX_TRY(auto s, snap::capture(env, true, reporter, stats));
+    s.reason = std::move(reason);
+    s.name = std::move(name);
+    ENVFIX_TRY_VOID(snap::write_snapshot(env.root.lexically_normal(), s));
+    return s;
+}
+
+void forget_snapshot(const stdfs::path& env_root, const std::string& id) {
+    std::error_code ec;
+    stdfs::remove(snapshots_dir(env_root.lexically_normal()) / (id + ".snap"), ec);
+}
+
+std::vector<Snapshot> list_snapshots(const stdfs::path& env_root, Reporter& reporter) {
+    std::vector<std::pair<size_t, Snapshot>> found;
+    std::error_code ec;
+    for (stdfs::directory_iterator it(snapshots_dir(env_root.lexically_normal()), ec), end; !ec && it != end; it.increment(ec)) {
+        auto name = it->path().filename().string();
+        if (!name.ends_with(".snap")) continue;
+        auto text = fs::read_file(it->path());
+        if (!text) {
+            reporter.warn(text.error().message);
+            continue;
+        }
+        auto s = parse_snapshot(*text, it->path().string());
+        if (!s) {
+            reporter.warn(s.error().message);
+            continue;
+        }
+        size_t n = 0;
+        std::from_chars(s->id.data(), s->id.data() + s->id.size(), n);
+        found.emplace_back(n, std::move(*s));
+    }
+    std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<Snapshot> out;
+    for (auto& [n, s] : found) out.push_back(std::move(s));
+    return out;
+}
+
+Expected<Snapshot> find_snapshot(const stdfs::path& env_root, std::string_view id_or_name, Reporter& reporter) {
+    auto all = list_snapshots(env_root, reporter);
+    for (auto it = all.rbegin(); it != all.rend(); ++it)
+        if (it->id == id_or_name) return std::move(*it);
+    for (auto it = all.rbegin(); it != all.rend(); ++it)
+        if (!it->name.empty() && it->name == id_or_name) return std::move(*it);
+    return fail(ExitCode::NoSnapshot, "snapshot.not_found", {{"id", std::string(id_or_name)}, {"path", env_root.string()}});
+}
+
+}  // namespace envfix::installer

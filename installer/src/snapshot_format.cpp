@@ -1,0 +1,136 @@
+// The snapshot file format (snapshot.hpp): a JSON header line, then one line per file.
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <cstdio>
+
+#include "envfix/installer/snapshot.hpp"
+#include "snapshot_internal.hpp"
+
+namespace envfix::installer {
+
+namespace snap {
+
+// Paths are percent-encoded where a byte would break the line format.
+std::string encode_path(std::string_view p) {
+    std::string out;
+    out.reserve(p.size());
+    for (unsigned char c : p) {
+        if (c == '%' || c == ' ' || c < 0x20 || c == 0x7f) {
+            char buf[4];
+            std::snprintf(buf, sizeof buf, "%%%02X", c);
+            out += buf;
+        } else {
+            out += static_cast<char>(c);
+        }
+    }
+    return out;
+}
+
+std::optional<std::string> decode_path(std::string_view p) {
+    std::string out;
+    out.reserve(p.size());
+    for (size_t i = 0; i < p.size(); ++i) {
+        if (p[i] != '%') {
+            out += p[i];
+            continue;
+        }
+        if (i + 2 >= p.size()) return std::nullopt;
+        unsigned v = 0;
+        auto r = std::from_chars(p.data() + i + 1, p.data() + i + 3, v, 16);
+        if (r.ec != std::errc() || r.ptr != p.data() + i + 3) return std::nullopt;
+        out += static_cast<char>(v);
+        i += 2;
+    }
+    return out;
+}
+
+bool safe_rel_path(std::string_view p) {
+    if (p.empty() || p.front() == '/' || p.find('\\') != std::string_view::npos || p.find(':') != std::string_view::npos) return false;
+    size_t start = 0;
+    while (start <= p.size()) {
+        size_t end = p.find('/', start);
+        if (end == std::string_view::npos) end = p.size();
+        auto seg = p.substr(start, end - start);
+        if (seg.empty() || seg == "." || seg == "..") return false;
+        start = end + 1;
+    }
+    return true;
+}
+
+}  // namespace snap
+
+using snap::decode_path;
+using snap::encode_path;
+using snap::safe_rel_path;
+
+uint64_t Snapshot::bytes() const {
+    uint64_t n = 0;
+    for (const auto& f : files) n += f.size;
+    return n;
+}
+
+std::string snapshot_to_text(const Snapshot& s) {
+    nlohmann::ordered_json dists = nlohmann::ordered_json::array();
+    for (const auto& d : s.dists) dists.push_back({d.name, d.version, d.dist_info});
+    nlohmann::ordered_json head = {{"version", Snapshot::kVersion}, {"id", s.id},     {"created", s.created},
+                                   {"name", s.name},                {"reason", s.reason}, {"root", s.root},
+                                   {"files", s.files.size()},       {"dists", dists}};
+    std::string out = head.dump() + "\n";
+    out.reserve(out.size() + s.files.size() * 120);
+    char buf[64];
+    for (const auto& f : s.files) {
+        out += f.sha256;
+        std::snprintf(buf, sizeof buf, " %llu %o ", static_cast<unsigned long long>(f.size), f.mode);
+        out += buf;
+        out += encode_path(f.path);
+        out += '\n';
+    }
+    return out;
+}
+
+Expected<Snapshot> parse_snapshot(std::string_view text, std::string_view source) {
+    auto bad = [&](std::string reason) { return fail(ExitCode::BadInput, "snapshot.invalid", {{"path", std::string(source)}, {"reason", reason}}); };
+    size_t eol = text.find('\n');
+    if (eol == std::string_view::npos) return bad("no header line");
+    Snapshot s;
+    size_t count = 0;
+    try {
+        auto head = nlohmann::json::parse(text.substr(0, eol));
+        int version = head.at("version").get<int>();
+        if (version != Snapshot::kVersion) return bad("format version " + std::to_string(version) + " (this envfix reads 1)");
+        s.id = head.at("id").get<std::string>();
+        s.created = head.at("created").get<std::string>();
+        s.name = head.value("name", "");
+        s.reason = head.value("reason", "");
+        s.root = head.value("root", "");
+        count = head.at("files").get<size_t>();
+        for (const auto& d : head.at("dists")) s.dists.push_back({d.at(0).get<std::string>(), d.at(1).get<std::string>(), d.at(2).get<std::string>()});
+    } catch (const std::exception& e) {
+        return bad(std::string("header: ") + e.what());
+    }
+    s.files.reserve(count);
+    size_t line_no = 1;
+    for (size_t pos = eol + 1; pos < text.size();) {
+        size_t end = text.find('\n', pos);
+        if (end == std::string_view::npos) return bad("truncated after line " + std::to_string(line_no));
+        auto line = text.substr(pos, end - pos);
+        pos = end + 1;
+        ++line_no;
+        SnapshotFile f;
+        size_t a = line.find(' '), b = a == std::string_view::npos ? a : line.find(' ', a + 1),
+               c = b == std::string_view::npos ? b : line.find(' ', b + 1);
+        if (c == std::string_view::npos || a != 64) return bad("line " + std::to_string(line_no));
+        f.sha256 = std::string(line.substr(0, 64));
+        auto r1 = std::from_chars(line.data() + a + 1, line.data() + b, f.size);
+        auto r2 = std::from_chars(line.data() + b + 1, line.data() + c, f.mode, 8);
+        auto path = decode_path(line.substr(c + 1));
+        if (r1.ec != std::errc() || r2.ec != std::errc() || !path || !safe_rel_path(*path)) return bad("line " + std::to_string(line_no));
+        f.path = std::move(*path);
+        s.files.push_back(std::move(f));
+    }
+    if (s.files.size() != count) return bad("expected " + std::to_string(count) + " files, found " + std::to_string(s.files.size()));
+    return s;
+}
+
+}  // namespace envfix::installer

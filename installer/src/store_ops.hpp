@@ -1,0 +1,39 @@
+#pragma once
+// The file operations content-addressed stores need, per platform (store_ops_posix.cpp /
+// store_ops_win32.cpp): a file's identity and mode without following links, hard links that
+// never replace, copies that keep the source's mtime (reflinked where the filesystem can), and
+// setting a file's mtime.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+
+#include "envfix/common/error.hpp"
+
+namespace envfix::installer::storeops {
+
+struct FileStat {
+    uint64_t device = 0;
+    uint64_t inode = 0;   // Windows: the file index
+    uint64_t size = 0;
+    int64_t mtime_ns = 0;
+    uint32_t mode = 0;    // permission bits (07777); Windows: 0644, or 0444 when read-only
+    uint32_t links = 0;
+    bool regular = false;
+    bool directory = false;
+};
+
+// lstat(): nullopt when the path does not exist or cannot be read.
+std::optional<FileStat> stat_path(const std::filesystem::path& p);
+
+// A hard link `to` of `from`; fails (errno-style exit codes, "fs.write_failed") when `to`
+// exists. `cross_device` is set when the two are on different filesystems (or the filesystem has
+// no hard links), so callers can copy instead.
+Expected<void> hard_link(const std::filesystem::path& from, const std::filesystem::path& to, bool* cross_device = nullptr);
+
+// A new file `to` (fails when it exists) with the bytes of `from`, mode `mode` and the mtime of
+// `from`. Linux: copy_file_range, which reflinks on filesystems that share extents (btrfs, XFS).
+Expected<void> copy_file(const std::filesystem::path& from, const std::filesystem::path& to, uint32_t mode);
+
+Expected<void> set_mtime(const std::filesystem::path& p, int64_t mtime_ns);
+
+}  // namespace envfix::installer::storeops

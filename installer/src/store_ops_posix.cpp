@@ -1,0 +1,141 @@
+// POSIX file operations of the content-addressed stores (store_ops.hpp).
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "envfix/common/fs.hpp"
+#include "store_ops.hpp"
+
+namespace envfix::installer::storeops {
+
+namespace {
+
+Unexpected<Error> write_error(const std::filesystem::path& p, int err) {
+    return fail(fs::exit_code_for_errno(err), "fs.write_failed", {{"path", p.string()}, {"reason", std::strerror(err)}});
+}
+
+int64_t mtime_of(const struct stat& st) {
+#ifdef __APPLE__
+    return static_cast<int64_t>(st.st_mtimespec.tv_sec) * 1000000000LL + st.st_mtimespec.tv_nsec;
+#else
+    return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
+#endif
+}
+
+struct timespec to_timespec(int64_t ns) {
+    struct timespec t {};
+    t.tv_sec = static_cast<time_t>(ns / 1000000000LL);
+    t.tv_nsec = static_cast<long>(ns % 1000000000LL);
+    if (t.tv_nsec < 0) {
+        t.tv_nsec += 1000000000L;
+        t.tv_sec -= 1;
+    }
+    return t;
+}
+
+}  // namespace
+
+std::optional<FileStat> stat_path(const std::filesystem::path& p) {
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) != 0) return std::nullopt;
+    FileStat s;
+    s.device = static_cast<uint64_t>(st.st_dev);
+    s.inode = static_cast<uint64_t>(st.st_ino);
+    s.size = static_cast<uint64_t>(st.st_size);
+    s.mtime_ns = mtime_of(st);
+    s.mode = static_cast<uint32_t>(st.st_mode & 07777);
+    s.links = static_cast<uint32_t>(st.st_nlink);
+    s.regular = S_ISREG(st.st_mode);
+    s.directory = S_ISDIR(st.st_mode);
+    return s;
+}
+
+Expected<void> hard_link(const std::filesystem::path& from, const std::filesystem::path& to, bool* cross_device) {
+    if (cross_device) *cross_device = false;
+    if (::link(from.c_str(), to.c_str()) == 0) return {};
+    int e = errno;
+    // EXDEV: another filesystem; EPERM/ENOTSUP: one without hard links (FAT, some FUSE);
+    // EMLINK: the inode has as many links as it may.
+    if (cross_device && (e == EXDEV || e == EPERM || e == ENOTSUP || e == EMLINK)) *cross_device = true;
+    return write_error(to, e);
+}
+
+Expected<void> copy_file(const std::filesystem::path& from, const std::filesystem::path& to, uint32_t mode) {
+    int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
+    if (in < 0) return fail(ExitCode::BadInput, "fs.read_failed", {{"path", from.string()}, {"reason", std::strerror(errno)}});
+    struct stat st {};
+    if (::fstat(in, &st) != 0) {
+        int e = errno;
+        ::close(in);
+        return fail(ExitCode::BadInput, "fs.read_failed", {{"path", from.string()}, {"reason", std::strerror(e)}});
+    }
+    int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (out < 0) {
+        int e = errno;
+        ::close(in);
+        return write_error(to, e);
+    }
+    auto fail_with = [&](int e) {
+        ::close(in);
+        ::close(out);
+        ::unlink(to.c_str());
+        return write_error(to, e);
+    };
+    uint64_t left = static_cast<uint64_t>(st.st_size);
+#ifdef __linux__
+    // In the kernel, without a round trip through user memory; btrfs and XFS share extents.
+    while (left > 0) {
+        ssize_t n = ::copy_file_range(in, nullptr, out, nullptr, left, 0);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            if (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP) break;
+            return fail_with(errno);
+        }
+        if (n == 0) break;
+        left -= static_cast<uint64_t>(n);
+    }
+#endif
+    if (left > 0) {
+        std::vector<char> buf(1 << 20);
+        off_t pos = static_cast<off_t>(static_cast<uint64_t>(st.st_size) - left);
+        while (left > 0) {
+            ssize_t n = ::pread(in, buf.data(), buf.size(), pos);
+            if (n < 0) {
+                if (errno == EINTR) continue;
+                return fail_with(errno);
+            }
+            if (n == 0) break;
+            for (ssize_t w = 0; w < n;) {
+                ssize_t k = ::pwrite(out, buf.data() + w, static_cast<size_t>(n - w), pos + w);
+                if (k < 0) {
+                    if (errno == EINTR) continue;
+                    return fail_with(errno);
+                }
+                w += k;
+            }
+            pos += n;
+            left -= static_cast<uint64_t>(n);
+        }
+    }
+    struct timespec times[2] = {{0, UTIME_OMIT}, to_timespec(mtime_of(st))};
+    if (::fchmod(out, static_cast<mode_t>(mode)) != 0 || ::futimens(out, times) != 0) return fail_with(errno);
+    ::close(in);
+    if (::close(out) != 0) {
+        int e = errno;
+        ::unlink(to.c_str());
+        return write_error(to, e);
+    }
+    return {};
+}
+
+Expected<void> set_mtime(const std::filesystem::path& p, int64_t mtime_ns) {
+    struct timespec times[2] = {{0, UTIME_OMIT}, to_timespec(mtime_ns)};
+    if (::utimensat(AT_FDCWD, p.c_str(), times, AT_SYMLINK_NOFOLLOW) != 0) return write_error(p, errno);
+    return {};
+}
+
+}  // namespace envfix::installer::storeops

@@ -1,0 +1,99 @@
+// Windows file operations of the content-addressed stores (store_ops.hpp). NTFS has hard links
+// (CreateHardLinkW, up to 1023 per file); ReFS and FAT do not, and callers copy instead.
+#include <windows.h>
+
+#include "envfix/common/strings.hpp"
+#include "store_ops.hpp"
+
+namespace envfix::installer::storeops {
+
+namespace {
+
+std::string last_error_text(DWORD code) {
+    char buf[512] = {};
+    FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, nullptr, code, 0, buf, sizeof buf, nullptr);
+    return std::string(str::trim(buf));
+}
+
+Unexpected<Error> write_error(const std::filesystem::path& p, DWORD err) {
+    ExitCode c = (err == ERROR_DISK_FULL || err == ERROR_HANDLE_DISK_FULL) ? ExitCode::DiskFull
+                 : err == ERROR_ACCESS_DENIED                              ? ExitCode::PermissionDenied
+                                                                           : ExitCode::Internal;
+    return fail(c, "fs.write_failed", {{"path", p.string()}, {"reason", last_error_text(err)}});
+}
+
+// FILETIME (100 ns since 1601) <-> ns since 1970.
+constexpr int64_t kEpochDiff100ns = 116444736000000000LL;
+int64_t to_ns(const FILETIME& ft) {
+    int64_t t = (static_cast<int64_t>(ft.dwHighDateTime) << 32) | ft.dwLowDateTime;
+    return (t - kEpochDiff100ns) * 100;
+}
+FILETIME from_ns(int64_t ns) {
+    int64_t t = ns / 100 + kEpochDiff100ns;
+    FILETIME ft;
+    ft.dwLowDateTime = static_cast<DWORD>(t & 0xffffffff);
+    ft.dwHighDateTime = static_cast<DWORD>(static_cast<uint64_t>(t) >> 32);
+    return ft;
+}
+
+}  // namespace
+
+std::optional<FileStat> stat_path(const std::filesystem::path& p) {
+    // FILE_FLAG_OPEN_REPARSE_POINT: the link itself, as lstat(); BACKUP_SEMANTICS opens folders.
+    HANDLE h = CreateFileW(p.c_str(), FILE_READ_ATTRIBUTES, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
+                           OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS | FILE_FLAG_OPEN_REPARSE_POINT, nullptr);
+    if (h == INVALID_HANDLE_VALUE) return std::nullopt;
+    BY_HANDLE_FILE_INFORMATION info{};
+    BOOL ok = GetFileInformationByHandle(h, &info);
+    CloseHandle(h);
+    if (!ok) return std::nullopt;
+    FileStat s;
+    s.device = info.dwVolumeSerialNumber;
+    s.inode = (static_cast<uint64_t>(info.nFileIndexHigh) << 32) | info.nFileIndexLow;
+    s.size = (static_cast<uint64_t>(info.nFileSizeHigh) << 32) | info.nFileSizeLow;
+    s.mtime_ns = to_ns(info.ftLastWriteTime);
+    s.mode = (info.dwFileAttributes & FILE_ATTRIBUTE_READONLY) ? 0444 : 0644;
+    s.links = info.nNumberOfLinks;
+    const bool reparse = (info.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) != 0;
+    s.directory = !reparse && (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) != 0;
+    s.regular = !reparse && !s.directory;
+    return s;
+}
+
+Expected<void> hard_link(const std::filesystem::path& from, const std::filesystem::path& to, bool* cross_device) {
+    if (cross_device) *cross_device = false;
+    if (CreateHardLinkW(to.c_str(), from.c_str(), nullptr)) return {};
+    DWORD e = GetLastError();
+    // Another volume; a file system without hard links (FAT, ReFS); too many links to the file.
+    if (cross_device && (e == ERROR_NOT_SAME_DEVICE || e == ERROR_INVALID_FUNCTION || e == ERROR_NOT_SUPPORTED ||
+                         e == ERROR_TOO_MANY_LINKS))
+        *cross_device = true;
+    return write_error(to, e);
+}
+
+Expected<void> copy_file(const std::filesystem::path& from, const std::filesystem::path& to, uint32_t mode) {
+    // CopyFileExW keeps the last-write time; COPY_FILE_FAIL_IF_EXISTS never replaces. ReFS clones
+    // blocks by itself on Windows 11 24H2 and later.
+    BOOL cancel = FALSE;
+    if (!CopyFileExW(from.c_str(), to.c_str(), nullptr, nullptr, &cancel, COPY_FILE_FAIL_IF_EXISTS)) return write_error(to, GetLastError());
+    DWORD attrs = GetFileAttributesW(to.c_str());
+    if (attrs != INVALID_FILE_ATTRIBUTES) {
+        DWORD want = (mode & 0200) ? (attrs & ~FILE_ATTRIBUTE_READONLY) : (attrs | FILE_ATTRIBUTE_READONLY);
+        if (want != attrs) SetFileAttributesW(to.c_str(), want);
+    }
+    return {};
+}
+
+Expected<void> set_mtime(const std::filesystem::path& p, int64_t mtime_ns) {
+    HANDLE h = CreateFileW(p.c_str(), FILE_WRITE_ATTRIBUTES, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr, OPEN_EXISTING,
+                           FILE_FLAG_BACKUP_SEMANTICS | FILE_FLAG_OPEN_REPARSE_POINT, nullptr);
+    if (h == INVALID_HANDLE_VALUE) return write_error(p, GetLastError());
+    FILETIME ft = from_ns(mtime_ns);
+    BOOL ok = SetFileTime(h, nullptr, nullptr, &ft);
+    DWORD e = GetLastError();
+    CloseHandle(h);
+    if (!ok) return write_error(p, e);
+    return {};
+}
+
+}  // namespace envfix::installer::storeops

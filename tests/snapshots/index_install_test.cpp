@@ -1,0 +1,205 @@
+// `envfix install` from the index end to end: the built binary against the PyTorch-like test
+// index (mkindex.py) served on 127.0.0.1, real venvs, the machine described by --gpu/--driver.
+// Installing, switching cu126 -> cu128 in place, rolling back, the wheel cache, and bad input
+// from the index leaving the environment byte for byte as it was.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+
+#include <chrono>
+#include <memory>
+#include <thread>
+
+#include "index_fixtures.hpp"
+#include "install_fixtures.hpp"
+#include "support.hpp"
+
+using namespace envfix::test;
+namespace stdfs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+ServedIndex* world = nullptr;
+
+class IndexInstall : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        world = new ServedIndex({"--variants", "cu126,cu128", "--torch", "2.7.0", "--pythons", "cp311", "--platforms",
+                                 "manylinux_2_28_x86_64"});
+    }
+    static void TearDownTestSuite() {
+        delete world;
+        world = nullptr;
+    }
+    void TearDown() override { world->server->set_faults(Json::object()); }
+
+    TempDir dir{"idx"};
+    stdfs::path venv = dir / "venv";
+    stdfs::path home = dir / "home";
+    void SetUp() override { make_bare_venv(venv); }
+
+    std::vector<std::string> install_args(const std::string& variant, std::vector<std::string> extra = {},
+                                          const std::string& root = "") const {
+        std::string r = root.empty() ? world->server->url("/") : root;
+        std::vector<std::string> a{"install", "--env", venv.string(), "--pytorch-index", r, "--index-url", r + variant + "/",
+                                   "--gpu", "RTX 4090", "--driver", "570.133.07", "--variant", variant};
+        a.insert(a.end(), extra.begin(), extra.end());
+        return a;
+    }
+    RunResult envfix(const std::vector<std::string>& args) { return run_envfix(args, {}, home); }
+    Tree state() { return snapshot(venv, {".envfix"}); }
+    std::vector<std::string> dist_infos() {
+        std::vector<std::string> out;
+        for (const auto& e : stdfs::directory_iterator(site_packages(venv)))
+            if (e.path().extension() == ".dist-info") out.push_back(e.path().filename().string());
+        std::sort(out.begin(), out.end());
+        return out;
+    }
+    std::string wheel_path(const std::string& project, const std::string& variant) {
+        for (const auto& f : world->manifest["files"])
+            if (f["project"] == project && f["variant"] == variant && f["filename"].get<std::string>().ends_with(".whl"))
+                return world->url_path(f);
+        ADD_FAILURE() << "no " << project << " in " << variant;
+        return "";
+    }
+};
+
+bool has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+
+}  // namespace
+
+TEST_F(IndexInstall, InstallSwitchVariantRollBackAndReinstallFromCache) {
+    auto r = envfix(install_args("cu126", {"--json"}));
+    ASSERT_EQ(r.code, 0) << r.err;
+    auto j = r.json();
+    EXPECT_EQ(j["plan"]["variant"], "cu126");
+    EXPECT_FALSE(j["snapshot"].is_null());
+    auto d = dist_infos();
+    EXPECT_TRUE(has(d, "torch-2.7.0+cu126.dist-info"));
+    EXPECT_TRUE(has(d, "torchvision-0.22.0+cu126.dist-info"));
+    EXPECT_TRUE(has(d, "nvidia_cublas_cu12-12.6.4.1.dist-info"));
+    auto cu126 = state();
+
+    // The cache holds every wheel, named by its hash.
+    auto c = envfix({"--json", "cache", "list"});
+    ASSERT_EQ(c.code, 0) << c.err;
+    EXPECT_EQ(c.json()["wheels"].size(), j["installed"].size());
+
+    // The switch: every CUDA 12.6 package out, the 12.8 ones in, one transaction.
+    auto s = envfix(install_args("cu128", {"--json"}));
+    ASSERT_EQ(s.code, 0) << s.err;
+    d = dist_infos();
+    EXPECT_TRUE(has(d, "torch-2.7.0+cu128.dist-info"));
+    EXPECT_FALSE(has(d, "torch-2.7.0+cu126.dist-info"));
+    EXPECT_TRUE(has(d, "nvidia_cublas_cu12-12.8.3.14.dist-info"));
+    EXPECT_FALSE(has(d, "nvidia_cublas_cu12-12.6.4.1.dist-info"));
+    for (const auto& name : d) EXPECT_EQ(name.find("cu126"), std::string::npos) << name;
+    auto cu128 = state();
+
+    // Rolling back needs no index: the server stops answering.
+    world->server->set_faults({{"*", {{"status", 503}}}});
+    auto b = envfix({"rollback", "--env", venv.string()});
+    ASSERT_EQ(b.code, 0) << b.err;
+    EXPECT_EQ(tree_diff(cu126, state()), "");
+    ASSERT_EQ(envfix({"rollback", "--env", venv.string()}).code, 0);  // undone
+    EXPECT_EQ(tree_diff(cu128, state()), "");
+    world->server->set_faults(Json::object());
+
+    // A second environment, offline: index pages from the HTTP cache, wheels from the wheel cache.
+    TempDir other("idx2");
+    auto venv2 = other / "venv";
+    make_bare_venv(venv2);
+    auto args = install_args("cu126", {"--offline", "--json"});
+    args[2] = venv2.string();
+    auto o = envfix(args);
+    ASSERT_EQ(o.code, 0) << o.err;
+    for (const auto& dl : o.json()["downloads"]) EXPECT_TRUE(dl["from_cache"].get<bool>()) << dl.dump();
+}
+
+TEST_F(IndexInstall, NamedRequirementsAndDryRun) {
+    auto before = snapshot(venv);
+    auto dry = envfix(install_args("cu128", {"torch==2.7.0", "--dry-run"}));
+    ASSERT_EQ(dry.code, 0) << dry.err;
+    EXPECT_NE(dry.out.find("torch"), std::string::npos);
+    EXPECT_EQ(tree_diff(before, snapshot(venv)), "");
+
+    auto wrong = envfix(install_args("cu128", {"torch==2.6.0"}));
+    EXPECT_EQ(wrong.code, 40) << wrong.err;
+    auto other = envfix(install_args("cu128", {"requests"}));
+    EXPECT_EQ(other.code, 2) << other.err;
+    EXPECT_NE(first_error_line(other).find("\"requests\" is not part of the framework stack"), std::string::npos) << other.err;
+    EXPECT_EQ(tree_diff(before, snapshot(venv)), "");
+
+    auto r = envfix(install_args("cu128", {"torch==2.7.0"}));
+    ASSERT_EQ(r.code, 0) << r.err;
+    auto d = dist_infos();
+    EXPECT_TRUE(has(d, "torch-2.7.0+cu128.dist-info"));
+    EXPECT_FALSE(has(d, "torchvision-0.22.0+cu128.dist-info"));  // not named, not installed before
+    auto requested = site_packages(venv) / "torch-2.7.0+cu128.dist-info" / "REQUESTED";
+    EXPECT_TRUE(stdfs::exists(requested));
+    EXPECT_FALSE(stdfs::exists(site_packages(venv) / "filelock-3.16.1.dist-info" / "REQUESTED"));
+}
+
+TEST_F(IndexInstall, BadIndexAnswersLeaveTheEnvironmentAsItWas) {
+    ASSERT_EQ(envfix(install_args("cu126")).code, 0);
+    auto before = snapshot(venv);
+    struct Case {
+        const char* what;
+        Json faults;
+        int code;
+        const char* says;
+    };
+    const std::string torch = wheel_path("torch", "cu128");
+    const Case cases[] = {
+        {"hash mismatch", {{torch, {{"body", "not the wheel"}}}}, 53, "sha256"},
+        {"404", {{torch, {{"status", 404}}}}, 51, "404"},
+    };
+    for (const auto& c : cases) {
+        world->server->set_faults(c.faults);
+        auto r = envfix(install_args("cu128"));
+        EXPECT_EQ(r.code, c.code) << c.what << ": " << r.err;
+        EXPECT_NE(first_error_line(r).find(c.says), std::string::npos) << c.what << ": " << r.err;
+        EXPECT_EQ(tree_diff(before, snapshot(venv)), "") << c.what;
+    }
+    world->server->set_faults(Json::object());
+
+    // Offline with an empty cache: nothing to install from.
+    TempDir empty_home("home");
+    auto r = run_envfix(install_args("cu128", {"--offline"}), {}, empty_home.path());
+    EXPECT_EQ(r.code, 55) << r.err;
+    EXPECT_EQ(tree_diff(before, snapshot(venv)), "");
+}
+
+TEST_F(IndexInstall, CtrlCDuringDownloadChangesNothing) {
+    ASSERT_EQ(envfix(install_args("cu126")).code, 0);
+    auto before = snapshot(venv);
+    // The torch wheel answers only after a while: Ctrl-C comes while it is being fetched.
+    const auto torch = wheel_path("torch", "cu128");
+    world->server->set_faults({{torch, {{"delay", 20}}}});
+    const size_t asked = world->server->log_for(torch).size();
+    auto pid = spawn_envfix(install_args("cu128"), {}, home, dir / "ctrlc.log");
+    for (int i = 0; i < 600 && world->server->log_for(torch).size() == asked; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_GT(world->server->log_for(torch).size(), asked) << "the download never started";
+    ::kill(pid, SIGINT);
+    int code = wait_exit(pid);
+    auto log = read_text(dir / "ctrlc.log");
+    EXPECT_EQ(code, 130) << log;
+    EXPECT_EQ(tree_diff(before, snapshot(venv)), "");
+    world->server->set_faults(Json::object());
+    // The next run finishes the job.
+    ASSERT_EQ(envfix(install_args("cu128")).code, 0);
+    EXPECT_TRUE(has(dist_infos(), "torch-2.7.0+cu128.dist-info"));
+}
+
+TEST_F(IndexInstall, CredentialsOfTheIndexURLReachTheWheels) {
+    world->server->set_faults({{"*", {{"auth", "user:secret"}}}});
+    auto url = world->server->url("/");
+    auto with_creds = "http://user:secret@" + url.substr(std::string("http://").size());
+    auto r = envfix(install_args("cu126", {}, with_creds));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out.find("secret"), std::string::npos);
+    EXPECT_EQ(r.err.find("secret"), std::string::npos);
+    EXPECT_TRUE(has(dist_infos(), "torch-2.7.0+cu126.dist-info"));
+}

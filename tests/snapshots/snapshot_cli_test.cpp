@@ -1,0 +1,199 @@
+// Snapshots, history and rollback end to end: the built binary, real venvs, test wheels. Every
+// rollback is compared byte for byte (paths, types, modes, contents) with the tree recorded
+// when the snapshot was taken; rollbacks run without network and with an empty wheel cache.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "install_fixtures.hpp"
+#include "support.hpp"
+
+using namespace envfix::test;
+namespace stdfs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+class SnapshotCli : public ::testing::Test {
+protected:
+    TempDir dir{"snap"};
+    stdfs::path venv = dir / "venv";
+    stdfs::path home = dir / "home";
+    stdfs::path sp;
+
+    void SetUp() override {
+        make_bare_venv(venv);
+        sp = site_packages(venv);
+    }
+    RunResult envfix(std::vector<std::string> args) {
+        args.insert(args.end(), {"--env", venv.string()});
+        return run_envfix(args, {}, home);
+    }
+    // The environment without envfix's own folder (snapshots and store live there).
+    Tree state() { return snapshot(venv, {".envfix"}); }
+    stdfs::path wheel(const std::string& name, const std::string& version, const Json& files, const Json& extra = Json::object()) {
+        Json spec = {{"name", name}, {"version", version}, {"files", files}};
+        spec.update(extra);
+        return build_wheel(spec, dir / "wheels");
+    }
+    void install(const stdfs::path& w) {
+        auto r = envfix({"install", w.string()});
+        ASSERT_EQ(r.code, 0) << r.err;
+    }
+};
+
+}  // namespace
+
+TEST_F(SnapshotCli, RollbackToPreviousAndNamedByteForByteAndUndo) {
+    auto empty = state();
+    auto w1 = wheel("demo", "1.0", {{"demo/__init__.py", "v = 1\n"}, {"demo/old.py", "old = True\n"}},
+                    {{"entry_points", {{"console_scripts", {{"demo", "demo:main"}}}}}});
+    install(w1);
+    auto one = state();
+    ASSERT_EQ(envfix({"snapshot", "--name", "good"}).code, 0);
+    auto w2 = wheel("demo", "2.0", {{"demo/__init__.py", "v = 2\n"}, {"demo/new.py", "new = True\n"}});
+    auto w3 = wheel("extra-pkg", "0.1", {{"extra_pkg/__init__.py", ""}});
+    ASSERT_EQ(envfix({"install", w2.string(), w3.string()}).code, 0);
+    auto two = state();
+    ASSERT_NE(tree_diff(one, two), "");
+
+    // No network, no wheel cache, no wheel files: the snapshot's own store is enough.
+    stdfs::remove_all(dir / "wheels");
+    stdfs::remove_all(home);
+
+    auto r = envfix({"rollback", "--json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(tree_diff(one, state()), "");
+    auto j = r.json();
+    std::string before = j["snapshot_before"];
+    EXPECT_GT(j["files_in"].get<int>(), 0);
+    EXPECT_EQ(j["distributions_out"].size(), 2u);  // demo 2.0 and extra-pkg
+
+    // The rollback is undone like any change: by rolling back to the snapshot it took.
+    ASSERT_EQ(envfix({"rollback", before}).code, 0);
+    EXPECT_EQ(tree_diff(two, state()), "");
+    // With no id again: the newest snapshot that differs (the one before the undo).
+    ASSERT_EQ(envfix({"rollback"}).code, 0);
+    EXPECT_EQ(tree_diff(one, state()), "");
+
+    ASSERT_EQ(envfix({"install", "--force-reinstall", (dir / "none.whl").string()}).code, 3);  // missing file: nothing changes
+    ASSERT_EQ(envfix({"rollback", before}).code, 0);
+    ASSERT_EQ(envfix({"rollback", "good"}).code, 0);
+    EXPECT_EQ(tree_diff(one, state()), "");
+    ASSERT_EQ(envfix({"rollback", "1"}).code, 0);  // before the first install
+    EXPECT_EQ(tree_diff(empty, state()), "");
+    EXPECT_FALSE(stdfs::exists(sp / "demo"));
+
+    auto again = envfix({"rollback", "1"});
+    EXPECT_EQ(again.code, 0);
+    EXPECT_NE(again.out.find("already equals snapshot 1"), std::string::npos) << again.out;
+}
+
+TEST_F(SnapshotCli, HistoryListsWhyAndWhatChanged) {
+    auto h0 = envfix({"history"});
+    EXPECT_EQ(h0.code, 0);
+    EXPECT_NE(h0.out.find("no snapshots"), std::string::npos);
+    install(wheel("demo", "1.0", {{"demo/__init__.py", "v = 1\n"}}));
+    install(wheel("demo", "2.0", {{"demo/__init__.py", "v = 2\n"}}));
+    ASSERT_EQ(envfix({"snapshot", "--name", "mine"}).code, 0);
+    auto h = envfix({"--json", "history"});
+    ASSERT_EQ(h.code, 0) << h.err;
+    auto list = h.json()["snapshots"];
+    ASSERT_EQ(list.size(), 3u);
+    EXPECT_EQ(list[0]["id"], "1");
+    EXPECT_NE(list[0]["reason"].get<std::string>().find("demo-1.0"), std::string::npos);
+    EXPECT_EQ(list[0]["changes_after"], Json::array({"+demo 1.0"}));
+    EXPECT_EQ(list[1]["changes_after"], Json::array({"-demo 1.0", "+demo 2.0"}));
+    EXPECT_EQ(list[2]["name"], "mine");
+    EXPECT_EQ(list[2]["reason"], "snapshot");
+    EXPECT_EQ(list[2]["changes_after"], Json::array());
+    auto text = envfix({"history"});
+    EXPECT_NE(text.out.find("[mine]"), std::string::npos) << text.out;
+}
+
+TEST_F(SnapshotCli, GcKeepsTheNewestAndNamedAndWhatTheyNeed) {
+    install(wheel("demo", "1.0", {{"demo/__init__.py", "v = 1\n"}, {"demo/big.py", std::string(5000, '#')}}));
+    ASSERT_EQ(envfix({"snapshot", "--name", "first"}).code, 0);  // 2
+    auto first = state();
+    install(wheel("demo", "2.0", {{"demo/__init__.py", "v = 2\n"}}));  // 3
+    install(wheel("demo", "3.0", {{"demo/__init__.py", "v = 3\n"}}));  // 4: demo 2.0
+    install(wheel("demo", "4.0", {{"demo/__init__.py", "v = 4\n"}}));  // 5: demo 3.0
+    auto r = envfix({"--json", "snapshot", "gc", "--keep", "1"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.json()["removed"], Json::array({"1", "3", "4"}));
+    // demo 2.0's files: no kept snapshot needs them (demo 1.0's stay for "first").
+    EXPECT_GT(r.json()["objects_removed"].get<int>(), 0);
+    auto h = envfix({"--json", "history"}).json()["snapshots"];
+    ASSERT_EQ(h.size(), 2u);
+    EXPECT_EQ(h[0]["id"], "2");
+    EXPECT_EQ(h[1]["id"], "5");
+    ASSERT_EQ(envfix({"rollback", "first"}).code, 0);
+    EXPECT_EQ(tree_diff(first, state()), "");
+    EXPECT_EQ(envfix({"rollback", "3"}).code, 66);
+}
+
+TEST_F(SnapshotCli, LockedEnvironmentIsLeftAlone) {
+    install(wheel("demo", "1.0", {{"demo/__init__.py", "v = 1\n"}}));
+    install(wheel("demo", "2.0", {{"demo/__init__.py", "v = 2\n"}}));
+    auto before = snapshot(venv);
+    {
+        HeldLock lock(venv);
+        for (auto args : {std::vector<std::string>{"rollback"}, {"snapshot"}, {"snapshot", "gc", "--keep", "0"}}) {
+            auto r = envfix(args);
+            EXPECT_EQ(r.code, 64) << args[0] << r.err;
+            EXPECT_NE(first_error_line(r).find("process"), std::string::npos) << r.err;
+        }
+    }
+    EXPECT_EQ(tree_diff(before, snapshot(venv)), "");
+}
+
+TEST_F(SnapshotCli, DamagedStoreOrUnknownIdChangesNothing) {
+    install(wheel("demo", "1.0", {{"demo/__init__.py", "v = 1\n"}, {"demo/data.txt", "precious data\n"}}));
+    install(wheel("demo", "2.0", {{"demo/__init__.py", "v = 2\n"}}));
+    auto before = snapshot(venv);
+    auto r = envfix({"rollback", "nope"});
+    EXPECT_EQ(r.code, 66);
+    EXPECT_NE(first_error_line(r).find("no snapshot \"nope\""), std::string::npos) << r.err;
+    EXPECT_EQ(tree_diff(before, snapshot(venv)), "");
+
+    // The stored copy of data.txt (an object no longer linked from the environment) is cut short.
+    bool cut = false;
+    for (const auto& e : stdfs::recursive_directory_iterator(venv / ".envfix" / "store"))
+        if (e.is_regular_file() && e.path().filename().string().size() == 64 && e.file_size() == 14 && e.hard_link_count() == 1) {
+            stdfs::resize_file(e.path(), 3);
+            cut = true;
+        }
+    ASSERT_TRUE(cut);
+    before = snapshot(venv);
+    auto d = envfix({"rollback", "2"});
+    EXPECT_EQ(d.code, 3) << d.err;
+    EXPECT_NE(first_error_line(d).find("demo/data.txt"), std::string::npos) << d.err;
+    EXPECT_EQ(tree_diff(before, snapshot(venv)), "");
+
+    // A snapshot file that cannot be read is skipped with a warning naming it.
+    write_text(venv / ".envfix" / "snapshots" / "9.snap", "{\"version\": 99}\n");
+    auto h = envfix({"history"});
+    EXPECT_EQ(h.code, 0);
+    EXPECT_NE(h.err.find("9.snap"), std::string::npos) << h.err;
+}
+
+TEST_F(SnapshotCli, EveryCommandFinishesAnInterruptedTransactionFirst) {
+    install(wheel("demo", "1.0", {{"demo/__init__.py", "v = 1\n"}}));
+    auto before = state();
+    // What an envfix killed while staging leaves: a journal, and a staged file beside its area.
+    auto state_dir = venv / ".envfix";
+    auto stage = sp / ".envfix-tx-20261129T000000-1";
+    write_text(stage / "new" / "demo" / "half.py", "partial");
+    Json journal = {{"version", 1}, {"id", "20261129T000000-1"}, {"state", "staging"}, {"pid", 1},
+                    {"created", "2026-11-29T00:00:00Z"}, {"summary", "install demo 9"}, {"areas", {sp.string()}},
+                    {"ops", Json::array()}};
+    for (auto args : {std::vector<std::string>{"history"}, {"doctor"}, {"check"}, {"archs"}, {"snapshot"}}) {
+        write_text(state_dir / "tx-20261129T000000-1.json", journal.dump());
+        write_text(stage / "new" / "demo" / "half.py", "partial");
+        auto r = envfix(args);
+        EXPECT_FALSE(stdfs::exists(state_dir / "tx-20261129T000000-1.json")) << args[0] << ": " << r.err;
+        EXPECT_FALSE(stdfs::exists(stage)) << args[0];
+        EXPECT_NE(r.err.find("install demo 9"), std::string::npos) << args[0] << ": " << r.err;
+        EXPECT_EQ(tree_diff(before, state()), "") << args[0];
+    }
+}
