@@ -16,6 +16,9 @@ void register_plan(CLI::App&, Context&);
 void register_apps(CLI::App&, Context&);
 void register_install(CLI::App&, Context&);
 void register_recover(CLI::App&, Context&);
+void register_apply(CLI::App&, Context&);
+void register_lock(CLI::App&, Context&);
+void register_fetch(CLI::App&, Context&);
 
 // One command per line: branches that add commands then merge without conflicts more often.
 const RegisterCommand kCommands[] = {
@@ -30,6 +33,9 @@ const RegisterCommand kCommands[] = {
     register_archs,
     register_matrix,
     register_recover,
+    register_apply,
+    register_lock,
+    register_fetch,
     register_config,
 };
 
