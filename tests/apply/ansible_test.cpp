@@ -85,7 +85,7 @@ TEST_F(Ansible, ChangedThenUnchangedAndCheckModeChangesNothing) {
 
     auto first = play(s, {"--diff"});
     EXPECT_TRUE(first["changed"].get<bool>()) << first.dump();
-    EXPECT_EQ(first["rc"], 80);
+    EXPECT_EQ(first["envfix_rc"], 80);
     ASSERT_TRUE(first.contains("diff")) << first.dump();
     EXPECT_TRUE(contains(first["diff"][0]["after"], "torch==2.11.0+cu130\n")) << first["diff"].dump();
     EXPECT_EQ(test::installed_version(venv, "torch"), "2.11.0+cu130");
@@ -103,7 +103,7 @@ TEST_F(Ansible, AFailingEnvironmentFailsTheTaskWithEnvfixsMessage) {
     auto r = play(s, {}, 2);
     EXPECT_TRUE(r["failed"].get<bool>()) << r.dump();
     EXPECT_TRUE(contains(r["msg"], "missing: no environment at")) << r.dump();
-    EXPECT_EQ(r["rc"], 81);
+    EXPECT_EQ(r["envfix_rc"], 81);
 
     auto bad = dir_ / "bad.yaml";
     test::write_text(bad, "version: 7\nenvironments: []\n");

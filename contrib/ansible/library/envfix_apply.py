@@ -60,8 +60,9 @@ summary:
   description: Counts of changed, unchanged and failed environments.
   returned: always
   type: dict
-rc:
-  description: envfix's exit code (0 unchanged, 80 changed, 81 an environment failed; others are errors).
+envfix_rc:
+  description: envfix's exit code (0 unchanged, 80 changed, 81 an environment failed; others are errors). Not
+    C(rc): Ansible reads a non-zero C(rc) as a failed task, and 80 is a success.
   returned: always
   type: int
 '''
@@ -123,16 +124,16 @@ def main():
     try:
         doc = json.loads(out)
     except ValueError:
-        module.fail_json(msg=last_line(err) or last_line(out) or "envfix exited with %d" % rc, rc=rc, stderr=err, changed=False)
+        module.fail_json(msg=last_line(err) or last_line(out) or "envfix exited with %d" % rc, envfix_rc=rc, stderr=err, changed=False)
 
     environments = doc.get("environments") or []
     summary = doc.get("summary") or {}
     if doc.get("error") or rc not in (0, CHANGED, FAILED):
         error = doc.get("error") or {}
         module.fail_json(msg=error.get("message") or last_line(err) or "envfix exited with %d" % rc,
-                         rc=rc, error=error, changed=False, environments=environments)
+                         envfix_rc=rc, error=error, changed=False, environments=environments)
 
-    result = dict(changed=bool(doc.get("changed")), environments=environments, summary=summary, rc=rc)
+    result = dict(changed=bool(doc.get("changed")), environments=environments, summary=summary, envfix_rc=rc)
     if module._diff:
         result["diff"] = diff_of(environments)
     if rc == FAILED:
