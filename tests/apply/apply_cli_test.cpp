@@ -263,3 +263,31 @@ TEST_F(ApplyCli, ABadSpecIsOneLineAndExit3) {
     EXPECT_EQ(j.code, 3);
     EXPECT_EQ(j.json()["error"]["exit_code"], 3);
 }
+
+TEST_F(ApplyCli, ALockFromAMirrorServingTheFetchedFolder) {
+    auto source = dir_ / "source";
+    auto python = test::make_venv(source, true);
+    auto lock = dir_ / "ws.lock";
+    ASSERT_EQ(test::run_as_h200({"lock", "--python", python.string(), "--pytorch-index", world.pytorch_root(), "--index-url",
+                                 world.index_url(), "-o", lock.string()},
+                                dir_.path())
+                  .code,
+              0);
+    auto folder = dir_ / "mirror";
+    ASSERT_EQ(test::run_as_h200({"fetch", "--lock", lock.string(), "--dest", folder.string()}, dir_.path()).code, 0);
+    // The lock's own URLs lead nowhere; the mirror (any static server) has the PEP 503 tree.
+    auto text = test::read_text(lock);
+    for (size_t pos; (pos = text.find(world.pytorch_root())) != std::string::npos;)
+        text.replace(pos, world.pytorch_root().size(), "http://127.0.0.1:9/");
+    test::write_text(lock, text);
+    test::IndexServer mirror(folder, dir_ / "mirror-server");
+    auto venv = dir_ / "ws";
+    auto s = dir_ / "mirror.yaml";
+    test::write_text(s, "version: 1\nwheels: " + mirror.url("/") + "\nwheels-layout: pep503\nenvironments:\n" + venv_entry("ws", venv) +
+                            "    lock: " + lock.string() + "\n");
+    auto r = apply(s);
+    ASSERT_EQ(r.code, 80) << r.out << r.err;
+    EXPECT_EQ(test::installed_version(venv, "torch"), "2.11.0+cu130");
+    EXPECT_FALSE(mirror.log_for("/torch/torch-2.11.0%2Bcu130-cp311-cp311-manylinux_2_28_x86_64.whl").empty())
+        << nlohmann::json(mirror.log()).dump();
+}
