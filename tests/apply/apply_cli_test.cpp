@@ -79,6 +79,9 @@ TEST_F(ApplyCli, FirstRunChangesSecondSaysNothingToChange) {
     EXPECT_EQ(text.code, 0) << text.err;
     EXPECT_TRUE(contains(text.out, "ws: up to date (2.11.0+cu130); nothing to change")) << text.out;
     EXPECT_TRUE(contains(text.out, "0 changed, 1 unchanged, 0 failed")) << text.out;
+    auto zh = test::run_as_h200({"--lang", "zh", "apply", s.string()}, dir_.path());
+    EXPECT_EQ(zh.code, 0) << zh.err;
+    EXPECT_TRUE(contains(zh.out, "ws：已是最新（2.11.0+cu130）；无需更改")) << zh.out;
 }
 
 TEST_F(ApplyCli, CheckChangesNothingAndSaysWhatWould) {
