@@ -7,6 +7,7 @@
 #include "app_target.hpp"
 #include "apply_command.hpp"
 #include "envfix/common/fs.hpp"
+#include "envfix/common/interrupt.hpp"
 #include "envfix/installer/app_alignment.hpp"
 #include "envfix/installer/lock_file.hpp"
 #include "envfix/installer/planned_install.hpp"
@@ -309,15 +310,28 @@ void run_apply(Context& ctx, const installer::ApplySpec& spec, const ApplySource
     EnvironmentApplier applier(ctx, sources, matrix, check);
     std::vector<Outcome> outcomes;
     size_t changed = 0, unchanged = 0, failed = 0;
+    bool interrupted = false;
     for (const auto& e : spec.environments) {
+        // Ctrl-C stops the run, not just the environment it caught: the rest are left untouched.
+        if (interrupt_requested()) {
+            interrupted = true;
+            break;
+        }
         outcomes.push_back(applier.apply(e));
         const Outcome& o = outcomes.back();
         if (o.status == Status::Failed) ++failed;
         else if (o.status == Status::Unchanged) ++unchanged;
         else ++changed;
         if (!ctx.opts.json) print_outcome(o);
+        if (o.error && o.error->code == ExitCode::Interrupted) {
+            interrupted = true;
+            break;
+        }
     }
-    ctx.exit_code = failed ? ExitCode::ApplyFailed : changed ? ExitCode::ApplyChanged : ExitCode::Ok;
+    ctx.exit_code = interrupted ? ExitCode::Interrupted
+                    : failed    ? ExitCode::ApplyFailed
+                    : changed   ? ExitCode::ApplyChanged
+                                : ExitCode::Ok;
     if (ctx.opts.json) {
         Json envs = Json::array();
         for (const auto& o : outcomes) envs.push_back(outcome_json(o));
