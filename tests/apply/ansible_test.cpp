@@ -111,3 +111,14 @@ TEST_F(Ansible, AFailingEnvironmentFailsTheTaskWithEnvfixsMessage) {
     EXPECT_TRUE(b["failed"].get<bool>());
     EXPECT_TRUE(contains(b["msg"], "spec format version 7")) << b.dump();
 }
+
+TEST_F(Ansible, TheModuleDocumentationParses) {
+    auto r = test::run_program({"ansible-doc", "-t", "module", "envfix_apply"},
+                               {{"ANSIBLE_LIBRARY", (test::source_dir() / "contrib/ansible/library").string()},
+                                {"HOME", dir_.path().string()},
+                                {"ANSIBLE_LOCAL_TEMP", (dir_ / "ansible-tmp").string()},
+                                {"LC_ALL", "C.UTF-8"}});
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+    EXPECT_TRUE(contains(r.out, "ENVFIX_APPLY")) << r.out;
+    EXPECT_TRUE(contains(r.out, "envfix_rc")) << r.out;  // RETURN parsed too
+}

@@ -13,7 +13,7 @@ description:
   - Runs C(envfix apply --json SPEC) on the managed host. envfix plans the PyTorch build that runs on the
     host's GPU and driver (or installs a lock file's exact wheels) for every environment the spec names,
     and changes only what differs, so a second run changes nothing.
-  - Check mode runs C(envfix apply --check): nothing is changed, C(changed) says whether something would be.
+  - Check mode runs C(envfix apply --check); nothing is changed, and C(changed) says whether something would be.
   - With C(--diff), each changed environment shows its package versions before and after.
 options:
   spec:
@@ -62,7 +62,7 @@ summary:
   type: dict
 envfix_rc:
   description: envfix's exit code (0 unchanged, 80 changed, 81 an environment failed; others are errors). Not
-    C(rc): Ansible reads a non-zero C(rc) as a failed task, and 80 is a success.
+    C(rc), because Ansible reads a non-zero C(rc) as a failed task, and 80 is a success.
   returned: always
   type: int
 '''
