@@ -231,7 +231,7 @@ private:
             verify_into(o, ctx_);
             if (!*o.verified) {
                 o.status = Status::Failed;
-                o.error = make_error(ExitCode::VerifyDriverFailed, "apply.verify_failed", {{"name", o.name}, {"reason", o.verify_detail}});
+                o.error = make_error(ExitCode::VerifyDriverFailed, "apply.verify_failed", {{"reason", o.verify_detail}});
             }
         }
     }

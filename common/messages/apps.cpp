@@ -138,7 +138,7 @@ const CatalogEntry entries[] = {
     {"apply.env_would_create", "{name}: would create the virtual environment {path} from {python}",
      "{name}：将用 {python} 创建虚拟环境 {path}"},
     {"apply.verify_passed", "{name}: verify passed ({gpus} GPU(s) ran envfix's kernels)", "{name}：验证通过（{gpus} 个 GPU 运行了 envfix 的内核）"},
-    {"apply.verify_failed", "{name}: verify failed: {reason}", "{name}：验证失败：{reason}"},
+    {"apply.verify_failed", "verify failed after the change: {reason}", "更改后验证失败：{reason}"},
     {"apply.app_blocked", "{name}: the change would break {app}; nothing was changed", "{name}：此更改会破坏 {app}；未做任何更改"},
     {"apply.summary", "{changed} changed, {unchanged} unchanged, {failed} failed", "{changed} 个已更改，{unchanged} 个未变，{failed} 个失败"},
     {"apply.summary_check", "{changed} would change, {unchanged} unchanged, {failed} failed",

@@ -255,6 +255,21 @@ TEST_F(ApplyCli, VerifyRunsEnvfixsKernelsAfterAChange) {
     EXPECT_TRUE(apply(s).json()["environments"][0]["verify"].is_null());
 }
 
+TEST_F(ApplyCli, AFailedVerifyFailsTheEnvironmentAndSaysWhatChanged) {
+    auto venv = dir_ / "ws";
+    auto s = spec("policy:\n  verify: true\nenvironments:\n" + venv_entry("ws", venv));
+    // The stand-in driver returns wrong SAXPY results, as a broken GPU or driver would.
+    auto r = test::run_as_h200({"apply", "--json", s.string()}, dir_.path(), {{"ENVFIX_STANDIN_WRONG", "envfix_saxpy"}});
+    ASSERT_EQ(r.code, 81) << r.out << r.err;
+    auto env = r.json()["environments"][0];
+    EXPECT_EQ(env["status"], "failed");
+    EXPECT_TRUE(env["changed"].get<bool>());  // the change stays (rollback comes with verify's orchestration)
+    EXPECT_TRUE(env["transaction"].is_string());
+    EXPECT_FALSE(env["verify"]["passed"].get<bool>());
+    EXPECT_EQ(env["error"]["name"], "verify-driver-failed") << env.dump();
+    EXPECT_TRUE(contains(env["error"]["message"], "verify failed after the change: ")) << env.dump();
+}
+
 TEST_F(ApplyCli, ABadSpecIsOneLineAndExit3) {
     auto s = dir_ / "bad.yaml";
     test::write_text(s, "version: 1\nenvironments:\n  - venv: /v\n    torchh: '2.7'\n");
