@@ -20,6 +20,9 @@ void register_snapshot(CLI::App&, Context&);
 void register_history(CLI::App&, Context&);
 void register_rollback(CLI::App&, Context&);
 void register_cache(CLI::App&, Context&);
+void register_apply(CLI::App&, Context&);
+void register_lock(CLI::App&, Context&);
+void register_fetch(CLI::App&, Context&);
 
 // One command per line: branches that add commands then merge without conflicts more often.
 const RegisterCommand kCommands[] = {
@@ -38,6 +41,9 @@ const RegisterCommand kCommands[] = {
     register_history,
     register_rollback,
     register_cache,
+    register_apply,
+    register_lock,
+    register_fetch,
     register_config,
 };
 
