@@ -51,12 +51,36 @@ def run_timed(argv, env, log):
         out.flush()
         t = time.monotonic()
         p = subprocess.Popen(argv, env=env, stdout=out, stderr=out, stdin=subprocess.DEVNULL)
+        peaks = {}
+        sampler = threading.Thread(target=sample_rss, args=(p.pid, peaks), daemon=True)
+        sampler.start()
         _, status, ru = os.wait4(p.pid, 0)
         wall = time.monotonic() - t
         p.returncode = os.waitstatus_to_exitcode(status)
+        sampler.join()
     if p.returncode != 0:
         raise RuntimeError(f"exit {p.returncode}: {' '.join(argv[:6])}… (see {log})")
-    return {"seconds": wall, "cpu": ru.ru_utime + ru.ru_stime, "rss_mib": ru.ru_maxrss / 1024}
+    return {"seconds": wall, "cpu": ru.ru_utime + ru.ru_stime, "rss_mib": ru.ru_maxrss / 1024, **peaks}
+
+
+def sample_rss(pid, peaks):
+    """Peak anonymous and file-backed resident memory of the process (not its children), sampled
+    every 10 ms from /proc: ru_maxrss counts the pages of mapped files too (the wheels an installer
+    maps, the files it writes through a mapping), which the kernel can drop at any time."""
+    path = f"/proc/{pid}/status"
+    while True:
+        try:
+            with open(path) as f:
+                text = f.read()
+        except OSError:
+            return
+        for line in text.splitlines():
+            key = {"RssAnon:": "anon_mib", "RssFile:": "file_mib", "RssShmem:": "shmem_mib"}.get(line.split(":")[0] + ":")
+            if key:
+                peaks[key] = max(peaks.get(key, 0), int(line.split()[1]) / 1024)
+        if text.find("State:\tZ") >= 0:
+            return
+        time.sleep(0.01)
 
 
 def quiet(argv, env=None):
@@ -235,6 +259,10 @@ class Bench:
 
     def measure(self, measure, tool, fn, venv, variant):
         """One timed step; a failure or skip is recorded, not fatal, so the other tools still run."""
+        # Flush what the previous steps wrote and deleted first: right after a 17 000-file tree is
+        # deleted, ext4 spends most of a create in `recently_deleted` (one run measured 3.4x the
+        # CPU of the same install after a sync), which would charge one tool for another's cleanup.
+        os.sync()
         try:
             r = fn(venv, variant)
             self.check(venv, variant)
@@ -244,7 +272,7 @@ class Bench:
         except RuntimeError as e:
             r = {"ok": False, "error": str(e)}
         self.results[measure][tool.name].append(r)
-        shown = f"{r['seconds']:.2f} s, {r['rss_mib']:.0f} MiB" if r["ok"] else r.get("skipped") or r.get("error")
+        shown = f"{r['seconds']:.2f} s, CPU {r['cpu']:.2f} s, RSS {r['rss_mib']:.0f} MiB (anonymous {r.get('anon_mib', 0):.0f})" if r["ok"] else r.get("skipped") or r.get("error")
         print(f"  {measure:8s} {tool.name:6s} {shown}", file=sys.stderr, flush=True)
         return r["ok"]
 
@@ -298,7 +326,7 @@ class Bench:
         else:
             out["envfix doctor"] = {"skipped": "no envfix or no interpreter"}
         code = "import torch; print(torch.cuda.get_arch_list())"
-        if os.path.exists(py) and quiet([py, "-c", "import torch"]).returncode == 0:
+        if os.path.exists(py) and quiet([py, "-c", code]).returncode == 0:
             out["import torch"] = [run_timed([py, "-c", code], self.env, self.log("doctor")) for _ in range(max(3, self.a.reps))]
         else:
             out["import torch"] = {"skipped": f"torch does not import in {py} (a synthetic stack holds no real torch)"}
@@ -321,7 +349,8 @@ def stats(runs):
         return {"n": 0, "why": why}
     return {"n": len(ok), "median": statistics.median(ok), "min": min(ok), "max": max(ok),
             "cpu": statistics.median(r["cpu"] for r in runs if "cpu" in r),
-            "rss_mib": max(r["rss_mib"] for r in runs if "rss_mib" in r)}
+            "rss_mib": max(r["rss_mib"] for r in runs if "rss_mib" in r),
+            "anon_mib": max((r.get("anon_mib", 0) for r in runs), default=0)}
 
 
 def fmt(s):
@@ -364,8 +393,14 @@ def summarize(b, doctor):
                      f" | {ratio(e, s['uv']) if 'uv' in s else '–'} | {ratio(e, s['pip']) if 'pip' in s else '–'} |")
     lines.append("| peak RSS, cold | " + " | ".join(f"{summary['cold'][t]['rss_mib']:.0f} MiB" if summary['cold'][t]['n'] else "–"
                                                    for t in tools) + " | | |")
+    lines.append("| peak anonymous RSS, cold (sampled) | " + " | ".join(f"{summary['cold'][t]['anon_mib']:.0f} MiB" if summary['cold'][t]['n'] else "–"
+                                                                 for t in tools) + " | | |")
     lines.append("| CPU, cold (user+sys) | " + " | ".join(f"{summary['cold'][t]['cpu']:.1f} s" if summary['cold'][t]['n'] else "–"
                                                        for t in tools) + " | | |")
+    lines += ["", "CPU time (user + system of the tool and its children), median; the machine's load does not inflate it:", "",
+              "| measure | " + " | ".join(tools) + " |", "|---|" + "---|" * len(tools)]
+    for m in MEASURES:
+        lines.append(f"| {m} | " + " | ".join(f"{summary[m][t]['cpu']:.2f} s" if summary[m][t]["n"] else "–" for t in tools) + " |")
     lines += ["", f"Doctor against importing torch ({doctor['python']}):", ""]
     for k in ("envfix doctor", "import torch"):
         v = doctor[k]

@@ -28,7 +28,8 @@ TAIL = b"envfix-switch\0\0\0"
 
 
 def compiled(name, size):
-    return size > 64 * 1024 and not name.endswith((".py", ".pyi", ".h", ".hpp", ".txt", ".json"))
+    return (size > 64 * 1024 and ".dist-info/" not in name
+            and not name.endswith((".py", ".pyi", ".h", ".hpp", ".txt", ".json")))
 
 
 def deflate(data):
@@ -103,7 +104,7 @@ def copy_range(src, offset, length):
 
 def relabel(wheel, label, changed, out_dir):
     """wheel rewritten with local version `label`; `changed` maps entry name → (tmp path, crc, size, digest)."""
-    base = os.path.basename(wheel)
+    base = os.path.basename(wheel).removesuffix(".orig")
     name, version, rest = base.split("-", 2)
     public = version.split("+")[0]
     new_version = f"{public}+{label}"
@@ -163,8 +164,10 @@ def main():
     originals = {}
     for f in os.listdir(files):
         d = norm(f.split("-")[0])
-        if d in MAIN and "+" not in f.split("-")[1]:
-            originals[d] = os.path.join(files, f)
+        if d in MAIN and not f.endswith(".orig"):
+            # Set aside: a relabelled wheel may take the original's name (an installed +cu130).
+            os.replace(os.path.join(files, f), os.path.join(files, f + ".orig"))
+            originals[d] = os.path.join(files, f + ".orig")
     tmpdir = os.path.join(a.out, "tmp")
     os.makedirs(tmpdir, exist_ok=True)
     jobs = []
