@@ -259,9 +259,11 @@ class Bench:
 
     def measure(self, measure, tool, fn, venv, variant):
         """One timed step; a failure or skip is recorded, not fatal, so the other tools still run."""
-        # Flush what the previous steps wrote and deleted first: right after a 17 000-file tree is
-        # deleted, ext4 spends most of a create in `recently_deleted` (one run measured 3.4x the
-        # CPU of the same install after a sync), which would charge one tool for another's cleanup.
+        # Flush what the previous steps wrote and deleted first. ext4 will not reuse an inode
+        # deleted in the last 60 s, or 360 s while its inode-table block is still dirty
+        # (`recently_deleted`), and scans past each one: after a 17 000-file tree is deleted,
+        # creating files costs several times more CPU. The sync shortens that window for every
+        # tool alike; the cold runs, after dropping the caches, escape it entirely.
         os.sync()
         try:
             r = fn(venv, variant)
