@@ -162,9 +162,9 @@ def main():
     if not os.path.isdir(files):
         subprocess.run([a.python, a.repack, a.out] + a.packages, check=True)
     originals = {}
-    for f in os.listdir(files):
+    for f in sorted(os.listdir(files)):
         d = norm(f.split("-")[0])
-        if d in MAIN and not f.endswith(".orig"):
+        if d in MAIN and f.endswith(".whl"):
             # Set aside: a relabelled wheel may take the original's name (an installed +cu130).
             os.replace(os.path.join(files, f), os.path.join(files, f + ".orig"))
             originals[d] = os.path.join(files, f + ".orig")
@@ -187,7 +187,7 @@ def main():
             variants[label]["wheels"].append("files/" + fname)
             variants[label]["requirements"].append(f"{d}=={version}")
         os.unlink(wheel)
-    others = ["files/" + f for f in sorted(os.listdir(files)) if norm(f.split("-")[0]) not in MAIN]
+    others = ["files/" + f for f in sorted(os.listdir(files)) if f.endswith(".whl") and norm(f.split("-")[0]) not in MAIN]
     for v in variants.values():
         v["wheels"] += others
     for d in MAIN:
