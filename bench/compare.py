@@ -167,7 +167,10 @@ class Envfix(Tool):
             raise Skip("not available in this build (no `envfix rollback`/`history` in envfix --help)")
         r = run_timed([self.exe, "rollback", "--json", "-y", "--env", venv], self.env(), self.b.log(self.name))
         hist = quiet([self.exe, "history", "--json", "--env", venv], self.env())
-        r["history_entries"] = len(json.loads(hist.stdout).get("snapshots", [])) if hist.returncode == 0 else None
+        try:  # for the record only: how many snapshots the environment holds after the rollback
+            r["history_entries"] = len(json.loads(hist.stdout).get("snapshots", []))
+        except (ValueError, AttributeError):
+            r["history_entries"] = None
         return r
 
 
