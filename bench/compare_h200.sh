@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# bench/compare.py on the GPU machine with the real torch stack (docs/performance.md, "envfix, pip
+# and uv side by side"): repack the installed torch 2.11.0+cu130 stack into an index with a second,
+# relabelled variant (bench/real_stack.py), then compare envfix, pip and uv on it. About 6 minutes.
+#
+# Usage (repository root): bench/compare_h200.sh OUT_DIR   [ENVFIX=.h200/bin/envfix SRC_PY=… BASE=… W=…]
+set -euo pipefail
+OUT_DIR=${1:?usage: bench/compare_h200.sh OUT_DIR}
+ENVFIX=${ENVFIX:-.h200/bin/envfix}
+SRC_PY=${SRC_PY:-/opt/torch/.venv/bin/python3}
+BASE=${BASE:-/usr/bin/python3.12}
+REPACK=${REPACK:-../shared/tools/repack-index.py}
+W=${W:-/tmp/envfix-compare}
+[[ -f $REPACK ]] || REPACK=shared/tools/repack-index.py
+# The interpreter whose pip runs `pip --python VENV install`: the base's, else the torch venv's.
+PIP_PY=$BASE
+"$BASE" -m pip --version >/dev/null 2>&1 || PIP_PY=$SRC_PY
+rm -rf "$W"; mkdir -p "$W" "$OUT_DIR"
+t0=$EPOCHREALTIME
+python3 bench/real_stack.py "$W/idx" --python "$SRC_PY" --repack "$REPACK" 2>&1 | tail -3 | tee "$OUT_DIR/stack.log"
+echo "index built in $(python3 -c "print(f'{$EPOCHREALTIME - $t0:.0f}')") s"
+python3 bench/compare.py --index "$W/idx" --envfix "$ENVFIX" --python "$BASE" --pip-python "$PIP_PY" \
+  --doctor-python "$SRC_PY" --reps 3 --pip-reps 1 --budget 420 --machine h200 --out "$OUT_DIR"
+rm -rf "$W"
