@@ -19,6 +19,7 @@ const std::vector<EnvVarInfo>& table() {
         {EnvVar::EnvfixProfilesDir, "ENVFIX_PROFILES_DIR", "profiles folder (matrix/, gpus/) to load instead of the built-in copy"},
         {EnvVar::EnvfixFaultAfter, "ENVFIX_FAULT_AFTER", "test hook: N kills envfix (SIGKILL) at the Nth fault point of an install transaction; N:int raises Ctrl-C there instead"},
         {EnvVar::CudaVisibleDevices, "CUDA_VISIBLE_DEVICES", "GPUs the CUDA driver shows (envfix says when it hides some)"},
+        {EnvVar::LdLibraryPath, "LD_LIBRARY_PATH", "where the loader looks for libcuda.so.1; another value probes again instead of taking the probe remembered for the boot"},
         {EnvVar::VirtualEnv, "VIRTUAL_ENV", "the active virtual environment (default target)"},
         {EnvVar::CondaPrefix, "CONDA_PREFIX", "the active conda environment (default target)"},
         {EnvVar::Path, "PATH", "where python3 and nvidia-smi are looked for"},

@@ -10,7 +10,7 @@ namespace envfix::probe {
 
 namespace {
 
-constexpr int kFormatVersion = 1;
+constexpr int kFormatVersion = 2;
 using Json = nlohmann::json;
 
 std::optional<std::string> system_file(std::string_view absolute) {
@@ -30,7 +30,7 @@ std::string library_identity(const std::string& path) {
 
 Json key_json(const MachineCacheKey& k) {
     return {{"boot_id", k.boot_id}, {"module_version", k.module_version}, {"visible_devices", k.visible_devices},
-            {"libcuda", k.libcuda}, {"libnvml", k.libnvml}};
+            {"libcuda", k.libcuda}, {"libnvml", k.libnvml}, {"ld_library_path", k.ld_library_path}};
 }
 
 Json message_json(const Message& m) {
@@ -51,21 +51,23 @@ std::optional<DriverVersion> version_from(const Json& j) {
 
 }  // namespace
 
-std::filesystem::path machine_cache_file() { return fs::cache_dir() / "machine-v1.json"; }
+std::filesystem::path machine_cache_file() { return fs::cache_dir() / "machine-v2.json"; }
 
 std::optional<MachineCacheKey> machine_cache_key() {
     MachineCacheKey k;
     auto boot = system_file("/proc/sys/kernel/random/boot_id");
     if (!boot) return std::nullopt;
+    // Containers often show neither file; the driver library's identity, checked on load, then
+    // stands for the driver (a driver update replaces the library).
     auto module = system_file("/sys/module/nvidia/version");
     if (!module) module = system_file("/proc/driver/nvidia/version");
-    if (!module) return std::nullopt;
     k.boot_id = *boot;
-    k.module_version = *module;
+    k.module_version = module.value_or("");
     auto cvd = env::get_raw(EnvVar::CudaVisibleDevices);
     k.visible_devices = cvd ? *cvd : std::string("\x01");
     k.libcuda = env::get_or(EnvVar::EnvfixLibcuda, "");
     k.libnvml = env::get_or(EnvVar::EnvfixLibnvml, "");
+    k.ld_library_path = env::get_or(EnvVar::LdLibraryPath, "");
     return k;
 }
 
@@ -85,6 +87,7 @@ std::optional<MachineProbe> load_cached_probe(const MachineCacheKey& key) {
         if (m.driver.cuda_raw > 0) m.driver.cuda = CudaVersion::decode(m.driver.cuda_raw);
         m.driver.library_version = version_from(d.at("library_version"));
         m.driver.nvml_library = d.at("nvml_library").get<std::string>();
+        if (d.at("nvml_identity").get<std::string>() != library_identity(m.driver.nvml_library)) return std::nullopt;
         if (d.at("nvml_gpu_count").is_number()) m.driver.nvml_gpu_count = d.at("nvml_gpu_count").get<int>();
         for (const auto& g : j.at("gpus")) {
             Gpu gpu;
@@ -128,6 +131,7 @@ void save_cached_probe(const MachineCacheKey& key, const MachineProbe& m) {
           {"cuda_raw", d.cuda_raw},
           {"library_version", d.library_version ? Json(d.library_version->to_string()) : Json(nullptr)},
           {"nvml_library", d.nvml_library},
+          {"nvml_identity", library_identity(d.nvml_library)},
           {"nvml_gpu_count", d.nvml_gpu_count ? Json(*d.nvml_gpu_count) : Json(nullptr)}}},
         {"gpus", gpus},
         {"hidden", hidden},

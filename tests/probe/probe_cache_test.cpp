@@ -54,7 +54,7 @@ TEST(ProbeCache, RememberedForTheBootUntilSomethingChanges) {
     }
 }
 
-TEST(ProbeCache, NothingIsRememberedWithoutABootIdOrALoadedModule) {
+TEST(ProbeCache, NothingIsRememberedWithoutABootId) {
     test::TempDir d;
     auto sysroot = d / "root";
     standin::write_driver_files(sysroot, "580.159.04");  // no boot id
@@ -64,5 +64,34 @@ TEST(ProbeCache, NothingIsRememberedWithoutABootIdOrALoadedModule) {
     }
     standin::ScopedEnv env(with(standin::env("rtx5090-570", {.sysroot = sysroot}), d));
     EXPECT_EQ(inspect_machine({.use_cache = true}).gpus.at(0).cc, (ComputeCapability{12, 0}));
-    EXPECT_FALSE(std::filesystem::exists(d / "cache/machine-v1.json"));
+    EXPECT_FALSE(std::filesystem::exists(d / "cache/machine-v2.json"));
+}
+
+// A container shows no module version (/sys/module/nvidia, /proc/driver/nvidia are the host's and
+// hidden): the driver library's identity stands for the driver.
+TEST(ProbeCache, InAContainerTheDriverLibraryStandsForTheDriver) {
+    test::TempDir d;
+    auto sysroot = d / "root";
+    test::write_text(sysroot / "proc/sys/kernel/random/boot_id", "11111111-2222-3333-4444-555555555555\n");
+    auto lib = d / "lib" / "libcuda.so.1";
+    std::filesystem::create_directories(lib.parent_path());
+    std::filesystem::copy_file(standin::libcuda(), lib);
+    auto machine = [&](const std::string& name) {
+        auto env = with(standin::env(name, {.sysroot = sysroot}), d);
+        env.push_back({"ENVFIX_LIBCUDA", lib.string()});
+        return env;
+    };
+    {
+        standin::ScopedEnv env(machine("h200-580"));
+        ASSERT_TRUE(inspect_machine({.use_cache = true}).ok());
+    }
+    {
+        standin::ScopedEnv env(machine("rtx5090-570"));
+        EXPECT_EQ(inspect_machine({.use_cache = true}).gpus.at(0).name, "NVIDIA H200");  // remembered
+    }
+    // A driver update replaces the library: probed again.
+    std::filesystem::remove(lib);
+    std::filesystem::copy_file(standin::libcuda(), lib);
+    standin::ScopedEnv env(machine("rtx5090-570"));
+    EXPECT_EQ(inspect_machine({.use_cache = true}).gpus.at(0).cc, (ComputeCapability{12, 0}));
 }

@@ -24,6 +24,7 @@ enum class EnvVar {
     EnvfixFaultAfter,    // test hook: kill envfix at the Nth fault point of a transaction
     // CUDA
     CudaVisibleDevices,
+    LdLibraryPath,       // where the loader finds libcuda.so.1 (part of the probe cache's key)
     // Python environments
     VirtualEnv,
     CondaPrefix,
