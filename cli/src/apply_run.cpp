@@ -54,6 +54,7 @@ struct Outcome {
     std::string torch, variant, channel;
     std::vector<Change> changes;
     std::string transaction;
+    std::string snapshot;  // taken before the change: `envfix rollback` undoes it
     std::optional<bool> verified;  // nullopt: not run
     std::string verify_detail;
     std::vector<Message> findings;  // the app's, and the plan's warnings
@@ -224,8 +225,10 @@ private:
         }
         auto env = resolve_target(target, ctx_, TargetNeed::Interpreter);
         o.interpreter = env.interpreter.string();
+        req.snapshot_reason = "apply " + e.name;
         auto result = value_or_throw(installer::install_planned_wheels(env, req, *ctx_.reporter));
         o.transaction = result.transaction;
+        o.snapshot = result.snapshot;
         o.status = Status::Changed;
         if (e.policy.verify.value_or(false)) {
             verify_into(o, ctx_);
@@ -280,7 +283,7 @@ Json outcome_json(const Outcome& o) {
             {"channel", o.channel.empty() ? Json(nullptr) : Json(o.channel)},
             {"changes", changes},
             {"transaction", o.transaction.empty() ? Json(nullptr) : Json(o.transaction)},
-            {"snapshot", nullptr},
+            {"snapshot", o.snapshot.empty() ? Json(nullptr) : Json(o.snapshot)},
             {"verify", verify},
             {"findings", findings},
             {"error", o.error ? error_json(*o.error) : Json(nullptr)}};

@@ -111,6 +111,7 @@ Expected<InstallResult> install_planned_wheels(const probe::Environment& env, co
     InstallRequest req;
     req.remove = request.remove;
     req.wait_for_lock = request.wait_for_lock;
+    req.snapshot_reason = request.snapshot_reason;
     auto files = obtain_wheels(request.wheels, request.sources, reporter);
     if (!files) return Unexpected<Error>(files.error());
     for (size_t i = 0; i < files->size(); ++i) {

@@ -63,6 +63,7 @@ TEST_F(ApplyCli, FirstRunChangesSecondSaysNothingToChange) {
     EXPECT_EQ((*change(env, "torch"))["after"], "2.11.0+cu130");
     EXPECT_EQ(env["changes"][0]["name"], "torch");  // the framework first
     EXPECT_TRUE(env["transaction"].is_string());
+    ASSERT_TRUE(env["snapshot"].is_string()) << first.out;  // the way back: envfix rollback
     EXPECT_TRUE(env["error"].is_null());
     EXPECT_EQ(test::installed_version(venv, "torch"), "2.11.0+cu130");
     EXPECT_EQ(test::installed_version(venv, "torchvision"), "0.26.0+cu130");
@@ -74,6 +75,7 @@ TEST_F(ApplyCli, FirstRunChangesSecondSaysNothingToChange) {
     EXPECT_EQ(j2["environments"][0]["status"], "unchanged");
     EXPECT_TRUE(j2["environments"][0]["changes"].empty());
     EXPECT_TRUE(j2["environments"][0]["transaction"].is_null());
+    EXPECT_TRUE(j2["environments"][0]["snapshot"].is_null());
 
     auto text = test::run_as_h200({"apply", s.string()}, dir_.path());
     EXPECT_EQ(text.code, 0) << text.err;

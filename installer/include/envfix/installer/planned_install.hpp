@@ -60,6 +60,7 @@ struct PlannedInstallRequest {
     std::vector<std::string> remove;
     WheelSources sources;
     bool wait_for_lock = false;
+    std::string snapshot_reason;  // not empty: a snapshot first (InstallRequest::snapshot_reason)
 };
 
 // Obtains the wheels, then install() with them and the removals as one transaction. Errors:
