@@ -18,16 +18,15 @@ Expected<std::string> read_file(const stdfs::path& p) {
         const char* why = stdfs::exists(p, ec) ? "permission denied or not a file" : "no such file";
         return fail(ExitCode::BadInput, "fs.read_failed", {{"path", p.string()}, {"reason", why}});
     }
+    // Read to the end rather than trusting the size: /proc files say 0 bytes and /sys files 4096,
+    // whatever they hold (boot_id, the driver's version).
     std::string data;
     in.seekg(0, std::ios::end);
-    auto size = in.tellg();
-    if (size > 0) {
-        data.resize(static_cast<size_t>(size));
-        in.seekg(0);
-        in.read(data.data(), size);
-    }
-    if (in.bad() || (size > 0 && in.gcount() != size))
-        return fail(ExitCode::BadInput, "fs.read_failed", {{"path", p.string()}, {"reason", "read error"}});
+    if (auto size = in.tellg(); size > 0) data.reserve(static_cast<size_t>(size));
+    in.seekg(0);
+    char buf[1 << 16];
+    while (in.read(buf, sizeof buf) || in.gcount() > 0) data.append(buf, static_cast<size_t>(in.gcount()));
+    if (in.bad()) return fail(ExitCode::BadInput, "fs.read_failed", {{"path", p.string()}, {"reason", "read error"}});
     return data;
 }
 

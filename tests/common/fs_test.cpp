@@ -34,6 +34,20 @@ TEST(Fs, ReadMissingFileNamesIt) {
     EXPECT_EQ(r.error().message.arg("path"), "/nonexistent/x");
 }
 
+// /proc files say 0 bytes and /sys files 4096 whatever they hold; the probe reads the boot id and
+// /sys/module/nvidia/version through read_file.
+TEST(Fs, ReadsPseudoFilesToTheirEnd) {
+    auto boot = fs::read_file("/proc/sys/kernel/random/boot_id");
+    ASSERT_TRUE(boot) << render(boot.error().message, Lang::En);
+    EXPECT_EQ(boot->size(), 37u) << *boot;  // a UUID and a newline
+    const char* sys_file = "/sys/kernel/mm/transparent_hugepage/enabled";
+    if (!std::filesystem::exists(sys_file)) GTEST_SKIP() << sys_file << " is not on this machine";
+    auto sys = fs::read_file(sys_file);
+    ASSERT_TRUE(sys) << render(sys.error().message, Lang::En);
+    EXPECT_FALSE(sys->empty());
+    EXPECT_LT(sys->size(), 4096u);
+}
+
 TEST(Fs, MapAndIdentity) {
     test::TempDir d;
     test::write_text(d / "m", "hello");
