@@ -160,7 +160,8 @@ class Envfix(Tool):
             args = ["--index-url", self.b.url, "-y"] + v["requirements"]
         else:
             args = [os.path.join(self.b.a.index, w) for w in v["wheels"]]
-        return run_timed([self.exe, "install", "--json", "--env", venv] + args, self.env(), self.b.log(self.name))
+        # --no-verify: pip and uv run nothing after installing (verify is timed on its own, docs/verify.md)
+        return run_timed([self.exe, "install", "--json", "--no-verify", "--env", venv] + args, self.env(), self.b.log(self.name))
 
     def rollback(self, venv, variant):
         if not self.has_rollback:
@@ -240,7 +241,10 @@ class Bench:
             except Skip as e:
                 self.skipped[name] = str(e)
         envfix = self.tools.get("envfix")
-        self.index_mode = bool(envfix and envfix.index_mode)
+        # `envfix install --index-url` plans the framework for this machine (matrix and GPU) and
+        # takes only framework requirements, so a relabelled test variant is installed from its
+        # files: --mode files gives every tool the same local wheels (the default here).
+        self.index_mode = a.mode == "index" and bool(envfix and envfix.index_mode)
         self.results = {m: {t: [] for t in self.tools} for m in MEASURES}
         self.dropped = None
 
@@ -426,6 +430,8 @@ def main():
     ap.add_argument("--pip-reps", type=int, default=None, help="repetitions for pip (default --reps)")
     ap.add_argument("--budget", type=float, default=0, help="start no new repetition after this many seconds")
     ap.add_argument("--tools", default="envfix,pip,uv")
+    ap.add_argument("--mode", choices=["files", "index"], default="files",
+                    help="files: every tool installs the same local wheel files; index: over HTTP (needs envfix install --index-url)")
     ap.add_argument("--doctor-python", default=None)
     ap.add_argument("--work", default=None, help="venvs and caches (default: beside --index)")
     ap.add_argument("--out", default=None)
