@@ -2,10 +2,14 @@
 // then one transaction (old framework and companions out, new ones in) after a snapshot.
 #include <algorithm>
 
+#include "app_target.hpp"
 #include "env_json.hpp"
 #include "envfix/common/strings.hpp"
+#include "envfix/installer/app_alignment.hpp"
 #include "envfix/installer/snapshot.hpp"
 #include "envfix/installer/wheel_cache.hpp"
+#include "envfix/resolver/app_target.hpp"
+#include "envfix/resolver/matrix_loader.hpp"
 #include "envfix/resolver/url.hpp"
 #include "index_options.hpp"
 #include "install_index.hpp"
@@ -32,6 +36,22 @@ std::string with_index_credentials(const std::string& url, const resolver::PlanS
     return url;
 }
 
+// --app: the app's own constraints (its torch range, companions pinned to torch, requirement
+// files) against the plan, before anything changes; a conflict stops the install (issue 8).
+void check_app_before_install(Context& ctx, const TargetOptions& target, const probe::Environment& env,
+                              const resolver::Plan& plan) {
+    auto app = resolve_app(target, ctx, TargetNeed::Files);
+    if (!app.target.profile) return;
+    auto matrix = value_or_throw(resolver::load_embedded_profiles());
+    auto aligned = installer::align_app(plan, resolver::check_app_target(app.target, installer::plan_packages(plan), &matrix));
+    for (const auto& f : aligned.constraints.findings)
+        if (f.kind != resolver::AppFindingKind::Conflict) ctx.reporter->warn(f.message);
+    if (!aligned.blocked()) return;
+    for (const auto& r : aligned.reasons()) ctx.reporter->warn(r);
+    throw Failure(ExitCode::RequirementsUnmet, "apply.app_blocked",
+                  {{"name", env.root.string()}, {"app", std::string(app.target.profile->display())}});
+}
+
 }  // namespace
 
 void run_index_install(const InstallOptions& o, const probe::Environment& env, bool created, Context& ctx) {
@@ -45,6 +65,8 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
     if (!o.venv.empty()) plan_opts.target = TargetOptions{.env = o.venv};
     auto choice = plan_for_install(ctx, plan_opts, sources, o.items);
     const auto& plan = choice.plan;
+    if (!plan.failure && (!plan_opts.target.app.empty() || !plan_opts.target.path.empty()))
+        check_app_before_install(ctx, plan_opts.target, env, plan);
     if (plan.failure || o.dry_run) {
         if (plan.failure) ctx.exit_code = plan.failure->code;
         if (ctx.opts.json) {
@@ -92,8 +114,6 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
     req.wait_for_lock = o.wait;
     req.break_system_packages = o.break_system_packages;
     req.threads = o.threads;
-    // The app engineer's check_app_target() (resolver/app_target.hpp) goes here, before the
-    // environment changes: an app whose pins the plan breaks stops the install.
     auto result = installer::install_verified(env, req, verify_options(o, env, ctx), *ctx.reporter);
     Json extra = {{"plan", install_plan_json(plan)}, {"downloads", downloads}};
     report_install(ctx, env, o, result, created, &extra);

@@ -245,6 +245,20 @@ TEST_F(ApplyCli, AnAppConflictIsReportedBeforeAnythingChanges) {
     EXPECT_EQ(test::installed_version(ok_app / ".venv", "torchaudio"), "2.11.0+cu130");
 }
 
+// The same check in `envfix install --app` (issue 8): the app's pins against the plan, before
+// anything changes.
+TEST_F(ApplyCli, InstallForAnAppRefusesAPlanThatBreaksIt) {
+    auto app = test::make_comfyui_git(dir_ / "ComfyUI-old");
+    test::write_text(app / "requirements.txt", "torch<2.10\ntorchvision\ntorchaudio\n");
+    auto r = test::run_as_h200({"install", "--app", "comfyui", "--path", app.string(), "--torch-from", "index",
+                                "--index-url", world.index_url(), "-y", "--no-verify"},
+                               dir_.path());
+    EXPECT_EQ(r.code, 30) << r.out << r.err;  // requirements-unmet
+    EXPECT_TRUE(contains(r.err, "the change would break ComfyUI; nothing was changed")) << r.err;
+    EXPECT_TRUE(contains(r.out + r.err, "requirements.txt")) << r.out << r.err;
+    EXPECT_EQ(test::installed_version(app / ".venv", "torch"), "");
+}
+
 TEST_F(ApplyCli, VerifyRunsEnvfixsKernelsAfterAChange) {
     auto venv = dir_ / "ws";
     auto s = spec("policy:\n  verify: true\nenvironments:\n" + venv_entry("ws", venv));

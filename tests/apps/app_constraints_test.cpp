@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "app_data.hpp"
 #include "app_trees.hpp"
 #include "envfix/resolver/app_profiles.hpp"
 #include "envfix/resolver/app_target.hpp"
@@ -17,26 +18,9 @@ namespace {
 namespace stdfs = std::filesystem;
 using resolver::AppFindingKind;
 
-const resolver::AppCatalog& catalog() {
-    static const resolver::AppCatalog c = *resolver::load_embedded_app_profiles();
-    return c;
-}
-const resolver::Matrix& matrix() {
-    static const resolver::Matrix m = *resolver::load_embedded_profiles();
-    return m;
-}
-
-resolver::InstalledDist dist(const std::string& name, const std::string& version, std::vector<std::string> requires_dist = {}) {
-    resolver::InstalledDist d;
-    d.name = name;
-    d.canonical_name = resolver::canonicalize_name(name);
-    d.version = version;
-    d.parsed_version = resolver::Version::try_parse(version);
-    d.metadata.name = name;
-    d.metadata.version = version;
-    d.metadata.requires_dist = std::move(requires_dist);
-    return d;
-}
+using test::apps::catalog;
+using test::apps::dist;
+using test::apps::matrix;
 
 resolver::InstalledSet installed(std::vector<resolver::InstalledDist> dists) {
     std::sort(dists.begin(), dists.end(), [](const auto& a, const auto& b) { return a.canonical_name < b.canonical_name; });
