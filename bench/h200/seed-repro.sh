@@ -164,7 +164,28 @@ step "envfix verify --check-module kernpkg passes" 0 "$ENVFIX" verify --python "
 step "envfix doctor finds nothing wrong now" 0 "$ENVFIX" doctor --python "$PY"
 
 # 7. A bad build: the install undoes itself.
-tree() { (cd "$W/venv" && find . -path ./lib/python3.12/site-packages/torch -prune -o -path ./lib/python3.12/site-packages/nvidia -prune -o -print0 | sort -z | xargs -0 -I{} sh -c 'if [ -L "{}" ]; then echo "L {} $(readlink "{}")"; elif [ -d "{}" ]; then echo "D {}"; else echo "F {} $(sha256sum < "{}" | cut -c1-64)"; fi'); }
+# Every path of the venv with its link target or sha256, torch/ and nvidia/ (large, untouched) and
+# envfix's own records (.envfix/: snapshots and their store) left out; one Python process.
+tree() {
+  python3 - "$W/venv" <<'PY'
+import hashlib, os, sys
+root = sys.argv[1]
+skip = {os.path.join(root, p) for p in (".envfix", "lib/python3.12/site-packages/torch", "lib/python3.12/site-packages/nvidia")}
+out = []
+for d, dirs, files in os.walk(root):
+    dirs[:] = sorted(x for x in dirs if os.path.join(d, x) not in skip)
+    for name in sorted(dirs + files):
+        p = os.path.join(d, name)
+        rel = os.path.relpath(p, root)
+        if os.path.islink(p):
+            out.append(f"L {rel} {os.readlink(p)}")
+        elif os.path.isdir(p):
+            out.append(f"D {rel}")
+        else:
+            out.append(f"F {rel} {hashlib.sha256(open(p, 'rb').read()).hexdigest()}")
+print("\n".join(sorted(out)))
+PY
+}
 tree >"$W/tree-before.txt"
 step "envfix install kernpkg 3.0 (sm_80 only): rolled back" 65 install_kernpkg 3.0 "$OUT/install-3.0.json" --check-module kernpkg
 tree >"$W/tree-after.txt"
