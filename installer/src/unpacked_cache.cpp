@@ -54,7 +54,10 @@ std::string unique_name() {
 stdfs::path key_file(const stdfs::path& root, const stdfs::path& wheel) {
     std::error_code ec;
     auto abs = stdfs::absolute(wheel, ec).lexically_normal();
-    return root / kLayout / "keys" / sha256_hex(abs.string()).substr(0, 32);
+    // The native bytes: Windows paths are UTF-16 and need not fit the ANSI code page.
+    const auto& n = abs.native();
+    auto bytes = std::string_view(reinterpret_cast<const char*>(n.data()), n.size() * sizeof(n[0]));
+    return root / kLayout / "keys" / sha256_hex(bytes).substr(0, 32);
 }
 
 std::string stat_line(const storeops::FileStat& s) {
