@@ -1,9 +1,10 @@
-// envfix cache dir|list|clean: the wheel cache shared by every environment (issue 6;
-// docs/snapshots.md#the-wheel-cache).
+// envfix cache dir|list|clean: the wheel cache and the unpacked-wheel cache shared by every
+// environment (issue 6, issue 9; docs/snapshots.md#the-wheel-cache).
 #include <CLI/CLI.hpp>
 
 #include "context.hpp"
 #include "envfix/common/strings.hpp"
+#include "envfix/installer/unpacked_cache.hpp"
 #include "envfix/installer/wheel_cache.hpp"
 #include "output.hpp"
 
@@ -25,25 +26,41 @@ void run_list(Context& ctx) {
     auto list = installer::list_cached_wheels(root);
     uint64_t total = 0;
     for (const auto& w : list) total += w.size;
+    auto uroot = installer::unpacked_cache_root();
+    auto unpacked = installer::list_unpacked(uroot);
+    uint64_t ubytes = 0;
+    size_t ufiles = 0;
+    for (const auto& u : unpacked) {
+        ubytes += u.bytes;
+        ufiles += u.files;
+    }
     if (ctx.opts.json) {
         Json a = Json::array();
         for (const auto& w : list) a.push_back({{"filename", w.filename}, {"sha256", w.sha256}, {"size", w.size}, {"path", w.file.string()}});
-        print_json({{"schema_version", kJsonSchemaVersion}, {"path", root.string()}, {"wheels", a}, {"bytes", total}, {"error", nullptr}});
+        Json u = Json::array();
+        for (const auto& e : unpacked) u.push_back({{"sha256", e.sha256}, {"files", e.files}, {"bytes", e.bytes}, {"path", e.dir.string()}});
+        print_json({{"schema_version", kJsonSchemaVersion}, {"path", root.string()}, {"wheels", a}, {"bytes", total},
+                    {"unpacked", {{"path", uroot.string()}, {"entries", u}, {"bytes", ubytes}}}, {"error", nullptr}});
         return;
     }
     for (const auto& w : list) print(w.filename + "  " + str::human_bytes(w.size) + "  sha256:" + w.sha256.substr(0, 12));
     print(msg("cache.summary", {{"count", std::to_string(list.size())}, {"size", str::human_bytes(total)}, {"path", root.string()}}));
+    print(msg("cache.unpacked_summary", {{"count", std::to_string(unpacked.size())}, {"files", std::to_string(ufiles)},
+                                         {"size", str::human_bytes(ubytes)}, {"path", uroot.string()}}));
 }
 
 void run_clean(Context& ctx) {
     auto root = installer::wheel_cache_root();
     auto r = value_or_throw(installer::clean_wheel_cache(root));
+    auto uroot = installer::unpacked_cache_root();
+    auto u = value_or_throw(installer::clean_unpacked_cache(uroot));
     if (ctx.opts.json) {
         print_json({{"schema_version", kJsonSchemaVersion}, {"path", root.string()}, {"files_removed", r.files}, {"bytes_freed", r.bytes},
-                    {"error", nullptr}});
+                    {"unpacked", {{"path", uroot.string()}, {"files_removed", u.files}, {"bytes_freed", u.bytes}}}, {"error", nullptr}});
         return;
     }
     print(msg("cache.cleaned", {{"count", std::to_string(r.files)}, {"size", str::human_bytes(r.bytes)}, {"path", root.string()}}));
+    print(msg("cache.cleaned", {{"count", std::to_string(u.files)}, {"size", str::human_bytes(u.bytes)}, {"path", uroot.string()}}));
 }
 
 }  // namespace
@@ -52,8 +69,8 @@ void register_cache(CLI::App& app, Context& ctx) {
     auto* cmd = app.add_subcommand("cache", "the wheel cache shared by every environment: where it is, what it holds, emptying it");
     cmd->require_subcommand(1);
     cmd->add_subcommand("dir", "print the wheel cache's folder")->callback([&ctx] { run_dir(ctx); });
-    cmd->add_subcommand("list", "list the cached wheels")->callback([&ctx] { run_list(ctx); });
-    cmd->add_subcommand("clean", "remove every cached wheel and partial download")->callback([&ctx] { run_clean(ctx); });
+    cmd->add_subcommand("list", "list the cached wheels and unpacked wheels")->callback([&ctx] { run_list(ctx); });
+    cmd->add_subcommand("clean", "remove every cached wheel, partial download and unpacked wheel")->callback([&ctx] { run_clean(ctx); });
 }
 
 }  // namespace envfix::cli

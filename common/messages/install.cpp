@@ -168,6 +168,8 @@ const CatalogEntry entries[] = {
      "{name} 不在 wheel 缓存（{path}）中，而 --offline 不允许下载"},
     {"cache.summary", "{count} wheels, {size}, in {path}", "{path} 中共有 {count} 个 wheel，{size}"},
     {"cache.cleaned", "removed {count} files ({size}) from {path}", "已从 {path} 删除 {count} 个文件（{size}）"},
+    {"cache.unpacked_summary", "{count} unpacked wheels, {files} files, {size}, in {path} (hard-linked into environments)",
+     "{path} 中共有 {count} 个已解包的 wheel，{files} 个文件，{size}（以硬链接装入各环境）"},
     // Snapshots, history, rollback
     {"snapshot.invalid", "cannot read the snapshot {path}: {reason}", "无法读取快照 {path}：{reason}"},
     {"snapshot.no_record", "{name} {version} has no RECORD ({path}): the snapshot lists it without its files",

@@ -14,6 +14,7 @@
 #include "envfix/installer/scripts.hpp"
 #include "envfix/installer/snapshot.hpp"
 #include "envfix/installer/uninstall.hpp"
+#include "envfix/installer/unpacked_cache.hpp"
 #include "envfix/installer/wheel_plan.hpp"
 #include "envfix/resolver/names.hpp"
 #include "envfix/resolver/tags.hpp"
@@ -22,6 +23,7 @@
 #include "install_checks.hpp"
 #include "record_hash.hpp"
 #include "stager.hpp"
+#include "unpacked_store.hpp"
 
 namespace envfix::installer {
 
@@ -38,7 +40,37 @@ struct Input {
     WheelPlan plan;
     std::vector<const resolver::InstalledDist*> replaces;
     bool skip = false;  // this exact version is installed
+    std::optional<std::string> sha256;         // the archive's, when known without reading it
+    std::optional<stdfs::path> unpacked;       // its entry in the unpacked-wheel cache
 };
+
+size_t extracted_files(const WheelPlan& plan) {
+    return static_cast<size_t>(std::count_if(plan.files.begin(), plan.files.end(), [](const PlannedFile& f) {
+        return f.kind == PlannedFile::Kind::Extracted;
+    }));
+}
+
+// Keeps the wheels' verified files in the unpacked-wheel cache, for the next environment that
+// installs them. Only a wheel all of whose extracted files were staged from it (none lost to
+// another wheel writing the same path); best effort, as the cache is only an optimisation.
+// stage_of: per input, per planned file, where it was staged ("" when another wheel wrote it).
+void fill_unpacked_cache(const stdfs::path& root, const std::vector<Input>& inputs,
+                         const std::vector<std::vector<stdfs::path>>& stage_of, Reporter& reporter) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        const auto& in = inputs[i];
+        if (in.skip || !in.sha256 || in.unpacked) continue;
+        std::vector<std::pair<size_t, stdfs::path>> files;
+        bool whole = true;
+        for (size_t k = 0; k < in.plan.files.size() && whole; ++k) {
+            const auto& f = in.plan.files[k];
+            if (f.kind != PlannedFile::Kind::Extracted) continue;
+            whole = !stage_of[i][k].empty();
+            files.emplace_back(f.entry, stage_of[i][k]);
+        }
+        if (!whole) continue;
+        if (auto r = unpacked::add_entry(root, *in.sha256, files); !r) reporter.debug(r.error().message);
+    }
+}
 
 // Files that stay whatever an old RECORD says: the interpreter and the environment's own files.
 std::set<stdfs::path> environment_files(const probe::Environment& env, const InstallScheme& scheme) {
@@ -286,10 +318,27 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         items.push_back({nullptr, &f, tx.stage_path(f.dest)});
         dests.push_back(f.dest);
     }
+    // Wheels already unpacked in the cache: their files are linked instead of inflated.
+    const auto unpacked_root = unpacked_cache_root();
+    for (auto& in : inputs) {
+        if (in.skip) continue;
+        in.sha256 = unpacked::known_sha256(unpacked_root, in.wheel);
+        if (in.sha256) in.unpacked = unpacked::find_entry(unpacked_root, *in.sha256, extracted_files(in.plan));
+    }
+    std::vector<std::vector<stdfs::path>> stage_of(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) stage_of[i].resize(inputs[i].plan.files.size());
+    size_t item = 0;  // the first items are the writer's, in its order
+    for (const auto& [dest, who] : writer) {
+        auto& it = items[item++];
+        const auto& in = inputs[who.first];
+        stage_of[who.first][who.second] = it.stage;
+        if (in.unpacked && it.file->kind == PlannedFile::Kind::Extracted)
+            it.linked_from = unpacked::entry_file(*in.unpacked, it.file->entry);
+    }
     const size_t file_items = items.size();
     std::map<size_t, size_t> archive_hash_item;  // input -> item
     for (size_t i = 0; i < inputs.size(); ++i) {
-        if (inputs[i].skip || !inputs[i].plan.direct_url) continue;
+        if (inputs[i].skip || !inputs[i].plan.direct_url || inputs[i].sha256) continue;
         archive_hash_item[i] = items.size();
         items.push_back({&inputs[i].wheel, nullptr, {}});
     }
@@ -305,6 +354,11 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     so.line_end = env.layout_os == probe::LayoutOs::Windows ? "\r\n" : "\n";
     so.reporter = &reporter;
     ENVFIX_TRY(auto digests, stage_items(items, so));
+    for (const auto& [i, item] : archive_hash_item) {
+        inputs[i].sha256 = digests[item].digest;
+        unpacked::remember_sha256(unpacked_root, inputs[i].wheel, digests[item].digest);
+    }
+    fill_unpacked_cache(unpacked_root, inputs, stage_of, reporter);
     std::map<stdfs::path, const StagedDigest*> written;
     for (size_t k = 0; k < file_items; ++k) {
         written[dests[k]] = &digests[k];
@@ -320,7 +374,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         }
         if (in.plan.direct_url) {
             auto dest = in.plan.dist_info / "direct_url.json";
-            std::string json = direct_url_json(*in.plan.direct_url, digests[archive_hash_item.at(i)].digest);
+            std::string json = direct_url_json(*in.plan.direct_url, *in.sha256);
             ENVFIX_TRY_VOID(write_generated(tx.stage_path(dest), json));
             rows.push_back({record_path_for(dest, in.plan.lib_dir), "sha256", record_sha256(json), json.size()});
         }

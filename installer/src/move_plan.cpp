@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "tx_internal.hpp"
 
@@ -113,10 +114,17 @@ Expected<std::vector<JournalOp>> plan_moves(const std::vector<Area>& areas, cons
         return inside_or_equal(p, *std::prev(it));
     };
     std::set<stdfs::path> extra_outs;  // existing files the new ones replace
+    // What is on disk, asked once per path: every file of a new folder (torch's 13 000) asks
+    // about the same few ancestors.
+    std::unordered_map<stdfs::path::string_type, stdfs::file_type> on_disk;
     auto exists_after = [&](const stdfs::path& p, stdfs::file_type* type) {
-        std::error_code ec;
-        auto t = stdfs::status(p, ec).type();  // a symlink to a folder serves as the folder
-        if (t == stdfs::file_type::not_found) t = stdfs::symlink_status(p, ec).type();
+        auto [it, fresh] = on_disk.try_emplace(p.native(), stdfs::file_type::none);
+        if (fresh) {
+            std::error_code ec;
+            it->second = stdfs::status(p, ec).type();  // a symlink to a folder serves as the folder
+            if (it->second == stdfs::file_type::not_found) it->second = stdfs::symlink_status(p, ec).type();
+        }
+        auto t = it->second;
         *type = t;
         return t != stdfs::file_type::not_found && !moved_out(p) && !extra_outs.count(p);
     };

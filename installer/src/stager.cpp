@@ -15,6 +15,7 @@
 #include "envfix/installer/scripts.hpp"
 #include "file_ops.hpp"
 #include "record_hash.hpp"
+#include "store_ops.hpp"
 
 namespace envfix::installer {
 
@@ -65,6 +66,8 @@ private:
             const auto& it = items_[i];
             uint64_t w = 4096;
             if (!it.file) w += it.wheel->bytes().size() / 4;  // hashing is cheaper than inflating
+            else if (!it.linked_from.empty()) {                // a link: one metadata write
+            }
             else if (it.file->kind == PlannedFile::Kind::Generated) w += it.file->content.size();
             else {
                 const auto& e = it.wheel->zip.entries[it.file->entry];
@@ -115,6 +118,7 @@ private:
 
     Expected<void> run_task(const Task& task, WorkerState& ws) {
         const StageItem& first = items_[task.items.front()];
+        if (task.items.size() == 1 && !first.linked_from.empty() && link_one(task.items.front())) return {};
         if (task.items.size() == 1 && (!first.file || !zip_entry_needs_sequential_read_for(first)))
             return stage_one(task.items.front(), nullptr, ws);
         // libarchive: one pass over the wheel for all of these entries.
@@ -128,6 +132,23 @@ private:
                                  [&](size_t entry, const std::function<Expected<void>(const ZipSink&)>& read) {
                                      return stage_one(by_entry.at(entry), &read, ws);
                                  });
+    }
+
+    // The cached copy linked (or copied) into staging; false: inflate instead (nothing left behind).
+    bool link_one(size_t index) {
+        const StageItem& it = items_[index];
+        const ZipEntry& e = it.wheel->zip.entries[it.file->entry];
+        auto st = storeops::stat_path(it.linked_from);
+        if (!st || !st->regular || st->size != e.size) return false;
+        bool cross = false;
+        if (!storeops::hard_link(it.linked_from, it.stage, &cross) &&
+            (!cross || !storeops::copy_file(it.linked_from, it.stage, st->mode)))
+            return false;
+        const auto& row = it.wheel->record[static_cast<size_t>(it.wheel->record_row[it.file->entry])];
+        out_[index] = {row.hash_algorithm, row.hash_digest, e.size};
+        bytes_.fetch_add(4096, std::memory_order_relaxed);
+        fault_point();
+        return true;
     }
 
     static bool zip_entry_needs_sequential_read_for(const StageItem& it) {

@@ -18,6 +18,10 @@ struct StageItem {
     const WheelFile* wheel = nullptr;    // the archive (Extracted, Script, archive hash)
     const PlannedFile* file = nullptr;   // nullptr: hash the whole archive (direct_url.json)
     std::filesystem::path stage;         // where to write
+    // Not empty: the same file, verified when it was cached (unpacked_store.hpp); hard-linked
+    // (copied across filesystems) instead of inflated, the RECORD row taken as its digest. When
+    // it is missing or its size is wrong, the entry is inflated as usual.
+    std::filesystem::path linked_from;
 };
 
 struct StagedDigest {

@@ -1,0 +1,200 @@
+// The cache of unpacked wheels (unpacked_cache.hpp, unpacked_store.hpp).
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <random>
+#include <thread>
+
+#include "envfix/common/fs.hpp"
+#include "envfix/common/hash.hpp"
+#include "envfix/common/strings.hpp"
+#include "envfix/installer/unpacked_cache.hpp"
+#include "store_ops.hpp"
+#include "unpacked_store.hpp"
+
+namespace envfix::installer {
+
+namespace stdfs = std::filesystem;
+
+namespace {
+
+constexpr const char* kLayout = "v1";
+constexpr const char* kMarker = "ENVFIX-UNPACKED";
+constexpr const char* kMarkerHead = "envfix-unpacked 1";
+constexpr const char* kKeyHead = "envfix-wheel-key 1";
+
+bool is_hex64(std::string_view s) {
+    return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+std::string marker_text(const std::string& sha256, size_t files) {
+    return std::string(kMarkerHead) + "\nsha256 " + sha256 + "\nfiles " + std::to_string(files) + "\n";
+}
+
+// The marker's file count, when it is a version-1 marker for this hash.
+std::optional<size_t> read_marker(const stdfs::path& entry, const std::string& sha256) {
+    auto text = fs::read_file(entry / kMarker);
+    if (!text) return std::nullopt;
+    auto lines = str::split(*text, '\n');
+    if (lines.size() < 3 || lines[0] != kMarkerHead || lines[1] != "sha256 " + sha256 || !lines[2].starts_with("files "))
+        return std::nullopt;
+    size_t n = 0;
+    auto num = std::string_view(lines[2]).substr(6);
+    auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), n);
+    if (ec != std::errc() || p != num.data() + num.size()) return std::nullopt;
+    return n;
+}
+
+std::string unique_name() {
+    static thread_local std::mt19937_64 rng{std::random_device{}()};
+    uint64_t v = rng();
+    return to_hex(reinterpret_cast<const uint8_t*>(&v), sizeof v);
+}
+
+stdfs::path key_file(const stdfs::path& root, const stdfs::path& wheel) {
+    std::error_code ec;
+    auto abs = stdfs::absolute(wheel, ec).lexically_normal();
+    // The native bytes: Windows paths are UTF-16 and need not fit the ANSI code page.
+    const auto& n = abs.native();
+    auto bytes = std::string_view(reinterpret_cast<const char*>(n.data()), n.size() * sizeof(n[0]));
+    return root / kLayout / "keys" / sha256_hex(bytes).substr(0, 32);
+}
+
+std::string stat_line(const storeops::FileStat& s) {
+    return std::to_string(s.device) + " " + std::to_string(s.inode) + " " + std::to_string(s.size) + " " + std::to_string(s.mtime_ns);
+}
+
+}  // namespace
+
+stdfs::path unpacked_cache_root() { return fs::cache_dir() / "unpacked"; }
+
+std::vector<UnpackedEntry> list_unpacked(const stdfs::path& root) {
+    std::vector<UnpackedEntry> out;
+    std::error_code ec;
+    for (stdfs::directory_iterator it(root / kLayout, ec), end; !ec && it != end; it.increment(ec)) {
+        auto name = it->path().filename().string();
+        if (!is_hex64(name) || !read_marker(it->path(), name)) continue;
+        UnpackedEntry e{it->path(), name, 0, 0};
+        std::error_code fec;
+        for (stdfs::directory_iterator f(it->path() / "f", fec), fend; !fec && f != fend; f.increment(fec)) {
+            auto st = storeops::stat_path(f->path());
+            if (!st || !st->regular) continue;
+            e.files++;
+            e.bytes += st->size;
+        }
+        out.push_back(std::move(e));
+    }
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.sha256 < b.sha256; });
+    return out;
+}
+
+Expected<CleanResult> clean_unpacked_cache(const stdfs::path& root) {
+    CleanResult r;
+    auto tree = root / kLayout;
+    std::error_code ec;
+    for (stdfs::recursive_directory_iterator it(tree, ec), end; !ec && it != end; it.increment(ec)) {
+        auto st = storeops::stat_path(it->path());
+        if (!st || !st->regular) continue;
+        r.files++;
+        // A file still linked into an environment frees nothing.
+        if (st->links <= 1) r.bytes += st->size;
+    }
+    ec.clear();
+    stdfs::remove_all(tree, ec);
+    if (ec) return fail(fs::exit_code_for_errno(ec.value()), "fs.write_failed", {{"path", tree.string()}, {"reason", ec.message()}});
+    return r;
+}
+
+namespace unpacked {
+
+std::optional<std::string> known_sha256(const stdfs::path& root, const WheelFile& wheel) {
+    // wheels/v1/sha256/<xx>/<sha256>/<file>: accepted there only after its hash was checked.
+    std::error_code ec;
+    auto abs = stdfs::absolute(wheel.path, ec).lexically_normal();
+    auto dir = abs.parent_path();
+    auto sha = dir.filename().string();
+    auto cache = stdfs::absolute(wheel_cache_root(), ec).lexically_normal() / "v1" / "sha256";
+    if (is_hex64(sha) && dir.parent_path().filename().string() == sha.substr(0, 2) && dir.parent_path().parent_path() == cache)
+        return sha;
+    auto st = storeops::stat_path(wheel.path);
+    auto text = fs::read_file(key_file(root, wheel.path));
+    if (!st || !text) return std::nullopt;
+    auto lines = str::split(*text, '\n');
+    if (lines.size() < 3 || lines[0] != kKeyHead || lines[1] != stat_line(*st) || !is_hex64(lines[2])) return std::nullopt;
+    return std::string(lines[2]);
+}
+
+void remember_sha256(const stdfs::path& root, const WheelFile& wheel, const std::string& sha256) {
+    auto st = storeops::stat_path(wheel.path);
+    if (!st || !is_hex64(sha256)) return;
+    auto key = key_file(root, wheel.path);
+    std::error_code ec;
+    stdfs::create_directories(key.parent_path(), ec);
+    (void)fs::write_file_atomic(key, std::string(kKeyHead) + "\n" + stat_line(*st) + "\n" + sha256 + "\n");
+}
+
+std::optional<stdfs::path> find_entry(const stdfs::path& root, const std::string& sha256, size_t files) {
+    if (!is_hex64(sha256)) return std::nullopt;
+    auto entry = root / kLayout / sha256;
+    auto n = read_marker(entry, sha256);
+    if (!n || *n != files) return std::nullopt;
+    return entry;
+}
+
+stdfs::path entry_file(const stdfs::path& entry, size_t zip_entry) { return entry / "f" / std::to_string(zip_entry); }
+
+Expected<void> add_entry(const stdfs::path& root, const std::string& sha256, const std::vector<std::pair<size_t, stdfs::path>>& files) {
+    if (!is_hex64(sha256)) return fail(ExitCode::Internal, "fs.write_failed", {{"path", sha256}, {"reason", "not a sha256"}});
+    auto tmp = root / kLayout / "tmp" / (sha256.substr(0, 16) + "-" + unique_name());
+    std::error_code ec;
+    auto cleanup = [&] {
+        std::error_code rec;
+        stdfs::remove_all(tmp, rec);
+    };
+    stdfs::create_directories(tmp / "f", ec);
+    if (ec) return fail(fs::exit_code_for_errno(ec.value()), "fs.write_failed", {{"path", tmp.string()}, {"reason", ec.message()}});
+    // Links are metadata writes that wait on the filesystem's journal: several threads for a
+    // large wheel (torch's 13 000 files), one for small ones.
+    std::atomic<bool> failed{false};
+    auto link_slice = [&](size_t from, size_t to_index) {
+        for (size_t k = from; k < to_index && !failed.load(std::memory_order_relaxed); ++k) {
+            const auto& [entry, staged] = files[k];
+            auto to = entry_file(tmp, entry);
+            bool cross = false;
+            if (storeops::hard_link(staged, to, &cross)) continue;
+            auto st = storeops::stat_path(staged);
+            if (!cross || !st || !storeops::copy_file(staged, to, st->mode)) failed = true;
+        }
+    };
+    const size_t threads = std::clamp<size_t>(files.size() / 512, 1, std::clamp(std::thread::hardware_concurrency(), 1u, 16u));
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < threads; ++t) pool.emplace_back(link_slice, files.size() * t / threads, files.size() * (t + 1) / threads);
+    link_slice(0, files.size() / threads);
+    for (auto& t : pool) t.join();
+    if (failed) {
+        cleanup();
+        return fail(ExitCode::Internal, "fs.write_failed", {{"path", tmp.string()}, {"reason", "cannot link or copy the staged files"}});
+    }
+    auto marker = marker_text(sha256, files.size());
+    if (auto w = fs::write_file_atomic(tmp / kMarker, marker); !w) {
+        cleanup();
+        return unexpected(w.error());
+    }
+    auto dest = root / kLayout / sha256;
+    // A folder there without a valid marker (damaged, or left by an older build) is replaced;
+    // a valid one (another envfix was quicker) is kept.
+    if (stdfs::exists(dest, ec) && !read_marker(dest, sha256)) {
+        auto aside = root / kLayout / "tmp" / ("old-" + unique_name());
+        stdfs::rename(dest, aside, ec);
+        std::error_code rec;
+        stdfs::remove_all(aside, rec);
+    }
+    ec.clear();
+    stdfs::rename(tmp, dest, ec);
+    if (ec) cleanup();  // another process renamed its entry first: same files
+    return {};
+}
+
+}  // namespace unpacked
+
+}  // namespace envfix::installer

@@ -1,0 +1,29 @@
+#pragma once
+// What install() uses of the unpacked-wheel cache (envfix/installer/unpacked_cache.hpp).
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "envfix/common/error.hpp"
+#include "envfix/installer/wheel.hpp"
+
+namespace envfix::installer::unpacked {
+
+// The wheel's sha256 without reading it: from the wheel cache's folder name, or from the key
+// recorded for this local file while its size, mtime and inode are unchanged.
+std::optional<std::string> known_sha256(const std::filesystem::path& root, const WheelFile& wheel);
+// Records the sha256 of a local wheel file (best effort: the cache is only an optimisation).
+void remember_sha256(const std::filesystem::path& root, const WheelFile& wheel, const std::string& sha256);
+
+// The entry of this wheel when its marker is valid and counts `files` files.
+std::optional<std::filesystem::path> find_entry(const std::filesystem::path& root, const std::string& sha256, size_t files);
+std::filesystem::path entry_file(const std::filesystem::path& entry, size_t zip_entry);
+
+// Makes the entry from staged, verified files: (zip entry, staged path). Hard links, copies
+// across filesystems; renamed into place whole. Fails without leaving anything behind.
+Expected<void> add_entry(const std::filesystem::path& root, const std::string& sha256,
+                         const std::vector<std::pair<size_t, std::filesystem::path>>& files);
+
+}  // namespace envfix::installer::unpacked

@@ -1,0 +1,187 @@
+// The unpacked-wheel cache end to end (docs/snapshots.md#the-unpacked-wheel-cache): a second
+// environment gets the cached files by hard link, byte for byte what a cold install writes; a
+// damaged entry is not used; across filesystems the files are copied; `envfix cache` counts it.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <set>
+
+#include "envfix/common/hash.hpp"
+#include "install_fixtures.hpp"
+
+using namespace envfix;
+using namespace envfix::test;
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+Json spec() {
+    return {{"name", "cached-pkg"},
+            {"version", "1.0"},
+            {"files",
+             {{"cached_pkg/__init__.py", "VERSION = '1.0'\n"},
+              {"cached_pkg/core.py", "def main():\n    print('hi')\n    return 0\n"},
+              {"cached_pkg/big.bin", std::string(300000, 'x') + "end\n"},
+              {"cached_pkg/run.sh", {{"text", "#!/bin/sh\necho run\n"}, {"mode", 493}}}}},
+            {"data",
+             {{"scripts/cached-tool", {{"text", "#!python\nimport cached_pkg\nprint(cached_pkg.VERSION)\n"}, {"mode", 493}}},
+              {"data/share/cached/readme.txt", "hello\n"}}},
+            {"entry_points", {{"console_scripts", {{"cached-cli", "cached_pkg.core:main"}}}}}};
+}
+
+struct Ino {
+    dev_t dev;
+    ino_t ino;
+    auto operator<=>(const Ino&) const = default;
+};
+
+std::optional<Ino> inode(const stdfs::path& p) {
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) != 0) return std::nullopt;
+    return Ino{st.st_dev, st.st_ino};
+}
+
+class UnpackedCache : public ::testing::Test {
+protected:
+    void SetUp() override {
+        whl = build_wheel(spec(), dir / "wheels");
+        sha = sha256_hex(read_text(whl));
+    }
+    stdfs::path cache_of(const stdfs::path& home) { return home / ".cache/envfix/unpacked/v1"; }
+    stdfs::path entry_of(const stdfs::path& home) { return cache_of(home) / sha; }
+    // A fresh venv at `venv`, the wheel installed into it with the caches of `home`.
+    Tree install(const stdfs::path& venv, const stdfs::path& home) {
+        std::error_code ec;
+        stdfs::remove_all(venv, ec);
+        make_bare_venv(venv);
+        auto r = run_envfix({"install", "--env", venv.string(), whl.string()}, {}, home);
+        EXPECT_EQ(r.code, 0) << r.err;
+        return snapshot(venv, {".envfix"});
+    }
+    std::set<Ino> entry_inodes(const stdfs::path& home) {
+        std::set<Ino> out;
+        std::error_code ec;
+        for (stdfs::directory_iterator it(entry_of(home) / "f", ec), end; !ec && it != end; it.increment(ec))
+            if (auto i = inode(it->path())) out.insert(*i);
+        return out;
+    }
+
+    TempDir dir;
+    stdfs::path whl;
+    std::string sha;
+};
+
+TEST_F(UnpackedCache, SecondEnvironmentLinksTheCachedFilesAndMatchesAColdInstall) {
+    // The reference: a cold install with caches of its own.
+    auto cold = install(dir / "venv", dir / "home-cold");
+    // Fills the shared cache from another environment, then installs at the same path again.
+    install(dir / "other", dir / "home");
+    ASSERT_TRUE(stdfs::exists(entry_of(dir / "home") / "ENVFIX-UNPACKED"));
+    auto warm = install(dir / "venv", dir / "home");
+    EXPECT_EQ(tree_diff(cold, warm), "");
+
+    auto inodes = entry_inodes(dir / "home");
+    ASSERT_GE(inodes.size(), 7u);  // the files the wheel installs as they are, with METADATA and WHEEL
+    auto sp = site_packages(dir / "venv");
+    for (auto rel : {"cached_pkg/__init__.py", "cached_pkg/core.py", "cached_pkg/big.bin", "cached_pkg/run.sh"})
+        EXPECT_TRUE(inodes.count(*inode(sp / rel))) << rel << " is not a link of the cache entry";
+    EXPECT_TRUE(inodes.count(*inode(dir / "venv" / "share/cached/readme.txt")));
+    // What envfix writes per install is never linked.
+    for (auto p : {sp / "cached_pkg-1.0.dist-info/RECORD", sp / "cached_pkg-1.0.dist-info/INSTALLER",
+                   sp / "cached_pkg-1.0.dist-info/direct_url.json", dir / "venv/bin/cached-tool", dir / "venv/bin/cached-cli"})
+        EXPECT_FALSE(inodes.count(*inode(p))) << p;
+    auto tool = run_program({(dir / "venv/bin/cached-tool").string()});
+    EXPECT_EQ(tool.out, "1.0\n") << tool.err;
+}
+
+TEST_F(UnpackedCache, DamagedEntriesAreNotUsed) {
+    auto cold = install(dir / "venv", dir / "home-cold");
+    struct Damage {
+        const char* what;
+        std::function<void(const stdfs::path& entry)> apply;
+    };
+    auto replace_big = [](const stdfs::path& entry, const std::string& data) {
+        for (stdfs::directory_iterator it(entry / "f"), end; it != end; ++it) {
+            if (stdfs::file_size(it->path()) < 300000) continue;
+            stdfs::remove(it->path());  // a new inode: the other environment keeps its file
+            write_text(it->path(), data);
+        }
+    };
+    std::vector<Damage> cases = {
+        {"no marker (a partial entry)", [&](const stdfs::path& e) {
+             replace_big(e, std::string(300004, 'y'));
+             stdfs::remove(e / "ENVFIX-UNPACKED");
+         }},
+        {"marker of another layout version", [&](const stdfs::path& e) {
+             replace_big(e, std::string(300004, 'y'));
+             write_text(e / "ENVFIX-UNPACKED", "envfix-unpacked 2\nsha256 " + sha + "\nfiles " + std::to_string(entry_inodes(dir / "home").size()) + "\n");
+         }},
+        {"marker counting other files", [&](const stdfs::path& e) {
+             replace_big(e, std::string(300004, 'y'));
+             write_text(e / "ENVFIX-UNPACKED", "envfix-unpacked 1\nsha256 " + sha + "\nfiles 1\n");
+         }},
+        {"a file of another size", [&](const stdfs::path& e) { replace_big(e, "short\n"); }},
+        {"a file missing", [&](const stdfs::path& e) {
+             for (stdfs::directory_iterator it(e / "f"), end; it != end; ++it) stdfs::remove(it->path());
+         }},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.what);
+        auto home = dir / "home";
+        std::error_code ec;
+        stdfs::remove_all(home, ec);
+        install(dir / "other", home);
+        ASSERT_TRUE(stdfs::exists(entry_of(home) / "ENVFIX-UNPACKED"));
+        c.apply(entry_of(home));
+        EXPECT_EQ(tree_diff(cold, install(dir / "venv", home)), "");
+    }
+}
+
+TEST_F(UnpackedCache, AcrossFilesystemsTheCachedFilesAreCopied) {
+    // /dev/shm is a tmpfs where it exists; the venv stays on the test folder's filesystem.
+    auto shm = inode("/dev/shm");
+    if (!shm || shm->dev == inode(dir.path())->dev || ::access("/dev/shm", W_OK) != 0) GTEST_SKIP() << "no other filesystem";
+    TempDir dummy;  // a unique name under /dev/shm
+    auto home = stdfs::path("/dev/shm") / ("envfix-ucache-" + dummy.path().filename().string());
+    struct Cleanup {
+        stdfs::path p;
+        ~Cleanup() {
+            std::error_code ec;
+            stdfs::remove_all(p, ec);
+        }
+    } cleanup{home};
+    auto cold = install(dir / "venv", dir / "home-cold");
+    install(dir / "other", home);
+    ASSERT_TRUE(stdfs::exists(entry_of(home) / "ENVFIX-UNPACKED"));
+    auto inodes = entry_inodes(home);
+    EXPECT_GE(inodes.size(), 7u);
+    EXPECT_EQ(tree_diff(cold, install(dir / "venv", home)), "");
+    EXPECT_FALSE(inodes.count(*inode(site_packages(dir / "venv") / "cached_pkg/big.bin")));
+}
+
+TEST_F(UnpackedCache, CacheListAndCleanCountTheUnpackedWheels) {
+    auto home = dir / "home";
+    install(dir / "venv", home);
+    auto list = run_envfix({"cache", "list", "--json"}, {}, home);
+    ASSERT_EQ(list.code, 0) << list.err;
+    auto j = list.json();
+    ASSERT_EQ(j["unpacked"]["entries"].size(), 1u) << list.out;
+    EXPECT_EQ(j["unpacked"]["entries"][0]["sha256"], sha);
+    const auto files = entry_inodes(home).size();
+    EXPECT_EQ(j["unpacked"]["entries"][0]["files"], files);
+    EXPECT_GT(j["unpacked"]["entries"][0]["bytes"].get<uint64_t>(), 300000u);
+    auto text = run_envfix({"cache", "list"}, {}, home);
+    EXPECT_NE(text.out.find("1 unpacked wheels, " + std::to_string(files) + " files"), std::string::npos) << text.out;
+
+    auto clean = run_envfix({"cache", "clean", "--json"}, {}, home);
+    ASSERT_EQ(clean.code, 0) << clean.err;
+    auto c = clean.json();
+    EXPECT_EQ(c["unpacked"]["files_removed"], files + 2);  // the files, the marker, the wheel's key
+    EXPECT_LT(c["unpacked"]["bytes_freed"].get<uint64_t>(), 300000u);  // big.bin stays linked into the venv
+    EXPECT_FALSE(stdfs::exists(cache_of(home)));
+    // The environment keeps its files.
+    EXPECT_TRUE(stdfs::exists(site_packages(dir / "venv") / "cached_pkg/big.bin"));
+}
+
+}  // namespace
