@@ -7,6 +7,7 @@
 #include "envfix/common/strings.hpp"
 #include "envfix/probe/arch_cache.hpp"
 #include "envfix/resolver/names.hpp"
+#include "envfix/resolver/requirement.hpp"
 
 namespace envfix::resolver {
 
@@ -99,6 +100,30 @@ const InstalledDist* pick_torch(const std::vector<const InstalledDist*>& copies,
     return copies.front();
 }
 
+// Any package built against torch may ship its own kernels (a custom op, a vendored attention):
+// beyond the known extension packages, the folders of the distributions that require torch are
+// read too, named after the distribution as nearly every package is (kernpkg → kernpkg/).
+std::vector<std::string> packages_requiring_torch(const std::vector<stdfs::path>& site_packages) {
+    ReadInstalledOptions ro;
+    ro.headers_only = true;
+    ro.only = [](std::string_view n) { return !is_stack_package(n); };
+    auto all = read_installed(site_packages, ro);
+    std::vector<std::string> out;
+    if (!all) return out;
+    for (const auto& d : all->dists) {
+        bool needs_torch = false;
+        for (const auto& text : d.metadata.requires_dist)
+            if (auto r = Requirement::parse(text); r && r->canonical_name() == "torch") needs_torch = true;
+        if (!needs_torch) continue;
+        std::string folder = d.name;
+        std::replace(folder.begin(), folder.end(), '-', '_');
+        std::replace(folder.begin(), folder.end(), '.', '_');
+        out.push_back(folder);
+        if (auto lower = str::lower(folder); lower != folder) out.push_back(lower);
+    }
+    return out;
+}
+
 }  // namespace
 
 Expected<EnvironmentStack> read_environment_stack(const std::vector<stdfs::path>& site_packages,
@@ -138,8 +163,9 @@ Expected<EnvironmentStack> read_environment_stack(const std::vector<stdfs::path>
     if (!options.scan_libraries) return stack;
     std::vector<probe::GpuLibrary> candidates;
     std::vector<stdfs::path> roots;
+    const auto extensions = packages_requiring_torch(site_packages);
     for (const auto& sp : site_packages)
-        for (auto& lib : probe::gpu_library_candidates(sp)) {
+        for (auto& lib : probe::gpu_library_candidates(sp, extensions)) {
             candidates.push_back(std::move(lib));
             roots.push_back(sp);
         }

@@ -240,6 +240,24 @@ TEST(DoctorCli, VendorLibraryWithoutTheGpusArchitecture) {
     EXPECT_EQ(j["gpus"][0]["missing"][0]["library"], "nvidia/cublas/lib/libcublasLt.so.12");
 }
 
+// A package envfix has never heard of, built against torch, with kernels only for sm_80 inside its
+// own folder (the seed's situation with a custom op): read because it requires torch.
+TEST(DoctorCli, AnyPackageBuiltAgainstTorchIsRead) {
+    test::TempDir d;
+    auto python = venv_with(
+        d, {test::torch_wheel({.version = "2.7.0+cu128", .cuda = "12.8", .lib_fixture = "torch211_cu130_like.so"}),
+            test::dist_wheel("Kern-Ops", "1.0", {"torch>=2.0"},
+                             {{"kern_ops/_C.so", {{"copy", "tests/fixtures/fatbin/sass_75_80_86.so"}}}}),
+            test::dist_wheel("plainlib", "1.0", {},
+                             {{"plainlib/_x.so", {{"copy", "tests/fixtures/fatbin/sass_75_80_86.so"}}}})});
+    auto r = doctor(d, python, standin::env("rtx5090-570"));
+    ASSERT_EQ(r.code, 20) << r.out << r.err;
+    auto j = r.json();
+    EXPECT_EQ(j["gpus"][0]["served"], false) << j["gpus"].dump();
+    EXPECT_NE(r.out.find("kern_ops/_C.so"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("plainlib/_x.so"), std::string::npos) << r.out;  // does not use torch: not read
+}
+
 TEST(DoctorCli, RunTheReproduction) {
     test::TempDir d;
     auto python = venv_with(d, {test::torch_wheel({.version = "2.6.0+cu124", .cuda = "12.4",
