@@ -13,10 +13,11 @@ namespace envfix::probe {
 
 namespace stdfs = std::filesystem;
 
-namespace {
 stdfs::path system_path(std::string_view absolute) {
     return stdfs::path(env::get_or(EnvVar::EnvfixSysRoot, "") + std::string(absolute));
 }
+
+namespace {
 
 void note_failure(Reporter& rep, VersionSource s, const std::string& reason) {
     rep.debug(msg("probe.debug.version_source_failed", {{"source", std::string(version_source_label(s))}, {"reason", reason}}));

@@ -1,12 +1,17 @@
 #pragma once
 // The driver's traces outside the Driver API: /sys and /proc files (under ENVFIX_SYSROOT in
 // tests) and nvidia-smi (ENVFIX_NVIDIA_SMI). The texts are decoded by driver_text.hpp.
+#include <filesystem>
 #include <optional>
+#include <string_view>
 
 #include "envfix/common/reporter.hpp"
 #include "envfix/probe/gpu_probe.hpp"
 
 namespace envfix::probe {
+
+// A /sys or /proc path, under ENVFIX_SYSROOT when tests set it.
+std::filesystem::path system_path(std::string_view absolute);
 
 struct VersionAnswer {
     std::optional<DriverVersion> version;

@@ -1,5 +1,7 @@
 #include "probe_cache.hpp"
 
+#include "driver_files.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include "envfix/common/env.hpp"
@@ -13,13 +15,12 @@ namespace {
 constexpr int kFormatVersion = 2;
 using Json = nlohmann::json;
 
-std::optional<std::string> system_file(std::string_view absolute) {
-    auto text = fs::read_file(env::get_or(EnvVar::EnvfixSysRoot, "") + std::string(absolute));
+std::optional<std::string> boot_id() {
+    auto text = fs::read_file(system_path("/proc/sys/kernel/random/boot_id"));
     if (!text) return std::nullopt;
-    std::string line = text->substr(0, text->find('\n'));
-    auto first = str::trim(line);
-    if (first.empty()) return std::nullopt;
-    return std::string(first);
+    auto id = std::string(str::trim(*text));
+    if (id.empty()) return std::nullopt;
+    return id;
 }
 
 std::string library_identity(const std::string& path) {
@@ -55,14 +56,12 @@ std::filesystem::path machine_cache_file() { return fs::cache_dir() / "machine-v
 
 std::optional<MachineCacheKey> machine_cache_key() {
     MachineCacheKey k;
-    auto boot = system_file("/proc/sys/kernel/random/boot_id");
+    auto boot = boot_id();
     if (!boot) return std::nullopt;
-    // Containers often show neither file; the driver library's identity, checked on load, then
-    // stands for the driver (a driver update replaces the library).
-    auto module = system_file("/sys/module/nvidia/version");
-    if (!module) module = system_file("/proc/driver/nvidia/version");
     k.boot_id = *boot;
-    k.module_version = module.value_or("");
+    // Containers often hide the module's version; the driver library's identity, checked on
+    // load, then stands for the driver (a driver update replaces the library).
+    if (auto module = kernel_module_version(null_reporter()).version) k.module_version = module->to_string();
     auto cvd = env::get_raw(EnvVar::CudaVisibleDevices);
     k.visible_devices = cvd ? *cvd : std::string("\x01");
     k.libcuda = env::get_or(EnvVar::EnvfixLibcuda, "");
