@@ -2,29 +2,37 @@
 
 #include "envfix/common/fs.hpp"
 #include "envfix/common/strings.hpp"
+#include "envfix/common/win32_error.hpp"
 
-namespace envfix::fs {
+namespace envfix::win32 {
 
-namespace {
-std::string last_error_text(DWORD code) {
+std::string error_text(unsigned long code) {
     char buf[512] = {};
     FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, nullptr, code, 0, buf, sizeof buf, nullptr);
     return std::string(str::trim(buf));
 }
-ExitCode code_for(DWORD err) {
-    switch (err) {
+
+ExitCode exit_code_for(unsigned long code) {
+    switch (code) {
         case ERROR_DISK_FULL:
         case ERROR_HANDLE_DISK_FULL: return ExitCode::DiskFull;
         case ERROR_ACCESS_DENIED:
         case ERROR_WRITE_PROTECT:
-        case ERROR_SHARING_VIOLATION: return ExitCode::PermissionDenied;
+        case ERROR_SHARING_VIOLATION:
+        case ERROR_LOCK_VIOLATION: return ExitCode::PermissionDenied;
         default: return ExitCode::Internal;
     }
 }
-Unexpected<Error> write_error(const stdfs::path& p, DWORD err) {
-    return fail(code_for(err), "fs.write_failed", {{"path", p.string()}, {"reason", last_error_text(err)}});
+
+Unexpected<Error> write_error(const std::filesystem::path& path, unsigned long code) {
+    return fail(exit_code_for(code), "fs.write_failed", {{"path", path.string()}, {"reason", error_text(code)}});
 }
-}  // namespace
+
+}  // namespace envfix::win32
+
+namespace envfix::fs {
+
+using win32::write_error;
 
 void sync_dir(const stdfs::path&) {}  // NTFS metadata is journaled; MoveFileEx WRITE_THROUGH flushes
 
@@ -53,7 +61,7 @@ Expected<MappedFile> MappedFile::open(const stdfs::path& p) {
     HANDLE f = CreateFileW(p.c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_DELETE, nullptr, OPEN_EXISTING,
                            FILE_ATTRIBUTE_NORMAL, nullptr);
     if (f == INVALID_HANDLE_VALUE)
-        return fail(ExitCode::BadInput, "fs.map_failed", {{"path", p.string()}, {"reason", last_error_text(GetLastError())}});
+        return fail(ExitCode::BadInput, "fs.map_failed", {{"path", p.string()}, {"reason", win32::error_text(GetLastError())}});
     LARGE_INTEGER size{};
     GetFileSizeEx(f, &size);
     MappedFile m;
@@ -63,7 +71,7 @@ Expected<MappedFile> MappedFile::open(const stdfs::path& p) {
         if (!map) {
             DWORD e = GetLastError();
             CloseHandle(f);
-            return fail(ExitCode::BadInput, "fs.map_failed", {{"path", p.string()}, {"reason", last_error_text(e)}});
+            return fail(ExitCode::BadInput, "fs.map_failed", {{"path", p.string()}, {"reason", win32::error_text(e)}});
         }
         m.data_ = MapViewOfFile(map, FILE_MAP_READ, 0, 0, 0);
         m.handle_ = map;
@@ -119,7 +127,7 @@ Expected<FileLock> FileLock::acquire(const stdfs::path& lock_file, bool wait) {
     HANDLE h = CreateFileW(lock_file.c_str(), GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE, nullptr,
                            OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr);
     if (h == INVALID_HANDLE_VALUE)
-        return fail(ExitCode::Internal, "fs.lock_failed", {{"path", lock_file.string()}, {"reason", last_error_text(GetLastError())}});
+        return fail(ExitCode::Internal, "fs.lock_failed", {{"path", lock_file.string()}, {"reason", win32::error_text(GetLastError())}});
     OVERLAPPED ov{};
     DWORD flags = LOCKFILE_EXCLUSIVE_LOCK | (wait ? 0 : LOCKFILE_FAIL_IMMEDIATELY);
     if (!LockFileEx(h, flags, 0, 1, 0, &ov)) {
@@ -127,7 +135,7 @@ Expected<FileLock> FileLock::acquire(const stdfs::path& lock_file, bool wait) {
         CloseHandle(h);
         if (e == ERROR_LOCK_VIOLATION)
             return fail(ExitCode::Locked, "fs.locked", {{"path", lock_file.string()}, {"pid", "?"}});
-        return fail(ExitCode::Internal, "fs.lock_failed", {{"path", lock_file.string()}, {"reason", last_error_text(e)}});
+        return fail(ExitCode::Internal, "fs.lock_failed", {{"path", lock_file.string()}, {"reason", win32::error_text(e)}});
     }
     FileLock l;
     l.fd_ = reinterpret_cast<intptr_t>(h);

@@ -7,6 +7,7 @@
 
 #include "envfix/common/env.hpp"
 #include "envfix/common/process.hpp"
+#include "envfix/common/win32_error.hpp"
 #include "envfix/common/strings.hpp"
 
 namespace envfix {
@@ -40,12 +41,7 @@ void append_quoted(std::wstring& cmd, const std::wstring& arg) {
     cmd += L'"';
 }
 
-std::string last_error_text() {
-    DWORD code = GetLastError();
-    char buf[512] = {};
-    FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, nullptr, code, 0, buf, sizeof buf, nullptr);
-    return std::string(str::trim(buf));
-}
+std::string last_error_text() { return win32::error_text(GetLastError()); }
 
 }  // namespace
 

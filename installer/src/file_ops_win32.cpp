@@ -4,35 +4,12 @@
 #include <ctime>
 
 #include "envfix/common/strings.hpp"
+#include "envfix/common/win32_error.hpp"
 #include "file_ops.hpp"
 
 namespace envfix::installer::fileops {
 
-namespace {
-
-std::string last_error_text(DWORD code) {
-    char buf[512] = {};
-    FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, nullptr, code, 0, buf, sizeof buf, nullptr);
-    return std::string(str::trim(buf));
-}
-
-ExitCode code_for(DWORD err) {
-    switch (err) {
-        case ERROR_DISK_FULL:
-        case ERROR_HANDLE_DISK_FULL: return ExitCode::DiskFull;
-        case ERROR_ACCESS_DENIED:
-        case ERROR_WRITE_PROTECT:
-        case ERROR_SHARING_VIOLATION:
-        case ERROR_LOCK_VIOLATION: return ExitCode::PermissionDenied;
-        default: return ExitCode::Internal;
-    }
-}
-
-Unexpected<Error> write_error(const std::filesystem::path& p, DWORD err) {
-    return fail(code_for(err), "fs.write_failed", {{"path", p.string()}, {"reason", last_error_text(err)}});
-}
-
-}  // namespace
+using win32::write_error;
 
 uint32_t umask_value() { return 0; }
 

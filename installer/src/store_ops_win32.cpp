@@ -3,24 +3,14 @@
 #include <windows.h>
 
 #include "envfix/common/strings.hpp"
+#include "envfix/common/win32_error.hpp"
 #include "store_ops.hpp"
 
 namespace envfix::installer::storeops {
 
 namespace {
 
-std::string last_error_text(DWORD code) {
-    char buf[512] = {};
-    FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, nullptr, code, 0, buf, sizeof buf, nullptr);
-    return std::string(str::trim(buf));
-}
-
-Unexpected<Error> write_error(const std::filesystem::path& p, DWORD err) {
-    ExitCode c = (err == ERROR_DISK_FULL || err == ERROR_HANDLE_DISK_FULL) ? ExitCode::DiskFull
-                 : err == ERROR_ACCESS_DENIED                              ? ExitCode::PermissionDenied
-                                                                           : ExitCode::Internal;
-    return fail(c, "fs.write_failed", {{"path", p.string()}, {"reason", last_error_text(err)}});
-}
+using win32::write_error;
 
 // FILETIME (100 ns since 1601) <-> ns since 1970.
 constexpr int64_t kEpochDiff100ns = 116444736000000000LL;
