@@ -103,14 +103,9 @@ const InstalledDist* pick_torch(const std::vector<const InstalledDist*>& copies,
 // Any package built against torch may ship its own kernels (a custom op, a vendored attention):
 // beyond the known extension packages, the folders of the distributions that require torch are
 // read too, named after the distribution as nearly every package is (kernpkg → kernpkg/).
-std::vector<std::string> packages_requiring_torch(const std::vector<stdfs::path>& site_packages) {
-    ReadInstalledOptions ro;
-    ro.headers_only = true;
-    ro.only = [](std::string_view n) { return !is_stack_package(n); };
-    auto all = read_installed(site_packages, ro);
+std::vector<std::string> packages_requiring_torch(const std::vector<InstalledDist>& others) {
     std::vector<std::string> out;
-    if (!all) return out;
-    for (const auto& d : all->dists) {
+    for (const auto& d : others) {
         bool needs_torch = false;
         for (const auto& text : d.metadata.requires_dist)
             if (auto r = Requirement::parse(text); r && r->canonical_name() == "torch") needs_torch = true;
@@ -129,10 +124,14 @@ std::vector<std::string> packages_requiring_torch(const std::vector<stdfs::path>
 Expected<EnvironmentStack> read_environment_stack(const std::vector<stdfs::path>& site_packages,
                                                   const StackOptions& options) {
     EnvironmentStack stack;
+    // One pass over the dist-infos: the stack's are kept; the others (read only when libraries are
+    // scanned) say which packages are built against torch.
     ReadInstalledOptions ro;
-    ro.only = [](std::string_view n) { return is_stack_package(n); };
+    if (!options.scan_libraries) ro.only = [](std::string_view n) { return is_stack_package(n); };
     ro.headers_only = true;
-    ENVFIX_TRY(stack.installed, read_installed(site_packages, ro));
+    ENVFIX_TRY(auto all, read_installed(site_packages, ro));
+    std::vector<InstalledDist> others;
+    for (auto& d : all.dists) (is_stack_package(d.canonical_name) ? stack.installed.dists : others).push_back(std::move(d));
 
     auto torches = stack.installed.find_all("torch");
     for (const auto& sp : site_packages) {
@@ -163,7 +162,7 @@ Expected<EnvironmentStack> read_environment_stack(const std::vector<stdfs::path>
     if (!options.scan_libraries) return stack;
     std::vector<probe::GpuLibrary> candidates;
     std::vector<stdfs::path> roots;
-    const auto extensions = packages_requiring_torch(site_packages);
+    const auto extensions = packages_requiring_torch(others);
     for (const auto& sp : site_packages)
         for (auto& lib : probe::gpu_library_candidates(sp, extensions)) {
             candidates.push_back(std::move(lib));
