@@ -105,8 +105,9 @@ Expected<std::variant<FrameworkPick, FrameworkMiss>> FrameworkFinder::find(const
     auto want = Version::try_parse(r.torch);
     const bool pinned = pins_exactly(req_.torch);
     auto accept = [&](const WheelCandidate& c, bool prefix_only) {
-        if (!flat)
-            if (auto lv = variant_from_local(c.version); lv && *lv != v.name) return false;
+        // A build labelled for another variant is never this one, on a flat index (every variant in
+        // one list, as the PyTorch index's root or a mirror) as on the variant's own index.
+        if (auto lv = variant_from_local(c.version); lv && !variant_matches(*lv, v.name)) return false;
         if (nightly) {
             // The matrix names the nightly line by a prefix ("2.16.0.dev"); the index completes it.
             if (!c.version.is_prerelease()) return false;

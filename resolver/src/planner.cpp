@@ -29,11 +29,26 @@ PolicyRequest policy_request(const PlanRequest& req) {
     p.variant = req.variant;
     if (req.torch) {
         SpecifierSet spec = *req.torch;
-        p.release_filter = [spec](const Release& r) {
+        // The matrix names releases without local labels; "==2.11.0+cu126" names one build of
+        // release 2.11.0, so the release is tested with each label the specifiers pin.
+        std::vector<std::string> labels;
+        for (const auto& s : spec.specifiers())
+            if (s.op() == SpecOp::Equal && s.version() && s.version()->has_local()) labels.push_back(s.version()->local());
+        p.release_filter = [spec, labels](const Release& r) {
             auto v = Version::try_parse(r.torch);
-            return !v || spec.contains(*v, true);
+            if (!v || spec.contains(*v, true)) return true;
+            for (const auto& l : labels)
+                if (auto lv = Version::try_parse(r.torch + "+" + l); lv && spec.contains(*lv, true)) return true;
+            return false;
         };
         p.release_filter_text = req.torch_text;
+        // A pinned variant label ("+cu126") asks for that build, as --variant does.
+        if (!p.variant)
+            for (const auto& l : labels)
+                if (auto lv = Version::try_parse("0+" + l)) {
+                    if (auto var = variant_from_local(*lv)) p.variant = *var;
+                    break;
+                }
     }
     return p;
 }
@@ -218,8 +233,16 @@ Expected<Plan> compute_plan(const Matrix& m, const PlanRequest& req, Reporter& r
     auto companion = [&](const std::string& name, const std::string& version) {
         return (!nightly && !version.empty()) ? name + "==" + version : name;
     };
-    ENVFIX_TRY_VOID(root(companion("torchvision", rel.companions.torchvision), true));
-    ENVFIX_TRY_VOID(root(companion("torchaudio", rel.companions.torchaudio), true));
+    // One list holding every variant (the PyTorch index's root, a mirror, a local index): "==0.26.0"
+    // would take the highest label (+cu130 over +cu126), so torchvision and torchaudio carry torch's.
+    const std::string label = req.framework_source == FrameworkSource::Indexes && pick->torch.version.has_local()
+                                  ? "+" + pick->torch.version.local()
+                                  : "";
+    auto labelled = [&](const std::string& name, const std::string& version) {
+        return (!nightly && !version.empty() && !label.empty()) ? name + "==" + version + label : companion(name, version);
+    };
+    ENVFIX_TRY_VOID(root(labelled("torchvision", rel.companions.torchvision), true));
+    ENVFIX_TRY_VOID(root(labelled("torchaudio", rel.companions.torchaudio), true));
     // What the environment has of xformers and triton is replaced with a build for the new torch
     // (or goes, when the index has none: a CPU build needs no triton).
     if (req.installed.find("xformers")) ENVFIX_TRY_VOID(root(companion("xformers", rel.companions.xformers), true));

@@ -1,6 +1,7 @@
 // `envfix plan` end to end: the built binary against a PyTorch-like index (mkindex.py: cpu, cu126,
 // cu128, cu130, nightly/cu130) and a PyPI-like one (mkpypi.py) served on 127.0.0.1, the stand-in
 // driver libraries answering as this machine's GPUs, real venvs as targets.
+#include <set>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -436,6 +437,47 @@ TEST_F(PlanCli, FrameworkFromOneFlatIndexOfPyPIBuilds) {
         EXPECT_EQ((*package(j, "torchvision"))["version"], "0.26.0");
         EXPECT_NE(package(j, "cuda-toolkit"), nullptr);
         expect_complete_wheels(j);
+    }
+}
+
+TEST_F(PlanCli, OneFlatIndexWithEveryVariantGivesTheLabelAskedFor) {
+    // A mirror or a local index holding +cu126 and +cu130 builds in one list (bench/compare.py's
+    // index): the pinned label picks the build, companions carry torch's label, and a forced
+    // variant finds its build instead of stopping at the highest label.
+    test::TempDir src("flat-labels");
+    test::make_index(src / "whl", {"--variants", "cu126,cu130", "--torch", "2.11.0", "--pythons", "cp311", "--platforms",
+                                   "manylinux_2_28_x86_64"});
+    Json spec{{"copy", Json::array()}, {"metadata", true}};
+    std::set<std::string> seen;
+    for (const char* variant : {"whl/cu126", "whl/cu130"})
+        for (const auto& e : stdfs::directory_iterator(src / variant))
+            if (e.path().extension() == ".whl" && seen.insert(e.path().filename().string()).second)
+                spec["copy"].push_back(e.path().string());
+    auto root = make_flat_index(src.path(), spec);
+    test::IndexServer flat(root, src / "server");
+    auto python = venv();
+    auto plan = [&](std::vector<std::string> extra) {
+        std::vector<std::string> args{"plan", "--json", "--python", python.string(), "--torch-from", "index",
+                                      "--index-url", flat.url("/simple/"), "--pytorch-index", "http://127.0.0.1:9/whl"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return run(args, standin::env("h200-580"));
+    };
+    struct Case {
+        std::vector<std::string> extra;
+        std::string variant;
+    };
+    for (const auto& c : std::vector<Case>{{{"--torch", "==2.11.0+cu126"}, "cu126"},
+                                           {{"--variant", "cu126"}, "cu126"},
+                                           {{}, "cu130"},
+                                           {{"--torch", "==2.11.0+cu130"}, "cu130"}}) {
+        auto r = plan(c.extra);
+        ASSERT_EQ(r.code, 0) << r.out << r.err;
+        auto j = r.json();
+        EXPECT_EQ(j["variant"], c.variant) << j.dump();
+        EXPECT_EQ(j["torch"], "2.11.0+" + c.variant);
+        ASSERT_NE(package(j, "torchvision"), nullptr);
+        EXPECT_EQ((*package(j, "torchvision"))["version"], "0.26.0+" + c.variant);
+        EXPECT_EQ((*package(j, "torchaudio"))["version"], "2.11.0+" + c.variant);
     }
 }
 
