@@ -2,7 +2,7 @@
 """envfix against pip and uv on one machine in one run (issue 9; docs/performance.md, "envfix,
 pip and uv side by side"). Standard library only: it runs on the GPU machine as it is.
 
-Usage: bench/compare.py --index DIR [--envfix build/envfix] [--python /usr/bin/python3]
+Usage: bench/compare.py --index DIR [--mode index|files] [--envfix build/envfix] [--python /usr/bin/python3]
                         [--pip-python PY] [--reps 3] [--pip-reps N] [--budget SECONDS] [--tools envfix,pip,uv]
                         [--doctor-python PY] [--work DIR] [--out DIR] [--machine LABEL]
 
@@ -22,11 +22,13 @@ then once: 5 `envfix doctor` (warm, after one untimed run) against importing tor
 for its architectures; 6 peak RSS of each tool in 1 (wait4's ru_maxrss: the process and the
 children it waited for). Every install is checked afterwards (torch's installed version).
 
-How each tool installs: from the index over HTTP (`--index-url`) when envfix's `install` takes
-that option; otherwise, as envfix installs local wheel files only, every tool from the local files:
-envfix is given the variant's wheel files, pip and uv `--no-index --find-links DIR/files` and the
-requirements (they resolve the same closure). pip runs with --no-compile, as envfix and uv write no
-bytecode. A tool that is missing, or a measurement envfix cannot make in this build, is reported as
+How each tool installs (--mode): `index` (the default) from the index over HTTP, the variant's
+requirements (torch==2.11.0+cu126 ...) with `--index-url URL` for every tool (envfix with
+`--torch-from index`, so torch comes from that index as it does for pip and uv; where no NVIDIA GPU
+is, envfix plans for the tests' stand-in H200, --standin); `files`: every tool from the same local
+files, envfix given the variant's wheel files, pip and uv `--no-index --find-links DIR/files` and
+the requirements (they resolve the same closure). pip runs with --no-compile, as envfix and uv write
+no bytecode. A tool that is missing, or a measurement envfix cannot make in this build, is reported as
 skipped with the reason. Results: OUT/results.json and OUT/results.md.
 """
 import argparse, datetime, functools, glob, http.server, json, os, platform, shutil, socketserver, statistics
@@ -105,13 +107,35 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class QuietServer(socketserver.ThreadingTCPServer):
+    def handle_error(self, request, client_address):
+        pass  # a client that closes a connection early (a Range request answered whole) is no error here
+
+
 def serve(folder):
     handler = functools.partial(QuietHandler, directory=folder)
-    httpd = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler)
+    httpd = QuietServer(("127.0.0.1", 0), handler)
     httpd.daemon_threads = True
     httpd.request_queue_size = 128  # uv opens 50 connections at once
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     return httpd, f"http://127.0.0.1:{httpd.server_address[1]}/simple/"
+
+
+def standin_env(mode):
+    """On a machine without an NVIDIA GPU, envfix's plan would find no CUDA build fits: it is pointed at
+    the stand-in driver library of the tests (tests/standin), answering as the GPU machine's H200 with
+    driver 580.159.04. pip and uv do not look at the GPU."""
+    if mode == "no" or (mode == "auto" and os.path.exists("/dev/nvidiactl")):
+        return {}
+    standin = os.path.join(ROOT, "build", "tests", "standin")
+    cuda = os.path.join(standin, "full", "libcuda.so.1")
+    if not os.path.exists(cuda):
+        if mode == "yes":
+            raise SystemExit(f"--standin yes: {cuda} is missing (build the tests)")
+        return {}
+    return {"ENVFIX_LIBCUDA": cuda, "ENVFIX_LIBNVML": os.path.join(standin, "nvml", "libnvidia-ml.so.1"),
+            "ENVFIX_STANDIN_GPUS": "name=NVIDIA H200,cc=9.0,mem=143771MiB,sms=132,bus=0000:18:00.0",
+            "ENVFIX_STANDIN_DRIVER": "580.159.04", "ENVFIX_STANDIN_CUDA": "13000"}
 
 
 # ---------------------------------------------------------------- the tools
@@ -144,11 +168,12 @@ class Envfix(Tool):
         self.cache = os.path.join(b.work, "envfix-cache")
         self.data = os.path.join(b.work, "envfix-data")
         top = quiet([self.exe, "--help"]).stdout
-        self.index_mode = "--index-url" in quiet([self.exe, "install", "--help"]).stdout
+        help_text = quiet([self.exe, "install", "--help"]).stdout
+        self.index_mode = "--index-url" in help_text and "--torch-from" in help_text
         self.has_rollback = " rollback" in top and " history" in top
 
     def env(self):
-        return dict(self.b.env, ENVFIX_CACHE_DIR=self.cache, ENVFIX_DATA_DIR=self.data)
+        return dict(self.b.env, ENVFIX_CACHE_DIR=self.cache, ENVFIX_DATA_DIR=self.data, **self.b.standin)
 
     def clear_cache(self):
         shutil.rmtree(self.cache, ignore_errors=True)
@@ -157,7 +182,8 @@ class Envfix(Tool):
     def install(self, venv, variant):
         v = self.b.stack["variants"][variant]
         if self.b.index_mode:
-            args = ["--index-url", self.b.url, "-y"] + v["requirements"]
+            # --torch-from index: torch comes from this index like any package (as pip and uv get it)
+            args = ["--index-url", self.b.url, "--torch-from", "index", "-y"] + v["requirements"]
         else:
             args = [os.path.join(self.b.a.index, w) for w in v["wheels"]]
         # --no-verify: pip and uv run nothing after installing (verify is timed on its own, docs/verify.md)
@@ -241,10 +267,13 @@ class Bench:
             except Skip as e:
                 self.skipped[name] = str(e)
         envfix = self.tools.get("envfix")
-        # `envfix install --index-url` plans the framework for this machine (matrix and GPU) and
-        # takes only framework requirements, so a relabelled test variant is installed from its
-        # files: --mode files gives every tool the same local wheels (the default here).
+        # index (the default): every tool installs the variant's requirements from the index served
+        # on 127.0.0.1; files: every tool gets the same local wheels (no HTTP, no resolution of
+        # index pages: the installers' own work alone).
         self.index_mode = a.mode == "index" and bool(envfix and envfix.index_mode)
+        if a.mode == "index" and envfix and not envfix.index_mode:
+            self.skipped["index mode"] = "this envfix has no `install --index-url --torch-from`: local files instead"
+        self.standin = standin_env(a.standin)
         self.results = {m: {t: [] for t in self.tools} for m in MEASURES}
         self.dropped = None
 
@@ -430,8 +459,11 @@ def main():
     ap.add_argument("--pip-reps", type=int, default=None, help="repetitions for pip (default --reps)")
     ap.add_argument("--budget", type=float, default=0, help="start no new repetition after this many seconds")
     ap.add_argument("--tools", default="envfix,pip,uv")
-    ap.add_argument("--mode", choices=["files", "index"], default="files",
-                    help="files: every tool installs the same local wheel files; index: over HTTP (needs envfix install --index-url)")
+    ap.add_argument("--mode", choices=["files", "index"], default="index",
+                    help="index: every tool installs from the index over HTTP; files: the same local wheel files")
+    ap.add_argument("--standin", choices=["auto", "yes", "no"], default="auto",
+                    help="envfix plans for a stand-in H200 (tests/standin, built with the tests) where no NVIDIA GPU is"
+                         " (auto: when /dev/nvidiactl is missing)")
     ap.add_argument("--doctor-python", default=None)
     ap.add_argument("--work", default=None, help="venvs and caches (default: beside --index)")
     ap.add_argument("--out", default=None)
