@@ -61,6 +61,9 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
     // --offline installs from what is cached: index pages from the HTTP cache, wheels from
     // the wheel cache (plan's --offline decides from the matrix alone instead).
     sources.http.offline = offline;
+    sources.keep_whole_wheel = [root = installer::wheel_cache_root()](const std::string& sha256, const std::string& filename) {
+        return installer::wheel_cache_file(root, sha256, filename);
+    };
     PlanCliOptions plan_opts = o.plan;
     if (!o.venv.empty()) plan_opts.target = TargetOptions{.env = o.venv};
     auto choice = plan_for_install(ctx, plan_opts, sources, o.items);

@@ -35,10 +35,15 @@ stdfs::path object_dir(const stdfs::path& root, const std::string& sha256) {
 
 stdfs::path wheel_cache_root() { return fs::cache_dir() / "wheels"; }
 
-std::optional<stdfs::path> cached_wheel(const stdfs::path& root, const std::string& sha256, const std::string& filename) {
+stdfs::path wheel_cache_file(const stdfs::path& root, const std::string& sha256, const std::string& filename) {
     auto hex = str::lower(sha256);
-    if (!is_hex64(hex) || !safe_filename(filename)) return std::nullopt;
-    auto p = object_dir(root, hex) / filename;
+    if (!is_hex64(hex) || !safe_filename(filename)) return {};
+    return object_dir(root, hex) / filename;
+}
+
+std::optional<stdfs::path> cached_wheel(const stdfs::path& root, const std::string& sha256, const std::string& filename) {
+    auto p = wheel_cache_file(root, sha256, filename);
+    if (p.empty()) return std::nullopt;
     std::error_code ec;
     if (stdfs::is_regular_file(p, ec)) return p;
     return std::nullopt;

@@ -136,7 +136,7 @@ Expected<Plan> compute_plan(const Matrix& m, const PlanRequest& req, Reporter& r
     plan.target.best_tag = tags.tags().empty() ? "" : tags.tags().front().to_string();
 
     detail::PageFetcher pages(req.sources.http, reporter, req.sources.parallel);
-    detail::WheelInfoFetcher info(pages);
+    detail::WheelInfoFetcher info(pages, req.sources.keep_whole_wheel);
     detail::FrameworkFinder finder(pages, info, req, tags, *python, plan.target.best_tag);
 
     // The first choice and the other variants of its release that fit, fetched at once; what a

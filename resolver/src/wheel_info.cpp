@@ -95,7 +95,16 @@ Expected<WheelInfo> WheelInfoFetcher::from_whole_file(const IndexFile& f, std::s
         ENVFIX_TRY(auto map, fs::MappedFile::open(r.path));
         return metadata_in(map.bytes(), project, source);
     }();
-    std::filesystem::remove(r.path, ec);
+    // The hash was checked on the way in: the wheel cache can take it, so installing it does not
+    // download it again.
+    std::filesystem::path keep = text && keep_ && !item.sha256.empty() ? keep_(item.sha256, f.filename) : std::filesystem::path{};
+    bool kept = false;
+    if (!keep.empty()) {
+        std::filesystem::create_directories(keep.parent_path(), ec);
+        std::filesystem::rename(r.path, keep, ec);
+        kept = !ec;
+    }
+    if (!kept) std::filesystem::remove(r.path, ec);
     if (!text) return unexpected(text.error());
     return WheelInfo{std::move(text).value(), MetadataSource::Wheel, r.size};
 }

@@ -4,6 +4,8 @@
 // else, from a server that ignores Range, the whole wheel, downloaded and dropped again) and
 // its size (the page's PEP 700 size, what a range answer told, else HEAD). What is read out of
 // a wheel is kept in the HTTP cache under its sha256, so a second plan asks nothing again.
+#include <filesystem>
+#include <functional>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -26,7 +28,9 @@ struct WheelInfo {
 
 class WheelInfoFetcher {
 public:
-    explicit WheelInfoFetcher(PageFetcher& pages) : pages_(pages) {}
+    explicit WheelInfoFetcher(PageFetcher& pages,
+                              std::function<std::filesystem::path(const std::string&, const std::string&)> keep = {})
+        : pages_(pages), keep_(std::move(keep)) {}
     // Thread-safe; each wheel is read once per plan.
     Expected<WheelInfo> metadata(const IndexFile& file, std::string_view project);
     Expected<std::optional<uint64_t>> size(const IndexFile& file);
@@ -39,6 +43,7 @@ private:
     void remember(const IndexFile& file, const WheelInfo& info) const;
 
     PageFetcher& pages_;
+    std::function<std::filesystem::path(const std::string&, const std::string&)> keep_;  // PlanSources::keep_whole_wheel
     std::mutex mu_;
     std::map<std::string, WheelInfo> known_;  // by URL
 };

@@ -141,6 +141,21 @@ TEST_F(IndexInstall, NamedRequirementsAndDryRun) {
     EXPECT_FALSE(stdfs::exists(site_packages(venv) / "filelock-3.16.1.dist-info" / "REQUESTED"));
 }
 
+TEST_F(IndexInstall, AWheelReadWholeForItsMetadataIsNotDownloadedTwice) {
+    // No PEP 658 files and a server that ignores Range (python -m http.server): the plan reads
+    // each wheel whole; the install then takes it from the wheel cache instead of fetching it again.
+    ServedIndex bare({"--variants", "cu128", "--torch", "2.7.0", "--pythons", "cp311", "--platforms", "manylinux_2_28_x86_64",
+                      "--no-metadata"});
+    bare.server->set_faults({{"*", {{"no_range", true}}}});
+    auto r = envfix(install_args("cu128", {"--json"}, bare.server->url("/")));
+    ASSERT_EQ(r.code, 0) << r.err;
+    auto j = r.json();
+    ASSERT_FALSE(j["downloads"].empty());
+    for (const auto& dl : j["downloads"]) EXPECT_TRUE(dl["from_cache"].get<bool>()) << dl.dump();
+    EXPECT_TRUE(has(dist_infos(), "torch-2.7.0+cu128.dist-info"));
+    EXPECT_FALSE(stdfs::exists(home / ".cache/envfix/plan-wheels") && !stdfs::is_empty(home / ".cache/envfix/plan-wheels"));
+}
+
 TEST_F(IndexInstall, BadIndexAnswersLeaveTheEnvironmentAsItWas) {
     ASSERT_EQ(envfix(install_args("cu126")).code, 0);
     auto before = snapshot(venv);

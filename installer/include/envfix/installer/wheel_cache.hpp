@@ -31,6 +31,9 @@ struct CachedWheel {
 // The cached file of a wheel with this hash and name, when present.
 std::optional<std::filesystem::path> cached_wheel(const std::filesystem::path& root, const std::string& sha256,
                                                   const std::string& filename);
+// Where an accepted wheel with this hash and name lives; empty for a bad hash or name. A file
+// renamed there must have been checked against the hash.
+std::filesystem::path wheel_cache_file(const std::filesystem::path& root, const std::string& sha256, const std::string& filename);
 // Every accepted wheel, sorted by file name.
 std::vector<CachedWheel> list_cached_wheels(const std::filesystem::path& root);
 

@@ -3,6 +3,8 @@
 // variant indexes, the ordinary indexes (--index-url, then --extra-index-url) for everything
 // else, and the HTTP settings. A narrow value made from the configuration, so the planner
 // depends on what it reads, not on the whole configuration.
+#include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +20,11 @@ struct PlanSources {
     std::vector<std::string> indexes;        // the index URL, then the extra ones
     HttpOptions http;
     int parallel = 4;                        // requests at once (network.parallel-downloads)
+    // Where a wheel downloaded whole to read its metadata (an index without PEP 658 files, a
+    // server without Range) is kept, by its sha256 and file name: install passes the wheel
+    // cache, so the wheel is not downloaded a second time; empty (plan), or an empty path
+    // returned: the file is deleted once read.
+    std::function<std::filesystem::path(const std::string& sha256, const std::string& filename)> keep_whole_wheel;
 };
 
 PlanSources plan_sources(const IndexConfig& config);
