@@ -334,6 +334,7 @@ class Bench:
     def run(self):
         start = time.monotonic()
         names = list(self.tools)
+        doctor = None
         for rep in range(self.a.reps):
             t0 = time.monotonic()
             order = names[rep % len(names):] + names[:rep % len(names)]  # alternate who goes first
@@ -342,11 +343,14 @@ class Bench:
                     continue
                 print(f"rep {rep + 1}: {name}", file=sys.stderr, flush=True)
                 self.chain(self.tools[name], rep)
+            if doctor is None:
+                doctor = self.doctor()  # after the first repetition made its venv, before the budget can run out
+            summarize(self, doctor)  # results so far, so a run stopped from outside still leaves them
             spent = time.monotonic() - start
             if self.a.budget and spent + (time.monotonic() - t0) > self.a.budget:
                 print(f"budget: stopping after {rep + 1} repetitions ({spent:.0f} s)", file=sys.stderr)
                 break
-        return self.doctor()
+        return doctor if doctor is not None else self.doctor()
 
     def doctor(self):
         """5: envfix doctor (warm) against importing torch for its architecture list."""

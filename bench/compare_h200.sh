@@ -3,7 +3,8 @@
 # and uv side by side"): repack the installed torch 2.11.0+cu130 stack into an index with a second,
 # relabelled variant (bench/real_stack.py), then compare envfix, pip and uv on it. About 6 minutes.
 #
-# Usage (repository root): bench/compare_h200.sh OUT_DIR   [ENVFIX=.h200/bin/envfix SRC_PY=… BASE=… W=…]
+# Usage (repository root): bench/compare_h200.sh OUT_DIR
+#   [ENVFIX=.h200/bin/envfix SRC_PY=… BASE=… W=… MODE=index|files REPS=3 PIP_REPS=1 BUDGET=420 REPACK=…]
 set -euo pipefail
 OUT_DIR=${1:?usage: bench/compare_h200.sh OUT_DIR}
 ENVFIX=${ENVFIX:-.h200/bin/envfix}
@@ -20,5 +21,6 @@ t0=$EPOCHREALTIME
 python3 bench/real_stack.py "$W/idx" --python "$SRC_PY" --repack "$REPACK" 2>&1 | tail -3 | tee "$OUT_DIR/stack.log"
 echo "index built in $(python3 -c "print(f'{$EPOCHREALTIME - $t0:.0f}')") s"
 python3 bench/compare.py --index "$W/idx" --envfix "$ENVFIX" --python "$BASE" --pip-python "$PIP_PY" \
-  --doctor-python "$SRC_PY" --reps 3 --pip-reps 1 --budget 420 --machine h200 --out "$OUT_DIR"
+  --doctor-python "$SRC_PY" --mode "${MODE:-index}" --reps "${REPS:-3}" --pip-reps "${PIP_REPS:-1}" --budget "${BUDGET:-420}" \
+  --machine h200 --out "$OUT_DIR"
 rm -rf "$W"
