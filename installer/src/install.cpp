@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <set>
+#include <unordered_map>
 
 #include "envfix/common/fs.hpp"
 #include "envfix/common/interrupt.hpp"
@@ -23,6 +25,7 @@
 #include "install_checks.hpp"
 #include "record_hash.hpp"
 #include "stager.hpp"
+#include "tx_internal.hpp"
 #include "unpacked_store.hpp"
 
 namespace envfix::installer {
@@ -139,6 +142,14 @@ Expected<std::vector<RecoveryOutcome>> recover(const probe::Environment& env, bo
 
 Expected<InstallResult> install(const probe::Environment& env, const InstallRequest& request, Reporter& reporter) {
     auto started = Clock::now();
+    // -vv: how long each step took (docs/performance.md reads these on machines without a profiler).
+    auto lap_at = started;
+    auto lap = [&](const char* phase) {
+        auto now = Clock::now();
+        reporter.debug(msg("install.debug.phase", {{"phase", phase},
+                                                   {"ms", std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(now - lap_at).count())}}));
+        lap_at = now;
+    };
     InstallResult result;
     if (!env.runnable()) return fail(ExitCode::EnvBroken, "install.env_not_runnable", {{"path", env.root.string()}});
     if (!request.break_system_packages) ENVFIX_TRY_VOID(check_not_externally_managed(env));
@@ -147,21 +158,33 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
 
     // 1. The wheels, checked on their own and against the interpreter.
     const auto supported = resolver::supported_tags(env.facts);
-    std::vector<Input> inputs;
-    std::set<std::string> names;
-    for (const auto& req : request.wheels) {
-        Input in;
+    // Opened and planned on several threads (torch's directory and RECORD alone take ~0.1 s);
+    // the first failing wheel in the given order is the one reported.
+    std::vector<Input> inputs(request.wheels.size());
+    std::vector<std::optional<Error>> open_errors(request.wheels.size());
+    tx::parallel_for(request.wheels.size(), [&](size_t i) {
+        const auto& req = request.wheels[i];
+        Input& in = inputs[i];
         in.request = req;
-        ENVFIX_TRY(in.wheel, open_wheel(req.file));
-        ENVFIX_TRY_VOID(check_compatible(in.wheel, env.facts, supported));
-        if (!names.insert(in.wheel.name.canonical_name).second)
-            return fail(ExitCode::Usage, "install.duplicate_wheel", {{"name", in.wheel.name.canonical_name}, {"file", in.wheel.source()}});
-        WheelOptions wo;
-        wo.requested = req.requested;
-        if (req.direct_url) wo.direct_url = resolver::strip_credentials(*req.direct_url);
-        ENVFIX_TRY(in.plan, plan_wheel(in.wheel, scheme, target, wo));
-        inputs.push_back(std::move(in));
+        auto r = [&]() -> Expected<void> {
+            ENVFIX_TRY(in.wheel, open_wheel(req.file));
+            ENVFIX_TRY_VOID(check_compatible(in.wheel, env.facts, supported));
+            WheelOptions wo;
+            wo.requested = req.requested;
+            if (req.direct_url) wo.direct_url = resolver::strip_credentials(*req.direct_url);
+            ENVFIX_TRY(in.plan, plan_wheel(in.wheel, scheme, target, wo));
+            return {};
+        }();
+        if (!r) open_errors[i] = std::move(r).error();
+    }, 1);
+    std::set<std::string> names;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        if (open_errors[i]) return unexpected(std::move(*open_errors[i]));
+        if (!names.insert(inputs[i].wheel.name.canonical_name).second)
+            return fail(ExitCode::Usage, "install.duplicate_wheel",
+                        {{"name", inputs[i].wheel.name.canonical_name}, {"file", inputs[i].wheel.source()}});
     }
+    lap("wheels opened and planned");
 
     // 2. An embedded Python that does not import site would not see what is installed.
     std::vector<PlannedFile> extra_files;
@@ -302,6 +325,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         return fail(ExitCode::DiskFull, "install.no_space",
                     {{"path", scheme.purelib.string()}, {"needed", str::human_bytes(needed)}, {"free", str::human_bytes(*free)}});
 
+    lap("what goes and what stays, checks");
     // 8. Stage, check, record, take the way back (snapshot), move.
     auto stage_started = Clock::now();
     std::vector<stdfs::path> areas = {scheme.purelib, scheme.platlib, scheme.scripts, scheme.data, scheme.headers_root, env.root};
@@ -347,7 +371,9 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         dests.push_back(inputs[i].plan.dist_info / "RECORD");
         if (inputs[i].plan.direct_url) dests.push_back(inputs[i].plan.dist_info / "direct_url.json");
     }
+    lap("unpacked-cache lookups");
     ENVFIX_TRY_VOID(tx.make_stage_dirs(dests));
+    lap("folders made");
     StageOptions so;
     so.threads = request.threads;
     so.interpreter = target.interpreter;
@@ -358,10 +384,12 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         inputs[i].sha256 = digests[item].digest;
         unpacked::remember_sha256(unpacked_root, inputs[i].wheel, digests[item].digest);
     }
+    lap("files staged");
     fill_unpacked_cache(unpacked_root, inputs, stage_of, reporter);
-    std::map<stdfs::path, const StagedDigest*> written;
+    lap("unpacked cache filled");
+    std::unordered_map<stdfs::path::string_type, const StagedDigest*> written;  // hashed: 17 000 paths
     for (size_t k = 0; k < file_items; ++k) {
-        written[dests[k]] = &digests[k];
+        written[dests[k].native()] = &digests[k];
         result.bytes_written += digests[k].size;
     }
     for (size_t i = 0; i < inputs.size(); ++i) {
@@ -369,7 +397,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         if (in.skip) continue;
         std::vector<resolver::RecordEntry> rows;
         for (const auto& f : in.plan.files) {
-            const StagedDigest* d = written.at(f.dest);
+            const StagedDigest* d = written.at(f.dest.native());
             rows.push_back({f.record_path, d->algorithm, d->digest, d->size});
         }
         if (in.plan.direct_url) {
@@ -384,6 +412,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         ENVFIX_TRY_VOID(write_generated(tx.stage_path(record), resolver::format_record(rows)));
     }
     result.files_written = dests.size();
+    lap("RECORD files written");
     if (interrupt_requested()) return fail(ExitCode::Interrupted, "install.interrupted");
     // Taken once every check has passed, so a refused install leaves no snapshot; dropped again
     // when the transaction fails (the environment did not change).
@@ -398,13 +427,16 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         if (!result.snapshot.empty()) forget_snapshot(env.root, result.snapshot);
         return unexpected(std::move(e));
     };
+    lap("snapshot taken");
     if (auto p = tx.prepare(remove_files, dests); !p) return drop_snapshot(p.error());
+    lap("moves planned");
     result.seconds_stage = seconds_since(stage_started);
     auto commit_started = Clock::now();
     auto committed = request.accept ? tx.apply() : tx.commit();
     if (!committed) return drop_snapshot(committed.error());
     auto stats = *committed;
     result.seconds_commit = seconds_since(commit_started);
+    lap("committed");
     result.seconds_moving = stats.move_seconds;
     result.moves = stats.moved_in + stats.moved_out;
     for (auto& in : inputs)

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "tx_internal.hpp"
 
@@ -15,7 +16,9 @@ namespace {
 
 class Planner {
 public:
-    Planner(const std::vector<Area>& areas, const std::set<stdfs::path>& remove) : areas_(areas), remove_(remove) {}
+    Planner(const std::vector<Area>& areas, const std::set<stdfs::path>& remove) : areas_(areas) {
+        for (const auto& p : remove) remove_.insert(p.native());
+    }
 
     // Everything inside `dir` is either a file to remove or a folder that qualifies.
     bool qualifies(const stdfs::path& dir) {
@@ -31,7 +34,7 @@ public:
                 const auto& p = it->path();
                 auto type = it->symlink_status(ec).type();
                 if (type == stdfs::file_type::directory) ok = qualifies(p);
-                else ok = remove_.count(p) > 0;
+                else ok = remove_.count(p.native()) > 0;
             }
         }
         memo_[dir] = ok;
@@ -49,7 +52,7 @@ private:
     }
 
     const std::vector<Area>& areas_;
-    const std::set<stdfs::path>& remove_;
+    std::unordered_set<stdfs::path::string_type> remove_;  // hashed: every file of torch is looked up
     std::map<stdfs::path, bool> memo_;
 };
 
@@ -92,17 +95,21 @@ Expected<std::vector<JournalOp>> plan_moves(const std::vector<Area>& areas, cons
     // Out: the outermost qualifying folder above each file, else the file.
     Planner planner(areas, removing);
     std::set<stdfs::path> out_units;
+    // Files of one folder share the answer about their ancestors (torch: 13 000 files, 600 folders).
+    std::unordered_map<stdfs::path::string_type, stdfs::path> out_of_parent;  // empty: the file itself
     for (const auto& p : removing) {
-        std::string rel;
-        const Area* area = area_for(areas, p, &rel);
-        stdfs::path unit = p;
-        for (const auto& dir : ancestors_below(*area, rel)) {
-            if (out_units.count(dir) || planner.qualifies(dir)) {
-                unit = dir;
-                break;
+        auto [known, fresh] = out_of_parent.try_emplace(p.parent_path().native());
+        if (fresh) {
+            std::string rel;
+            const Area* area = area_for(areas, p, &rel);
+            for (const auto& dir : ancestors_below(*area, rel)) {
+                if (out_units.count(dir) || planner.qualifies(dir)) {
+                    known->second = dir;
+                    break;
+                }
             }
         }
-        out_units.insert(unit);
+        out_units.insert(known->second.empty() ? p : known->second);
     }
     // Drop units inside another unit (a file whose folder also goes).
     std::vector<stdfs::path> outs;
@@ -131,21 +138,27 @@ Expected<std::vector<JournalOp>> plan_moves(const std::vector<Area>& areas, cons
 
     // In: the outermost folder that will not exist, else the file itself.
     std::set<stdfs::path> in_units;
+    std::unordered_set<stdfs::path::string_type> in_seen;
+    // As for the outs, the files of one folder share the answer about their ancestors.
+    std::unordered_map<stdfs::path::string_type, stdfs::path> in_of_parent;  // empty: every folder exists
     for (const auto& raw : add) {
         auto p = raw.lexically_normal();
-        std::string rel;
-        const Area* area = area_for(areas, p, &rel);
-        if (!area) return outside(p);
-        stdfs::path unit;
-        for (const auto& dir : ancestors_below(*area, rel)) {
-            stdfs::file_type t;
-            if (!exists_after(dir, &t)) {
-                unit = dir;
-                break;
+        auto [known, fresh] = in_of_parent.try_emplace(p.parent_path().native());
+        if (fresh) {
+            std::string rel;
+            const Area* area = area_for(areas, p, &rel);
+            if (!area) return outside(p);
+            for (const auto& dir : ancestors_below(*area, rel)) {
+                stdfs::file_type t;
+                if (!exists_after(dir, &t)) {
+                    known->second = dir;
+                    break;
+                }
+                if (t != stdfs::file_type::directory)
+                    return fail(ExitCode::EnvInconsistent, "install.path_conflict_folder", {{"path", dir.string()}});
             }
-            if (t != stdfs::file_type::directory)
-                return fail(ExitCode::EnvInconsistent, "install.path_conflict_folder", {{"path", dir.string()}});
         }
+        stdfs::path unit = known->second;
         if (unit.empty()) {
             stdfs::file_type t;
             if (exists_after(p, &t)) {
@@ -155,7 +168,7 @@ Expected<std::vector<JournalOp>> plan_moves(const std::vector<Area>& areas, cons
             }
             unit = p;
         }
-        in_units.insert(unit);
+        if (in_seen.insert(unit.native()).second) in_units.insert(unit);
     }
 
     std::vector<JournalOp> ops;

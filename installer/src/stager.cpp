@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <utility>
 
 #include "envfix/common/hash.hpp"
 #include "envfix/common/interrupt.hpp"
@@ -26,9 +27,14 @@ namespace {
 constexpr size_t kMapAtLeast = 8u << 20;
 
 struct Task {
-    std::vector<size_t> items;  // one item, or a wheel's entries that libarchive reads in one pass
+    std::vector<size_t> items;  // one item, a wheel's entries that libarchive reads in one pass, or links
     uint64_t weight = 0;
+    bool links = false;         // cached files linked into one folder, in one run
 };
+
+// Links into one folder taken together: one thread per folder run instead of 32 threads queueing
+// on the same directory lock, and one task fetch per run.
+constexpr size_t kLinksPerTask = 64;
 
 class Run {
 public:
@@ -62,11 +68,18 @@ public:
 private:
     void build_tasks() {
         std::map<const WheelFile*, Task> sequential;
+        std::map<std::filesystem::path, Task> links;  // by staged folder
         for (size_t i = 0; i < items_.size(); ++i) {
             const auto& it = items_[i];
             uint64_t w = 4096;
             if (!it.file) w += it.wheel->bytes().size() / 4;  // hashing is cheaper than inflating
             else if (!it.linked_from.empty()) {                // a link: one metadata write
+                auto& t = links[it.stage.parent_path()];
+                t.items.push_back(i);
+                t.weight += w;
+                t.links = true;
+                if (t.items.size() == kLinksPerTask) tasks_.push_back(std::exchange(t, Task{}));
+                continue;
             }
             else if (it.file->kind == PlannedFile::Kind::Generated) w += it.file->content.size();
             else {
@@ -82,6 +95,8 @@ private:
             tasks_.push_back(Task{{i}, w});
         }
         for (auto& [w, t] : sequential) tasks_.push_back(std::move(t));
+        for (auto& [d, t] : links)
+            if (!t.items.empty()) tasks_.push_back(std::move(t));
         std::stable_sort(tasks_.begin(), tasks_.end(), [](const Task& a, const Task& b) { return a.weight > b.weight; });
     }
 
@@ -118,7 +133,12 @@ private:
 
     Expected<void> run_task(const Task& task, WorkerState& ws) {
         const StageItem& first = items_[task.items.front()];
-        if (task.items.size() == 1 && !first.linked_from.empty() && link_one(task.items.front())) return {};
+        if (task.links) {
+            // A cached file missing or the wrong size: that one is inflated from its own wheel.
+            for (size_t i : task.items)
+                if (!link_one(i)) ENVFIX_TRY_VOID(run_task(Task{{i}, 0, false}, ws));
+            return {};
+        }
         if (task.items.size() == 1 && (!first.file || !zip_entry_needs_sequential_read_for(first)))
             return stage_one(task.items.front(), nullptr, ws);
         // libarchive: one pass over the wheel for all of these entries.

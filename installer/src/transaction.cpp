@@ -3,12 +3,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <map>
-#include <chrono>
+#include <optional>
 #include <random>
 #include <set>
 #include <thread>
+#include <type_traits>
 
 #include "envfix/common/fs.hpp"
 #include "envfix/common/interrupt.hpp"
@@ -22,13 +24,13 @@ namespace stdfs = std::filesystem;
 
 namespace tx {
 
-void parallel_for(size_t n, const std::function<void(size_t)>& fn) {
+void parallel_for(size_t n, const std::function<void(size_t)>& fn, size_t per_thread) {
     // Latency-bound work (metadata writes), so more threads than cores help.
     std::atomic<size_t> next{0};
     auto work = [&] {
         for (size_t i; (i = next.fetch_add(1)) < n;) fn(i);
     };
-    size_t threads = std::min<size_t>(16, n / 8);
+    size_t threads = std::min<size_t>(16, n / std::max<size_t>(1, per_thread));
     std::vector<std::thread> pool;
     for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
     work();
@@ -39,25 +41,35 @@ std::string stage_dir_name(const std::string& id) { return ".envfix-tx-" + id; }
 
 std::vector<Area> make_areas(const std::vector<std::string>& roots, const std::string& id) {
     std::vector<Area> out;
-    for (const auto& r : roots) out.push_back(Area{stdfs::path(r), stdfs::path(r) / stage_dir_name(id)});
+    for (const auto& r : roots) {
+        Area a{stdfs::path(r), stdfs::path(r) / stage_dir_name(id), {}};
+        a.prefix = (a.root.lexically_normal() / "").native();
+        out.push_back(std::move(a));
+    }
     return out;
 }
 
 const Area* area_for(const std::vector<Area>& areas, const stdfs::path& p, std::string* rel) {
+    // String prefixes instead of lexically_relative: this runs for every file of a torch stack
+    // (17 000), several times. The deepest area holding p wins.
+    const auto& s = p.native();
     const Area* best = nullptr;
-    stdfs::path best_rel;
-    for (const auto& a : areas) {
-        auto r = p.lexically_relative(a.root);
-        if (r.empty() || r == "." || *r.begin() == "..") continue;
-        if (!best || std::distance(r.begin(), r.end()) < std::distance(best_rel.begin(), best_rel.end())) {
+    for (const auto& a : areas)
+        if (s.size() > a.prefix.size() && s.compare(0, a.prefix.size(), a.prefix) == 0 &&
+            (!best || a.prefix.size() > best->prefix.size()))
             best = &a;
-            best_rel = r;
-        }
-    }
     if (!best) return nullptr;
+    // p is normal, so what follows the prefix is a relative path without "." or ".." parts.
+    std::string r;
+    if constexpr (std::is_same_v<stdfs::path::value_type, char>)
+        r = s.substr(best->prefix.size());  // POSIX: the native string is the generic one
+    else
+        r = stdfs::path(s.substr(best->prefix.size())).generic_string();
+    const std::string_view first = std::string_view(r).substr(0, r.find('/'));
+    if (first.empty() || first == ".." || first == ".") return nullptr;
     // envfix's own folders (staging, state) are never a destination or a file to remove.
-    if (best_rel.begin()->string().starts_with(".envfix")) return nullptr;
-    if (rel) *rel = best_rel.generic_string();
+    if (first.starts_with(".envfix")) return nullptr;
+    if (rel) *rel = std::move(r);
     return best;
 }
 
@@ -221,16 +233,39 @@ stdfs::path Transaction::stage_path(const stdfs::path& dest) const {
 }
 
 Expected<void> Transaction::make_stage_dirs(const std::vector<stdfs::path>& dests) {
-    std::set<stdfs::path> dirs;
+    // Every folder the staged files need, made level by level (parents first), each level on
+    // several threads: a mkdir allocates an inode, which on ext4 after many deletions costs
+    // hundreds of microseconds, and a torch stack has about a thousand folders
+    // (docs/performance.md, warm install).
+    std::set<stdfs::path> roots;
+    std::vector<std::set<stdfs::path>> levels;
     for (const auto& d : dests) {
-        auto s = stage_path(d);
-        if (s.empty()) return fail(ExitCode::Internal, "install.outside_areas", {{"path", d.string()}});
-        dirs.insert(s.parent_path());
+        std::string rel;
+        const tx::Area* a = tx::area_for(impl_->areas, d.lexically_normal(), &rel);
+        if (!a) return fail(ExitCode::Internal, "install.outside_areas", {{"path", d.string()}});
+        stdfs::path dir = a->new_path("");
+        roots.insert(dir);
+        size_t depth = 0;
+        for (const auto& part : stdfs::path(rel).parent_path()) {
+            dir /= part;
+            if (levels.size() <= depth) levels.emplace_back();
+            levels[depth++].insert(dir);
+        }
     }
-    for (const auto& d : dirs) {
+    auto failed = [](const stdfs::path& d, const std::error_code& ec) {
+        return fail(fs::exit_code_for_errno(ec.value()), "fs.write_failed", {{"path", d.string()}, {"reason", ec.message()}});
+    };
+    for (const auto& r : roots) {
         std::error_code ec;
-        stdfs::create_directories(d, ec);
-        if (ec) return fail(fs::exit_code_for_errno(ec.value()), "fs.write_failed", {{"path", d.string()}, {"reason", ec.message()}});
+        stdfs::create_directories(r, ec);
+        if (ec) return failed(r, ec);
+    }
+    for (const auto& level : levels) {
+        std::vector<stdfs::path> todo(level.begin(), level.end());
+        std::vector<std::error_code> errors(todo.size());
+        tx::parallel_for(todo.size(), [&](size_t i) { stdfs::create_directory(todo[i], errors[i]); });
+        for (size_t i = 0; i < todo.size(); ++i)
+            if (errors[i]) return failed(todo[i], errors[i]);
     }
     return {};
 }

@@ -15,6 +15,7 @@ namespace stdfs = std::filesystem;
 struct Area {
     stdfs::path root;   // the folder files go under
     stdfs::path stage;  // root/.envfix-tx-<id>: new/ and old/ inside
+    stdfs::path::string_type prefix;  // root, normalised, with one trailing separator (area_for)
     stdfs::path new_path(const std::string& rel) const { return stage / "new" / stdfs::path(rel); }
     stdfs::path old_path(const std::string& rel) const { return stage / "old" / stdfs::path(rel); }
     stdfs::path dest(const std::string& rel) const { return root / stdfs::path(rel); }
@@ -42,8 +43,9 @@ bool op_done(const std::vector<Area>& areas, const JournalOp& op);
 Expected<void> op_forward(const std::vector<Area>& areas, const JournalOp& op);
 Expected<void> op_backward(const std::vector<Area>& areas, const JournalOp& op);
 
-// fn(0) ... fn(n-1) on up to 16 threads (for latency-bound file system work).
-void parallel_for(size_t n, const std::function<void(size_t)>& fn);
+// fn(0) ... fn(n - 1) on up to 16 threads, one per `per_thread` items (for latency-bound file
+// system work).
+void parallel_for(size_t n, const std::function<void(size_t)>& fn, size_t per_thread = 8);
 // Removes the staging folders (backups included) of every area, in parallel.
 void remove_stage_dirs(const std::vector<Area>& areas);
 // Removes the journal file, and the state folder when nothing else is left in it.
