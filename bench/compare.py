@@ -103,8 +103,52 @@ def drop_page_cache():
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Static files as a CDN serves an index (the PyTorch index is on CloudFront/R2): single byte
+    ranges (206), which installers use to read a wheel's directory, and files sent with sendfile so
+    the server is not what the tools wait on."""
+    protocol_version = "HTTP/1.1"
+
     def log_message(self, *args):
         pass
+
+    def send_head(self):
+        self.range = None
+        spec = self.headers.get("Range", "")
+        path = self.translate_path(self.path)
+        if not spec.startswith("bytes=") or "," in spec or not os.path.isfile(path):
+            return super().send_head()
+        size = os.path.getsize(path)
+        first, _, last = spec[6:].strip().partition("-")
+        try:
+            if first == "":
+                start, end = max(0, size - int(last)), size - 1
+            else:
+                start, end = int(first), min(size - 1, int(last)) if last else size - 1
+        except ValueError:
+            return super().send_head()
+        if start > end or start >= size:
+            self.send_response(416)
+            self.send_header("Content-Range", f"bytes */{size}")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return None
+        f = open(path, "rb")
+        self.range = (start, end)
+        self.send_response(206)
+        self.send_header("Content-Type", self.guess_type(path))
+        self.send_header("Content-Range", f"bytes {start}-{end}/{size}")
+        self.send_header("Content-Length", str(end - start + 1))
+        self.send_header("Accept-Ranges", "bytes")
+        self.end_headers()
+        return f
+
+    def copyfile(self, source, outputfile):
+        start, end = self.range or (0, os.fstat(source.fileno()).st_size - 1)
+        outputfile.flush()
+        try:
+            self.connection.sendfile(source, offset=start, count=end - start + 1)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
 
 
 class QuietServer(socketserver.ThreadingTCPServer):

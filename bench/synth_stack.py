@@ -138,7 +138,19 @@ def build_wheel(job):
     return fname
 
 
+def core_metadata(path):
+    """The METADATA of a wheel (its .dist-info's), for the PEP 658 file beside it."""
+    with zipfile.ZipFile(path) as z:
+        for n in z.namelist():
+            if n.count("/") == 1 and n.endswith(".dist-info/METADATA"):
+                return z.read(n)
+    return None
+
+
 def write_simple(out):
+    """PEP 503 pages for OUT/files, each wheel with its PEP 658 metadata file (`<wheel>.metadata`,
+    `data-core-metadata` and the older `data-dist-info-metadata`), as the PyTorch index and PyPI
+    serve them: installers then read metadata without downloading the wheels."""
     files = sorted(os.listdir(os.path.join(out, "files")))
     by = {}
     for f in files:
@@ -146,9 +158,21 @@ def write_simple(out):
             by.setdefault(norm(f.split("-")[0]), []).append(f)
     for n, fs in by.items():
         os.makedirs(os.path.join(out, "simple", n), exist_ok=True)
-        links = "\n".join(f'<a href="../../files/{f}#sha256={hashlib.sha256(open(os.path.join(out, "files", f), "rb").read()).hexdigest()}">{f}</a><br/>' for f in fs)
+        links = []
+        for f in fs:
+            path = os.path.join(out, "files", f)
+            with open(path, "rb") as h:
+                digest = hashlib.file_digest(h, "sha256").hexdigest() if hasattr(hashlib, "file_digest") else hashlib.sha256(h.read()).hexdigest()
+            attrs = ""
+            md = core_metadata(path)
+            if md is not None:
+                with open(path + ".metadata", "wb") as h:
+                    h.write(md)
+                mh = hashlib.sha256(md).hexdigest()
+                attrs = f' data-core-metadata="sha256={mh}" data-dist-info-metadata="sha256={mh}"'
+            links.append(f'<a href="../../files/{f}#sha256={digest}"{attrs}>{f}</a><br/>')
         with open(os.path.join(out, "simple", n, "index.html"), "w") as h:
-            h.write(f"<!DOCTYPE html><html><body>\n{links}\n</body></html>\n")
+            h.write("<!DOCTYPE html><html><body>\n" + "\n".join(links) + "\n</body></html>\n")
     with open(os.path.join(out, "simple", "index.html"), "w") as h:
         h.write("<!DOCTYPE html><html><body>\n" + "\n".join(f'<a href="{n}/">{n}</a><br/>' for n in sorted(by)) + "\n</body></html>\n")
 
