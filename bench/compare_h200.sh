@@ -23,4 +23,4 @@ echo "index built in $(python3 -c "print(f'{$EPOCHREALTIME - $t0:.0f}')") s"
 python3 bench/compare.py --index "$W/idx" --envfix "$ENVFIX" --python "$BASE" --pip-python "$PIP_PY" \
   --doctor-python "$SRC_PY" --mode "${MODE:-index}" --reps "${REPS:-3}" --pip-reps "${PIP_REPS:-1}" --budget "${BUDGET:-420}" \
   --machine h200 --out "$OUT_DIR"
-rm -rf "$W"
+[[ -n ${KEEP:-} ]] || rm -rf "$W"
