@@ -9,6 +9,7 @@
 #include <optional>
 #include <thread>
 
+#include "envfix/common/fs.hpp"
 #include "envfix/common/hash.hpp"
 #include "envfix/common/interrupt.hpp"
 #include "envfix/installer/fault.hpp"
@@ -66,7 +67,8 @@ private:
             const auto& it = items_[i];
             uint64_t w = 4096;
             if (!it.file) w += it.wheel->bytes().size() / 4;  // hashing is cheaper than inflating
-            else if (!it.linked_from.empty()) {                // a link: one metadata write
+            else if (!it.linked_from.empty()) {  // a link: one metadata write, and a read to verify it
+                if (it.verify_link) w += it.wheel->zip.entries[it.file->entry].size / 4;
             }
             else if (it.file->kind == PlannedFile::Kind::Generated) w += it.file->content.size();
             else {
@@ -118,7 +120,7 @@ private:
 
     Expected<void> run_task(const Task& task, WorkerState& ws) {
         const StageItem& first = items_[task.items.front()];
-        if (task.items.size() == 1 && !first.linked_from.empty() && link_one(task.items.front())) return {};
+        if (task.items.size() == 1 && !first.linked_from.empty() && link_one(task.items.front(), ws)) return {};
         if (task.items.size() == 1 && (!first.file || !zip_entry_needs_sequential_read_for(first)))
             return stage_one(task.items.front(), nullptr, ws);
         // libarchive: one pass over the wheel for all of these entries.
@@ -134,21 +136,38 @@ private:
                                  });
     }
 
-    // The cached copy linked (or copied) into staging; false: inflate instead (nothing left behind).
-    bool link_one(size_t index) {
+    // The cached or installed copy linked (or copied) into staging; false: inflate instead
+    // (nothing left behind).
+    bool link_one(size_t index, WorkerState& ws) {
         const StageItem& it = items_[index];
         const ZipEntry& e = it.wheel->zip.entries[it.file->entry];
         auto st = storeops::stat_path(it.linked_from);
         if (!st || !st->regular || st->size != e.size) return false;
+        // An installed file keeps its mode when linked: only one the stager would write alike.
+        if (it.verify_link && (((st->mode & 0111) != 0) != it.file->executable || !(st->mode & 0200))) return false;
         bool cross = false;
         if (!storeops::hard_link(it.linked_from, it.stage, &cross) &&
             (!cross || !storeops::copy_file(it.linked_from, it.stage, st->mode)))
             return false;
         const auto& row = it.wheel->record[static_cast<size_t>(it.wheel->record_row[it.file->entry])];
-        out_[index] = {row.hash_algorithm, row.hash_digest, e.size};
+        if (it.verify_link && !same_bytes(it.stage, row, ws)) {
+            std::error_code ec;
+            std::filesystem::remove(it.stage, ec);
+            return false;
+        }
+        out_[index] = {row.hash_algorithm, row.hash_digest, e.size, true};
         bytes_.fetch_add(4096, std::memory_order_relaxed);
         fault_point();
         return true;
+    }
+
+    // The staged link (the installed inode) hashed against the wheel's RECORD row: a file edited
+    // by hand since it was installed is not kept, whatever its old RECORD row says.
+    static bool same_bytes(const std::filesystem::path& p, const resolver::RecordEntry& row, WorkerState& ws) {
+        auto map = fs::MappedFile::open(p);
+        if (!map || !ws.hasher.start(row.hash_algorithm)) return false;
+        ws.hasher.update(map->bytes());
+        return ws.hasher.finish_b64() == row.hash_digest;
     }
 
     static bool zip_entry_needs_sequential_read_for(const StageItem& it) {
