@@ -4,12 +4,12 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
 
-#include "envfix/common/fs.hpp"
 #include "envfix/common/hash.hpp"
 #include "envfix/common/interrupt.hpp"
 #include "envfix/installer/fault.hpp"
@@ -25,6 +25,8 @@ namespace {
 // Files at least this large are inflated into their mapped output file, smaller ones into a
 // reused buffer and written with one write().
 constexpr size_t kMapAtLeast = 8u << 20;
+// Installed files kept in a switch are hashed in pieces of this size.
+constexpr size_t kReadPiece = 1u << 20;
 
 struct Task {
     std::vector<size_t> items;  // one item, or a wheel's entries that libarchive reads in one pass
@@ -156,18 +158,23 @@ private:
             return false;
         }
         out_[index] = {row.hash_algorithm, row.hash_digest, e.size, true};
-        bytes_.fetch_add(4096, std::memory_order_relaxed);
+        bytes_.fetch_add(4096 + (it.verify_link ? e.size / 4 : 0), std::memory_order_relaxed);
         fault_point();
         return true;
     }
 
     // The staged link (the installed inode) hashed against the wheel's RECORD row: a file edited
-    // by hand since it was installed is not kept, whatever its old RECORD row says.
+    // by hand since it was installed is not kept, whatever its old RECORD row says. Read in
+    // pieces, so an unchanged library of a gigabyte does not become resident all at once.
     static bool same_bytes(const std::filesystem::path& p, const resolver::RecordEntry& row, WorkerState& ws) {
-        auto map = fs::MappedFile::open(p);
-        if (!map || !ws.hasher.start(row.hash_algorithm)) return false;
-        ws.hasher.update(map->bytes());
-        return ws.hasher.finish_b64() == row.hash_digest;
+        std::ifstream in(p, std::ios::binary);
+        if (!in || !ws.hasher.start(row.hash_algorithm)) return false;
+        ws.buffer.resize(std::max<size_t>(ws.buffer.size(), kReadPiece));
+        while (in) {
+            in.read(ws.buffer.data(), static_cast<std::streamsize>(kReadPiece));
+            ws.hasher.update(std::string_view(ws.buffer.data(), static_cast<size_t>(in.gcount())));
+        }
+        return !in.bad() && ws.hasher.finish_b64() == row.hash_digest;
     }
 
     static bool zip_entry_needs_sequential_read_for(const StageItem& it) {
