@@ -96,11 +96,14 @@ protected:
 TEST_F(KeepSwitch, UnchangedFilesAreLinkedOnlyWhereTheirBytesMatch) {
     // A file edited by hand, same size, so only its hash tells.
     write_text(sp / "keep_pkg/edited.py", "EDIT = 9\n");
-    const std::vector<stdfs::path> same = {sp / "keep_pkg/same.py", sp / "keep_pkg/types.pyi", sp / "keep_pkg/big.bin",
+    // A file made read-only: linking it would carry that mode into the new tree.
+    stdfs::permissions(sp / "keep_pkg/types.pyi", stdfs::perms::owner_write | stdfs::perms::group_write | stdfs::perms::others_write,
+                       stdfs::perm_options::remove);
+    const std::vector<stdfs::path> same = {sp / "keep_pkg/same.py", sp / "keep_pkg/big.bin",
                                            sp / "keep_pkg/run.sh", venv / "include/site" / pyver() / "keep-pkg/keep.h",
                                            venv / "share/keep/readme.txt"};
     const std::vector<stdfs::path> rewritten = {sp / "keep_pkg/__init__.py", sp / "keep_pkg/lib.so", sp / "keep_pkg/edited.py",
-                                                sp / "keep_pkg/mode.sh", venv / "bin/keep-tool", venv / "bin/keep-cli"};
+                                                sp / "keep_pkg/types.pyi", sp / "keep_pkg/mode.sh", venv / "bin/keep-tool", venv / "bin/keep-cli"};
     std::map<stdfs::path, ino_t> before;
     for (const auto& p : same) before[p] = inode(p);
     for (const auto& p : rewritten) before[p] = inode(p);
