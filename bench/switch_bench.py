@@ -39,7 +39,7 @@ def main():
     ap.add_argument("--work", default=None, help="venv and caches (default: beside --index)")
     a = ap.parse_args()
     stack = json.load(open(os.path.join(a.index, "stack.json")))
-    names = list(stack["variants"])[:2]
+    names = stack["order"][:2]  # installed first, switched to
     wheels = {n: [os.path.join(a.index, w) for w in stack["variants"][n]["wheels"]] for n in names}
     work = a.work or os.path.join(os.path.dirname(os.path.abspath(a.index)), "switch-work")
     shutil.rmtree(work, ignore_errors=True)
