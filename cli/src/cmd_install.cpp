@@ -97,8 +97,9 @@ void print_result(const installer::InstallResult& r, bool dry_run) {
     std::snprintf(secs, sizeof secs, "%.2f", r.seconds_total);
     char moving[32];
     std::snprintf(moving, sizeof moving, "%.1f", r.seconds_moving * 1000);
-    print(msg("install.done", {{"seconds", secs}, {"files", std::to_string(r.files_written)},
-                               {"moves", std::to_string(r.moves)}, {"moving_ms", moving}}));
+    print(msg(r.files_kept ? "install.done_kept" : "install.done",
+              {{"seconds", secs}, {"files", std::to_string(r.files_written)}, {"kept", std::to_string(r.files_kept)},
+               {"moves", std::to_string(r.moves)}, {"moving_ms", moving}}));
 }
 
 Error rolled_back_error(const installer::VerifiedInstall& v, const probe::Environment& env) {
@@ -228,6 +229,7 @@ void report_install(Context& ctx, const probe::Environment& env, const InstallOp
                 {"transaction", r.transaction.empty() ? Json(nullptr)
                                                       : Json{{"id", r.transaction},
                                                              {"files_written", r.files_written},
+                                                             {"files_kept", r.files_kept},
                                                              {"bytes_written", r.bytes_written},
                                                              {"moves", r.moves},
                                                              {"seconds_stage", r.seconds_stage},

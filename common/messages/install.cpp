@@ -159,6 +159,8 @@ const CatalogEntry entries[] = {
     {"install.nothing_to_do", "nothing to do", "无需任何操作"},
     {"install.done", "done in {seconds} s: {files} files written, {moves} moves ({moving_ms} ms between old and new)",
      "完成，用时 {seconds} 秒：写入 {files} 个文件，{moves} 次移动（新旧切换耗时 {moving_ms} 毫秒）"},
+    {"install.done_kept", "done in {seconds} s: {files} files written, {kept} unchanged kept, {moves} moves ({moving_ms} ms between old and new)",
+     "完成，用时 {seconds} 秒：写入 {files} 个文件，保留 {kept} 个未变文件，{moves} 次移动（新旧切换耗时 {moving_ms} 毫秒）"},
     // envfix recover
     {"recover.nothing", "nothing to recover in {path}", "{path} 中没有需要恢复的内容"},
     // The wheel cache (envfix cache)

@@ -23,6 +23,7 @@
 #include "envfix/resolver/url.hpp"
 #include "file_ops.hpp"
 #include "install_checks.hpp"
+#include "keep_links.hpp"
 #include "record_hash.hpp"
 #include "stager.hpp"
 #include "tx_internal.hpp"
@@ -351,13 +352,25 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     }
     std::vector<std::vector<stdfs::path>> stage_of(inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) stage_of[i].resize(inputs[i].plan.files.size());
+    // A switch: what the replaced distributions installed with the same bytes is linked from
+    // there, not inflated (keep_links.hpp); the old files still move into the backup as they are.
+    // The unpacked-wheel cache comes first: it has every file of its wheel.
+    const auto kept_rows = installed_rows(removing, removing_set);
     size_t item = 0;  // the first items are the writer's, in its order
     for (const auto& [dest, who] : writer) {
         auto& it = items[item++];
         const auto& in = inputs[who.first];
         stage_of[who.first][who.second] = it.stage;
-        if (in.unpacked && it.file->kind == PlannedFile::Kind::Extracted)
-            it.linked_from = unpacked::entry_file(*in.unpacked, it.file->entry);
+        if (it.file->kind != PlannedFile::Kind::Extracted) continue;
+        const auto entry = it.file->entry;
+        if (in.unpacked) {
+            it.linked_from = unpacked::entry_file(*in.unpacked, entry);
+        } else if (auto row = kept_rows.find(dest.lexically_normal());
+                   row != kept_rows.end() &&
+                   same_content(row->second, in.wheel.record[static_cast<size_t>(in.wheel.record_row[entry])], in.wheel.zip.entries[entry].size)) {
+            it.linked_from = row->first;
+            it.verify_link = true;
+        }
     }
     const size_t file_items = items.size();
     std::map<size_t, size_t> archive_hash_item;  // input -> item
@@ -390,7 +403,8 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     std::unordered_map<stdfs::path::string_type, const StagedDigest*> written;  // hashed: 17 000 paths
     for (size_t k = 0; k < file_items; ++k) {
         written[dests[k].native()] = &digests[k];
-        result.bytes_written += digests[k].size;
+        if (items[k].verify_link && digests[k].linked) ++result.files_kept;
+        else result.bytes_written += digests[k].size;
     }
     for (size_t i = 0; i < inputs.size(); ++i) {
         const auto& in = inputs[i];
@@ -411,7 +425,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
         ENVFIX_TRY_VOID(write_generated(tx.stage_path(record), resolver::format_record(rows)));
     }
-    result.files_written = dests.size();
+    result.files_written = dests.size() - result.files_kept;
     lap("RECORD files written");
     if (interrupt_requested()) return fail(ExitCode::Interrupted, "install.interrupted");
     // Taken once every check has passed, so a refused install leaves no snapshot; dropped again

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -25,6 +26,8 @@ namespace {
 // Files at least this large are inflated into their mapped output file, smaller ones into a
 // reused buffer and written with one write().
 constexpr size_t kMapAtLeast = 8u << 20;
+// Installed files kept in a switch are hashed in pieces of this size.
+constexpr size_t kReadPiece = 1u << 20;
 
 struct Task {
     std::vector<size_t> items;  // one item, a wheel's entries that libarchive reads in one pass, or links
@@ -73,7 +76,8 @@ private:
             const auto& it = items_[i];
             uint64_t w = 4096;
             if (!it.file) w += it.wheel->bytes().size() / 4;  // hashing is cheaper than inflating
-            else if (!it.linked_from.empty()) {                // a link: one metadata write
+            else if (!it.linked_from.empty()) {  // a link: one metadata write, and a read to verify it
+                if (it.verify_link) w += it.wheel->zip.entries[it.file->entry].size / 4;
                 auto& t = links[it.stage.parent_path()];
                 t.items.push_back(i);
                 t.weight += w;
@@ -134,9 +138,10 @@ private:
     Expected<void> run_task(const Task& task, WorkerState& ws) {
         const StageItem& first = items_[task.items.front()];
         if (task.links) {
-            // A cached file missing or the wrong size: that one is inflated from its own wheel.
+            // A cached file missing or the wrong size, a kept file that differs: that one is
+            // inflated from its own wheel.
             for (size_t i : task.items)
-                if (!link_one(i)) ENVFIX_TRY_VOID(run_task(Task{{i}, 0, false}, ws));
+                if (!link_one(i, ws)) ENVFIX_TRY_VOID(run_task(Task{{i}, 0, false}, ws));
             return {};
         }
         if (task.items.size() == 1 && (!first.file || !zip_entry_needs_sequential_read_for(first)))
@@ -154,21 +159,43 @@ private:
                                  });
     }
 
-    // The cached copy linked (or copied) into staging; false: inflate instead (nothing left behind).
-    bool link_one(size_t index) {
+    // The cached or installed copy linked (or copied) into staging; false: inflate instead
+    // (nothing left behind).
+    bool link_one(size_t index, WorkerState& ws) {
         const StageItem& it = items_[index];
         const ZipEntry& e = it.wheel->zip.entries[it.file->entry];
         auto st = storeops::stat_path(it.linked_from);
         if (!st || !st->regular || st->size != e.size) return false;
+        // An installed file keeps its mode when linked: only one the stager would write alike.
+        if (it.verify_link && (((st->mode & 0111) != 0) != it.file->executable || !(st->mode & 0200))) return false;
         bool cross = false;
         if (!storeops::hard_link(it.linked_from, it.stage, &cross) &&
             (!cross || !storeops::copy_file(it.linked_from, it.stage, st->mode)))
             return false;
         const auto& row = it.wheel->record[static_cast<size_t>(it.wheel->record_row[it.file->entry])];
-        out_[index] = {row.hash_algorithm, row.hash_digest, e.size};
-        bytes_.fetch_add(4096, std::memory_order_relaxed);
+        if (it.verify_link && !same_bytes(it.stage, row, ws)) {
+            std::error_code ec;
+            std::filesystem::remove(it.stage, ec);
+            return false;
+        }
+        out_[index] = {row.hash_algorithm, row.hash_digest, e.size, true};
+        bytes_.fetch_add(4096 + (it.verify_link ? e.size / 4 : 0), std::memory_order_relaxed);
         fault_point();
         return true;
+    }
+
+    // The staged link (the installed inode) hashed against the wheel's RECORD row: a file edited
+    // by hand since it was installed is not kept, whatever its old RECORD row says. Read in
+    // pieces, so an unchanged library of a gigabyte does not become resident all at once.
+    static bool same_bytes(const std::filesystem::path& p, const resolver::RecordEntry& row, WorkerState& ws) {
+        std::ifstream in(p, std::ios::binary);
+        if (!in || !ws.hasher.start(row.hash_algorithm)) return false;
+        ws.buffer.resize(std::max<size_t>(ws.buffer.size(), kReadPiece));
+        while (in) {
+            in.read(ws.buffer.data(), static_cast<std::streamsize>(kReadPiece));
+            ws.hasher.update(std::string_view(ws.buffer.data(), static_cast<size_t>(in.gcount())));
+        }
+        return !in.bad() && ws.hasher.finish_b64() == row.hash_digest;
     }
 
     static bool zip_entry_needs_sequential_read_for(const StageItem& it) {

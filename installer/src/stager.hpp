@@ -22,12 +22,16 @@ struct StageItem {
     // (copied across filesystems) instead of inflated, the RECORD row taken as its digest. When
     // it is missing or its size is wrong, the entry is inflated as usual.
     std::filesystem::path linked_from;
+    // linked_from is the environment's installed copy (keep_links.hpp), not a cache entry: hashed
+    // after linking, and inflated instead when its bytes or exec bit differ from the wheel's.
+    bool verify_link = false;
 };
 
 struct StagedDigest {
     std::string algorithm;  // "sha256" ...; the archive hash: "sha256" with a hex digest
     std::string digest;     // RECORD encoding (urlsafe base64), hex for the archive hash
     uint64_t size = 0;
+    bool linked = false;    // linked_from was used (nothing inflated)
 };
 
 struct StageOptions {

@@ -1,0 +1,159 @@
+// A switch keeps the files that do not change (docs/install.md, "A switch keeps unchanged files"):
+// installing version B over A of one project links A's installed files whose path, RECORD hash
+// and size B's RECORD repeats (hashed first), and writes the rest. The built binary, real venvs,
+// wheels from tests/tools/mkwheel.py; every result compared byte for byte with a cold install.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include "install_fixtures.hpp"
+#include "keep_links.hpp"
+
+using namespace envfix;
+using namespace envfix::test;
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+TEST(KeepLinks, SameContentNeedsTheSameDigestAlgorithmAndSize) {
+    using resolver::RecordEntry;
+    const RecordEntry wheel{"p/a.py", "sha256", "abc", 10};
+    struct Case {
+        const char* what;
+        RecordEntry installed;
+        uint64_t entry_size;
+        bool same;
+    };
+    const Case cases[] = {
+        {"equal rows", {"p/a.py", "sha256", "abc", 10}, 10, true},
+        {"installed row without size", {"p/a.py", "sha256", "abc", std::nullopt}, 10, true},
+        {"other digest", {"p/a.py", "sha256", "abd", 10}, 10, false},
+        {"other algorithm, same text", {"p/a.py", "sha384", "abc", 10}, 10, false},
+        {"other size", {"p/a.py", "sha256", "abc", 11}, 10, false},
+        {"installed row size against the entry", {"p/a.py", "sha256", "abc", 10}, 11, false},
+        {"no digest installed", {"p/a.py", "", "", 10}, 10, false},
+    };
+    for (const auto& c : cases) EXPECT_EQ(installer::same_content(c.installed, wheel, c.entry_size), c.same) << c.what;
+    EXPECT_FALSE(installer::same_content({"p/a.py", "", "", 10}, {"p/a.py", "", "", 10}, 10)) << "no digest on either side";
+}
+
+// Version 1 and 2 of one project: most files identical, some changed, one whose exec bit changes.
+Json spec(int version) {
+    const bool two = version == 2;
+    Json files = {{"keep_pkg/__init__.py", "VERSION = " + std::to_string(version) + "\n"},
+                  {"keep_pkg/same.py", "def same():\n    return 'same'\n"},
+                  {"keep_pkg/types.pyi", "def same() -> str: ...\n"},
+                  {"keep_pkg/edited.py", "EDIT = 1\n"},
+                  {"keep_pkg/big.bin", {{"size", 300000}, {"seed", 5}}},
+                  {"keep_pkg/lib.so", {{"size", 50000}, {"seed", version}}},
+                  {"keep_pkg/run.sh", {{"text", "#!/bin/sh\necho run\n"}, {"mode", 493}}},
+                  {"keep_pkg/mode.sh", {{"text", "#!/bin/sh\necho mode\n"}, {"mode", two ? 493 : 420}}}};
+    if (!two) files["keep_pkg/only_one.py"] = "gone = True\n";
+    Json data = {{"headers/keep.h", "#define KEEP 1\n"},
+                 {"data/share/keep/readme.txt", "hello\n"},
+                 {"scripts/keep-tool", {{"text", "#!python\nprint('tool')\n"}, {"mode", 493}}}};
+    return {{"name", "keep-pkg"}, {"version", std::to_string(version) + ".0"}, {"files", files}, {"data", data},
+            {"entry_points", {{"console_scripts", {{"keep-cli", "keep_pkg:main"}}}}}};
+}
+
+ino_t inode(const stdfs::path& p) {
+    struct stat st {};
+    EXPECT_EQ(::lstat(p.c_str(), &st), 0) << p;
+    return st.st_ino;
+}
+
+class KeepSwitch : public ::testing::Test {
+protected:
+    void SetUp() override {
+        w1 = build_wheel(spec(1), dir / "wheels");
+        w2 = build_wheel(spec(2), dir / "wheels");
+        // The reference: version 2 installed cold, with caches of its own, at the same path.
+        fresh_venv();
+        ASSERT_EQ(run_envfix({"install", "--env", venv.string(), w2.string()}, {}, dir / "home-cold").code, 0);
+        cold2 = state();
+        fresh_venv();
+        ASSERT_EQ(envfix({"install", w1.string()}).code, 0);
+    }
+    void fresh_venv() {
+        std::error_code ec;
+        stdfs::remove_all(venv, ec);
+        make_bare_venv(venv);
+        sp = site_packages(venv);
+    }
+    RunResult envfix(std::vector<std::string> args) {
+        args.insert(args.begin() + 1, {"--env", venv.string()});
+        return run_envfix(args, {}, home);
+    }
+    Tree state() { return snapshot(venv, {".envfix"}); }
+    std::string pyver() { return sp.parent_path().filename().string(); }  // "python3.11"
+
+    TempDir dir;
+    stdfs::path venv = dir / "venv", home = dir / "home", sp, w1, w2;
+    Tree cold2;
+};
+
+}  // namespace
+
+TEST_F(KeepSwitch, UnchangedFilesAreLinkedOnlyWhereTheirBytesMatch) {
+    // A file edited by hand, same size, so only its hash tells.
+    write_text(sp / "keep_pkg/edited.py", "EDIT = 9\n");
+    // A file made read-only: linking it would carry that mode into the new tree.
+    stdfs::permissions(sp / "keep_pkg/types.pyi", stdfs::perms::owner_write | stdfs::perms::group_write | stdfs::perms::others_write,
+                       stdfs::perm_options::remove);
+    const std::vector<stdfs::path> same = {sp / "keep_pkg/same.py", sp / "keep_pkg/big.bin",
+                                           sp / "keep_pkg/run.sh", venv / "include/site" / pyver() / "keep-pkg/keep.h",
+                                           venv / "share/keep/readme.txt"};
+    const std::vector<stdfs::path> rewritten = {sp / "keep_pkg/__init__.py", sp / "keep_pkg/lib.so", sp / "keep_pkg/edited.py",
+                                                sp / "keep_pkg/types.pyi", sp / "keep_pkg/mode.sh", venv / "bin/keep-tool", venv / "bin/keep-cli"};
+    std::map<stdfs::path, ino_t> before;
+    for (const auto& p : same) before[p] = inode(p);
+    for (const auto& p : rewritten) before[p] = inode(p);
+
+    auto r = envfix({"install", "--json", w2.string()});
+    ASSERT_EQ(r.code, 0) << r.err;
+    auto j = r.json();
+    EXPECT_EQ(j["transaction"]["files_kept"], same.size()) << r.out;
+    EXPECT_GT(j["transaction"]["files_written"].get<size_t>(), rewritten.size());
+    // Byte for byte, mode for mode, what a cold install of version 2 writes.
+    EXPECT_EQ(tree_diff(cold2, state()), "");
+    for (const auto& p : same) EXPECT_EQ(inode(p), before[p]) << p << " was rewritten";
+    for (const auto& p : rewritten) EXPECT_NE(inode(p), before[p]) << p << " was kept";
+    EXPECT_EQ(read_text(sp / "keep_pkg/edited.py"), "EDIT = 1\n");
+    EXPECT_FALSE(stdfs::exists(sp / "keep_pkg/only_one.py"));
+}
+
+TEST_F(KeepSwitch, TheSummarySaysWhatWasKept) {
+    auto r = envfix({"install", w2.string()});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("unchanged kept"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(" 7 unchanged kept"), std::string::npos) << r.out;  // with edited.py, untouched here
+}
+
+TEST_F(KeepSwitch, RollbackRestoresTheFirstVersionExactly) {
+    write_text(sp / "keep_pkg/edited.py", "EDIT = 9\n");
+    auto one = state();
+    ASSERT_EQ(envfix({"install", w2.string()}).code, 0);
+    ASSERT_EQ(tree_diff(cold2, state()), "");
+    auto r = envfix({"rollback"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(tree_diff(one, state()), "");
+    // And forward again: the kept files are still the right bytes.
+    ASSERT_EQ(envfix({"install", w2.string()}).code, 0);
+    EXPECT_EQ(tree_diff(cold2, state()), "");
+}
+
+TEST_F(KeepSwitch, TheUnpackedCacheIsFilledFromKeptFilesAndComesFirst) {
+    ASSERT_EQ(envfix({"install", w2.string()}).code, 0);
+    // The cache entry made from this switch (some of its files kept links) serves a new venv.
+    auto other = dir / "other";
+    make_bare_venv(other);
+    auto r = run_envfix({"install", "--json", "--env", other.string(), w2.string()}, {}, home);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(inode(site_packages(other) / "keep_pkg/big.bin"), inode(sp / "keep_pkg/big.bin"));
+    // A switch whose wheel the cache has: every file linked from there, none kept.
+    fresh_venv();
+    ASSERT_EQ(envfix({"install", w1.string()}).code, 0);
+    r = envfix({"install", "--json", w2.string()});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.json()["transaction"]["files_kept"], 0) << r.out;
+    EXPECT_EQ(tree_diff(cold2, state()), "");
+}
