@@ -69,9 +69,12 @@ std::vector<stdfs::path> ancestors_below(const Area& area, const std::string& re
     return out;
 }
 
+// Both normal: a string prefix ending at a separator (lexically_relative walked components).
 bool inside_or_equal(const stdfs::path& p, const stdfs::path& dir) {
-    auto rel = p.lexically_relative(dir);
-    return !rel.empty() && *rel.begin() != "..";
+    const auto& s = p.native();
+    const auto& d = dir.native();
+    if (s.size() < d.size() || s.compare(0, d.size(), d) != 0) return false;
+    return s.size() == d.size() || s[d.size()] == stdfs::path::preferred_separator || (!d.empty() && d.back() == stdfs::path::preferred_separator);
 }
 
 }  // namespace
