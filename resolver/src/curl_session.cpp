@@ -69,6 +69,8 @@ void configure(CurlEasy& e, const HttpOptions& o, const std::string& url, bool f
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, std::max(1L, static_cast<long>(o.timeout.count() / 1000)));
     if (!o.user_agent.empty()) curl_easy_setopt(h, CURLOPT_USERAGENT, o.user_agent.c_str());
     if (!for_download) curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
+    // Wheels: bigger reads, fewer write callbacks (curl's default is 16 KiB; it caps what it allows).
+    else curl_easy_setopt(h, CURLOPT_BUFFERSIZE, 512L * 1024);
     std::optional<Credentials> cred = url_credentials(url);
     if (!cred) cred = netrc_lookup(o.netrc, url_host(url));
     if (cred && !(cred->user.empty() && cred->password.empty())) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <deque>
+#include <future>
 #include <memory>
 
 #include "curl_session.hpp"
@@ -147,22 +148,29 @@ void discard_part(Job& j) {
     std::filesystem::remove(j.part, ec);
 }
 
-// The bytes are all there: check them and move the file into place.
-void finish(Job& j) {
+// The bytes are all there: check their size and hash (false: the .part is gone, the error set).
+bool verify(Job& j) {
     auto& r = *j.result;
     r.size = j.done;
     r.sha256 = to_hex(j.hasher.finish().data(), 32);
     if (j.item->size && j.done != *j.item->size) {
         discard_part(j);
         r.error = size_error(*j.item, j.done);
-        return;
+        return false;
     }
     if (!j.item->sha256.empty() && str::lower(j.item->sha256) != r.sha256) {
         discard_part(j);
         r.error = make_error(ExitCode::HashMismatch, "download.hash_mismatch",
                              {{"url", redact_url(j.item->url)}, {"expected", str::lower(j.item->sha256)}, {"actual", r.sha256}});
-        return;
+        return false;
     }
+    return true;
+}
+
+// A checked file flushed to the disk and moved into place. Runs off the transfer thread: an
+// fsync of a 900 MB wheel would stall every other transfer.
+void seal(Job& j) {
+    auto& r = *j.result;
     if (j.file && !detail::flush_to_disk(j.file)) {
         j.close_file();
         r.error = make_error(ExitCode::DiskFull, "download.cannot_write", {{"path", j.part.string()}, {"url", redact_url(j.item->url)}});
@@ -178,6 +186,10 @@ void finish(Job& j) {
         return;
     }
     r.path = j.item->dest;
+}
+
+void finish(Job& j) {
+    if (verify(j)) seal(j);
 }
 
 // A .part that already holds every expected byte needs no transfer, once its hash is checked.
@@ -223,6 +235,7 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
     CURLM* multi = curl_multi_init();
     curl_multi_setopt(multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
     size_t active = 0;
+    std::vector<std::future<void>> sealing;  // checked files being flushed and renamed
     const size_t parallel = static_cast<size_t>(std::max(1, options.parallel));
 
     auto end_job = [&](Job& j, bool ok) {
@@ -315,8 +328,9 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
         } else {
             if (!j.body_started && j.range_from > 0 && j.status != 206) restart_part(j);  // empty 200
             bool resumed = j.result->resumed;
-            finish(j);
-            if (!j.result->ok() && resumed && !j.fresh_start) {
+            if (verify(j)) {
+                sealing.push_back(std::async(std::launch::async, [&j] { seal(j); }));  // ended after the join below
+            } else if (resumed && !j.fresh_start) {
                 // The old .part was not a prefix of this file after all: once more from byte 0.
                 j.fresh_start = true;
                 j.result->error.reset();
@@ -353,6 +367,7 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
         }
         if (active > 0 || !waiting.empty()) curl_multi_poll(multi, nullptr, 0, 50, nullptr);
     }
+    for (auto& f : sealing) f.get();
     // Ctrl-C: every unfinished transfer stops; its bytes stay in the .part file for next time.
     for (auto& j : jobs) {
         if (j->easy) {
