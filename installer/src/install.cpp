@@ -53,9 +53,12 @@ size_t extracted_files(const WheelPlan& plan) {
 // Keeps the wheels' verified files in the unpacked-wheel cache, for the next environment that
 // installs them. Only a wheel all of whose extracted files were staged from it (none lost to
 // another wheel writing the same path); best effort, as the cache is only an optimisation.
-// stage_of: per input, per planned file, where it was staged ("" when another wheel wrote it).
-void fill_unpacked_cache(const stdfs::path& root, const std::vector<Input>& inputs,
-                         const std::vector<std::vector<stdfs::path>>& stage_of, Reporter& reporter) {
+// Not a file's item: another wheel wrote its path.
+constexpr size_t kNoItem = static_cast<size_t>(-1);
+
+// item_of: per input, per planned file, the stage item that wrote it (kNoItem when another wheel did).
+void fill_unpacked_cache(const stdfs::path& root, const std::vector<Input>& inputs, const std::vector<StageItem>& items,
+                         const std::vector<std::vector<size_t>>& item_of, Reporter& reporter) {
     for (size_t i = 0; i < inputs.size(); ++i) {
         const auto& in = inputs[i];
         if (in.skip || !in.sha256 || in.unpacked) continue;
@@ -64,8 +67,8 @@ void fill_unpacked_cache(const stdfs::path& root, const std::vector<Input>& inpu
         for (size_t k = 0; k < in.plan.files.size() && whole; ++k) {
             const auto& f = in.plan.files[k];
             if (f.kind != PlannedFile::Kind::Extracted) continue;
-            whole = !stage_of[i][k].empty();
-            files.emplace_back(f.entry, stage_of[i][k]);
+            whole = item_of[i][k] != kNoItem;
+            if (whole) files.emplace_back(f.entry, items[item_of[i][k]].stage);
         }
         if (!whole) continue;
         if (auto r = unpacked::add_entry(root, *in.sha256, files); !r) reporter.debug(r.error().message);
@@ -253,12 +256,17 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
 
     // 6. Every new file once: a later wheel wins a path two wheels write (the nvidia/__init__.py
     // several CUDA wheels share), with a warning when their contents differ.
-    std::map<stdfs::path, std::pair<size_t, size_t>> writer;  // dest -> (input, file)
+    // dest -> (input, file); keyed by the plan's own path, not a copy (17 000 paths for torch's
+    // stack, about 700 bytes each as std::filesystem::path).
+    struct DestLess {
+        bool operator()(const stdfs::path* a, const stdfs::path* b) const { return *a < *b; }
+    };
+    std::map<const stdfs::path*, std::pair<size_t, size_t>, DestLess> writer;
     for (size_t i = 0; i < inputs.size(); ++i) {
         if (inputs[i].skip) continue;
         for (size_t k = 0; k < inputs[i].plan.files.size(); ++k) {
             const auto& f = inputs[i].plan.files[k];
-            auto [it, fresh] = writer.try_emplace(f.dest, i, k);
+            auto [it, fresh] = writer.try_emplace(&f.dest, i, k);
             if (fresh) continue;
             const auto& prev = inputs[it->second.first];
             const auto& pf = prev.plan.files[it->second.second];
@@ -273,8 +281,8 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     std::map<std::string, std::map<std::string, size_t>> overwritten;  // new dist -> owner -> files
     std::set<stdfs::path> removing_set(remove_files.begin(), remove_files.end());
     for (const auto& [dest, who] : writer) {
-        auto it = owners.find(dest);
-        if (it != owners.end() && !removing_set.count(dest)) overwritten[inputs[who.first].plan.name][it->second]++;
+        auto it = owners.find(*dest);
+        if (it != owners.end() && !removing_set.count(*dest)) overwritten[inputs[who.first].plan.name][it->second]++;
     }
     for (const auto& [name, by] : overwritten)
         for (const auto& [owner, count] : by)
@@ -311,8 +319,8 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     std::vector<stdfs::path> dests;
     for (const auto& [dest, who] : writer) {
         const auto& in = inputs[who.first];
-        items.push_back({&in.wheel, &in.plan.files[who.second], tx.stage_path(dest)});
-        dests.push_back(dest);
+        items.push_back({&in.wheel, &in.plan.files[who.second], tx.stage_path(*dest)});
+        dests.push_back(*dest);
     }
     for (const auto& f : extra_files) {
         items.push_back({nullptr, &f, tx.stage_path(f.dest)});
@@ -325,13 +333,13 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         in.sha256 = unpacked::known_sha256(unpacked_root, in.wheel);
         if (in.sha256) in.unpacked = unpacked::find_entry(unpacked_root, *in.sha256, extracted_files(in.plan));
     }
-    std::vector<std::vector<stdfs::path>> stage_of(inputs.size());
-    for (size_t i = 0; i < inputs.size(); ++i) stage_of[i].resize(inputs[i].plan.files.size());
+    std::vector<std::vector<size_t>> item_of(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) item_of[i].assign(inputs[i].plan.files.size(), kNoItem);
     size_t item = 0;  // the first items are the writer's, in its order
     for (const auto& [dest, who] : writer) {
+        item_of[who.first][who.second] = item;
         auto& it = items[item++];
         const auto& in = inputs[who.first];
-        stage_of[who.first][who.second] = it.stage;
         if (in.unpacked && it.file->kind == PlannedFile::Kind::Extracted)
             it.linked_from = unpacked::entry_file(*in.unpacked, it.file->entry);
     }
@@ -358,18 +366,20 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         inputs[i].sha256 = digests[item].digest;
         unpacked::remember_sha256(unpacked_root, inputs[i].wheel, digests[item].digest);
     }
-    fill_unpacked_cache(unpacked_root, inputs, stage_of, reporter);
-    std::map<stdfs::path, const StagedDigest*> written;
-    for (size_t k = 0; k < file_items; ++k) {
-        written[dests[k]] = &digests[k];
-        result.bytes_written += digests[k].size;
-    }
+    fill_unpacked_cache(unpacked_root, inputs, items, item_of, reporter);
+    for (size_t k = 0; k < file_items; ++k) result.bytes_written += digests[k].size;
     for (size_t i = 0; i < inputs.size(); ++i) {
         const auto& in = inputs[i];
         if (in.skip) continue;
         std::vector<resolver::RecordEntry> rows;
-        for (const auto& f : in.plan.files) {
-            const StagedDigest* d = written.at(f.dest);
+        for (size_t k = 0; k < in.plan.files.size(); ++k) {
+            const auto& f = in.plan.files[k];
+            size_t written_by = item_of[i][k];
+            if (written_by == kNoItem) {  // the later wheel that wrote the same path
+                auto w = writer.at(&f.dest);
+                written_by = item_of[w.first][w.second];
+            }
+            const StagedDigest* d = &digests[written_by];
             rows.push_back({f.record_path, d->algorithm, d->digest, d->size});
         }
         if (in.plan.direct_url) {

@@ -27,40 +27,39 @@ namespace {
 // memory of a cold install"): entries are read from the wheel file, not through its mapping,
 // and written with write(), never through a mapped output file. Entries up to kWholeUpTo are
 // inflated whole by libdeflate (about twice zlib's speed) into a buffer: each thread's own for
-// small ones, one from a bounded pool for the rest; larger entries are streamed by zlib through
-// two kPiece buffers.
+// small ones, one from a pool of kPoolBuffers for the rest (when all are in use, the entry is
+// streamed instead of waiting); larger entries are streamed by zlib through two kPiece buffers.
+// At most, with 32 threads: 32 × (2 × 64 KiB + 2 × 128 KiB) + 8 × 2 MiB = 28 MiB.
 constexpr size_t kWholeUpTo = 1u << 20;
 constexpr size_t kSmall = 64u << 10;
-constexpr size_t kPiece = 256u << 10;
+constexpr size_t kPiece = 128u << 10;
+constexpr size_t kPoolBuffers = 8;
 
-// The buffers for entries inflated whole above kSmall: at most `count`, each holding the
-// compressed input and the output; a thread waits when all are in use.
+// The buffers for entries inflated whole above kSmall, each holding the compressed input and
+// the output: at most `count`.
 class BufferPool {
 public:
     BufferPool(size_t count, size_t size) : count_(std::max<size_t>(1, count)), size_(size) {}
     size_t size() const { return size_; }
-    std::unique_ptr<char[]> take() {
-        std::unique_lock lock(mu_);
-        cv_.wait(lock, [&] { return !free_.empty() || made_ < count_; });
-        if (free_.empty()) {
-            ++made_;
-            return std::unique_ptr<char[]>(new char[size_]);
+    // nullptr when all are in use.
+    std::unique_ptr<char[]> try_take() {
+        std::lock_guard lock(mu_);
+        if (!free_.empty()) {
+            auto b = std::move(free_.back());
+            free_.pop_back();
+            return b;
         }
-        auto b = std::move(free_.back());
-        free_.pop_back();
-        return b;
+        if (made_ == count_) return nullptr;
+        ++made_;
+        return std::unique_ptr<char[]>(new char[size_]);
     }
     void give(std::unique_ptr<char[]> b) {
-        {
-            std::lock_guard lock(mu_);
-            free_.push_back(std::move(b));
-        }
-        cv_.notify_one();
+        std::lock_guard lock(mu_);
+        free_.push_back(std::move(b));
     }
 
 private:
     std::mutex mu_;
-    std::condition_variable cv_;
     std::vector<std::unique_ptr<char[]>> free_;
     size_t count_, size_, made_ = 0;
 };
@@ -100,7 +99,7 @@ class Run {
 public:
     Run(const std::vector<StageItem>& items, const StageOptions& o)
         : items_(items), opts_(o), out_(items.size()), whole_up_to_(o.whole_up_to ? o.whole_up_to : kWholeUpTo),
-          pool_(std::min<size_t>(16, std::max(4u, std::thread::hardware_concurrency())), 2 * std::max(whole_up_to_, kSmall)) {}
+          pool_(kPoolBuffers, 2 * std::max(whole_up_to_, kSmall)) {}
 
     Expected<std::vector<StagedDigest>> go() {
         fileops::umask_value();  // read before threads start: umask() is process-wide
@@ -178,6 +177,7 @@ private:
 
     // Whether an entry is inflated whole (libdeflate) rather than streamed.
     bool inflated_whole(const ZipEntry& e) const { return e.size <= whole_up_to_ && e.compressed_size <= whole_up_to_; }
+    static bool small_entry(const ZipEntry& e) { return e.size <= kSmall && e.compressed_size <= kSmall; }
 
     // The entry's compressed bytes, read from the wheel file into `into` (room for all of them).
     Expected<std::string_view> read_compressed(const WheelFile& w, const ZipEntry& e, char* into, WorkerState& ws) {
@@ -309,13 +309,14 @@ private:
                 out = {row.hash_algorithm, row.hash_digest, content.size()};
                 bytes_ += content.size();
             }
-        } else if (!read && inflated_whole(it.wheel->zip.entries[f.entry])) {
+        } else if (std::unique_ptr<char[]> leased;
+                   !read && inflated_whole(it.wheel->zip.entries[f.entry]) &&
+                   (small_entry(it.wheel->zip.entries[f.entry]) || (leased = pool_.try_take()))) {
             // Stored and deflate up to kWholeUpTo: read whole, inflated at once by libdeflate.
             const auto& row = it.wheel->record[static_cast<size_t>(it.wheel->record_row[f.entry])];
             const ZipEntry& e = it.wheel->zip.entries[f.entry];
             const size_t size = static_cast<size_t>(e.size);
-            const bool small = size <= kSmall && e.compressed_size <= kSmall;
-            std::unique_ptr<char[]> leased = small ? nullptr : pool_.take();
+            const bool small = !leased;
             struct Return {
                 BufferPool& pool;
                 std::unique_ptr<char[]>& b;
@@ -335,7 +336,8 @@ private:
             bytes_.fetch_add(size, std::memory_order_relaxed);
             out = {row.hash_algorithm, std::move(digest), size};
         } else {
-            // Larger entries, and those libarchive reads: streamed, hashed and written piece by piece.
+            // Larger entries (or all pool buffers in use), and those libarchive reads: streamed,
+            // hashed and written piece by piece.
             const auto& row = it.wheel->record[static_cast<size_t>(it.wheel->record_row[f.entry])];
             hasher.start(row.hash_algorithm);
             uint64_t size = 0;
