@@ -1,7 +1,7 @@
 // One large wheel entry (libcublasLt, 541 MB, as in torch's stack) inflated four ways, to weigh
 // bounded memory against speed (docs/performance.md, "Peak memory of a cold install"):
 //   libdeflate whole into one buffer of the entry's size (the old path, from memory);
-//   zlib streamed through two 256 KiB buffers (stream_zip_entry, from memory);
+//   zlib streamed through two 128 KiB buffers (stream_zip_entry, from memory), as the stager does;
 //   the stager writing the file: streamed (the default above 1 MiB) and whole (threshold raised).
 // Usage: inflate_bench WHEEL OUT_DIR      (bench/large_entry.sh makes the wheel and runs it)
 #include <chrono>
@@ -58,13 +58,13 @@ int main(int argc, char** argv) {
             report("libdeflate, whole entry into memory", seconds_of([&] { ok &= bool(z.inflate(archive, e, w->source(), out.data())); }), e.size);
         }
         {
-            std::vector<char> in(256u << 10), out(256u << 10);
+            std::vector<char> in(128u << 10), out(128u << 10);
             auto read = [&](uint64_t off, char* into, size_t n) -> Expected<size_t> {
                 n = std::min<size_t>(n, archive.size() - off);
                 std::memcpy(into, archive.data() + off, n);
                 return n;
             };
-            report("zlib, streamed through 2 x 256 KiB", seconds_of([&] {
+            report("zlib, streamed through 2 x 128 KiB", seconds_of([&] {
                        ok &= bool(stream_zip_entry(e, w->source(), read, in, out, [&](std::string_view c) -> Expected<void> {
                            sink_bytes = sink_bytes + c.size();
                            return {};
