@@ -30,10 +30,6 @@ public:
     OutFile& operator=(OutFile&&) noexcept;
     ~OutFile();  // closes; a file not finished is removed
     Expected<void> write(std::string_view data);
-    // The whole file, `size` bytes, mapped for writing instead of write(); finish() unmaps.
-    // POSIX sets the size without reserving blocks (fast with delayed allocation): callers
-    // check free space first. Windows allocates the clusters here.
-    Expected<char*> map(uint64_t size);
     // Sets the mode and closes. Linux starts the write-back here (sync_file_range, no wait);
     // Windows flushes the file to disk, since it cannot flush a whole volume without
     // administrator rights.
@@ -41,12 +37,8 @@ public:
 
 private:
     OutFile() = default;
-    void unmap();
     std::filesystem::path path_;
     intptr_t handle_ = -1;
-    char* map_ = nullptr;
-    uint64_t map_size_ = 0;
-    intptr_t map_handle_ = 0;  // Windows: the file mapping object
 };
 
 // Makes everything written under these folders durable: syncfs() once per filesystem on

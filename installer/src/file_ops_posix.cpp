@@ -2,7 +2,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -35,7 +34,7 @@ uint32_t umask_value() {
 }
 
 Expected<OutFile> OutFile::create(const std::filesystem::path& p) {
-    int fd = ::open(p.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);  // RDWR: map() needs it
+    int fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0) return write_error(p, errno);
     OutFile f;
     f.path_ = p;
@@ -43,27 +42,7 @@ Expected<OutFile> OutFile::create(const std::filesystem::path& p) {
     return f;
 }
 
-void OutFile::unmap() {
-    if (map_) ::munmap(map_, static_cast<size_t>(map_size_));
-    map_ = nullptr;
-}
-
-Expected<char*> OutFile::map(uint64_t size) {
-    int fd = static_cast<int>(handle_);
-    // A plain size, not posix_fallocate(): writing through a mapping into preallocated
-    // (unwritten) extents costs ext4 a conversion per page, seven times slower here. The free
-    // space was checked for the whole install before staging; should the disk still fill, the
-    // write faults and the process dies, and recovery removes the staged files.
-    if (::ftruncate(fd, static_cast<off_t>(size)) != 0) return write_error(path_, errno);
-    void* p = ::mmap(nullptr, static_cast<size_t>(size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (p == MAP_FAILED) return write_error(path_, errno);
-    map_ = static_cast<char*>(p);
-    map_size_ = size;
-    return map_;
-}
-
 OutFile::~OutFile() {
-    unmap();
     if (handle_ >= 0) {
         ::close(static_cast<int>(handle_));
         ::unlink(path_.c_str());
@@ -85,7 +64,6 @@ Expected<void> OutFile::write(std::string_view data) {
 }
 
 Expected<void> OutFile::finish(FileMode mode) {
-    unmap();
     int fd = static_cast<int>(handle_);
     uint32_t mask = umask_value();
     if (mode != FileMode::Regular) {

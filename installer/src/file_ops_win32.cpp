@@ -14,7 +14,7 @@ using win32::write_error;
 uint32_t umask_value() { return 0; }
 
 Expected<OutFile> OutFile::create(const std::filesystem::path& p) {
-    HANDLE h = CreateFileW(p.c_str(), GENERIC_READ | GENERIC_WRITE, 0, nullptr, CREATE_NEW,
+    HANDLE h = CreateFileW(p.c_str(), GENERIC_WRITE, 0, nullptr, CREATE_NEW,
                            FILE_ATTRIBUTE_NORMAL | FILE_FLAG_SEQUENTIAL_SCAN, nullptr);
     if (h == INVALID_HANDLE_VALUE) return write_error(p, GetLastError());
     OutFile f;
@@ -23,35 +23,7 @@ Expected<OutFile> OutFile::create(const std::filesystem::path& p) {
     return f;
 }
 
-void OutFile::unmap() {
-    if (map_) UnmapViewOfFile(map_);
-    if (map_handle_) CloseHandle(reinterpret_cast<HANDLE>(map_handle_));
-    map_ = nullptr;
-    map_handle_ = 0;
-}
-
-Expected<char*> OutFile::map(uint64_t size) {
-    HANDLE h = reinterpret_cast<HANDLE>(handle_);
-    // Setting the end of a (non-sparse) file allocates its clusters: a full disk fails here.
-    LARGE_INTEGER end{};
-    end.QuadPart = static_cast<LONGLONG>(size);
-    if (!SetFilePointerEx(h, end, nullptr, FILE_BEGIN) || !SetEndOfFile(h)) return write_error(path_, GetLastError());
-    HANDLE m = CreateFileMappingW(h, nullptr, PAGE_READWRITE, static_cast<DWORD>(size >> 32), static_cast<DWORD>(size & 0xFFFFFFFF), nullptr);
-    if (!m) return write_error(path_, GetLastError());
-    void* p = MapViewOfFile(m, FILE_MAP_WRITE, 0, 0, static_cast<SIZE_T>(size));
-    if (!p) {
-        DWORD e = GetLastError();
-        CloseHandle(m);
-        return write_error(path_, e);
-    }
-    map_handle_ = reinterpret_cast<intptr_t>(m);
-    map_ = static_cast<char*>(p);
-    map_size_ = size;
-    return map_;
-}
-
 OutFile::~OutFile() {
-    unmap();
     if (handle_ != -1) {
         CloseHandle(reinterpret_cast<HANDLE>(handle_));
         DeleteFileW(path_.c_str());
@@ -71,7 +43,6 @@ Expected<void> OutFile::write(std::string_view data) {
 }
 
 Expected<void> OutFile::finish(FileMode) {
-    unmap();
     HANDLE h = reinterpret_cast<HANDLE>(handle_);
     // No volume-wide flush without administrator rights: each file is flushed before the
     // journal that names it is written.

@@ -48,6 +48,20 @@ struct Input {
     std::optional<stdfs::path> unpacked;       // its entry in the unpacked-wheel cache
 };
 
+// Once the RECORDs are staged nothing reads the plans' file lists or the wheels' directories and
+// RECORDs again: given back before the snapshot and the commit, where the install's memory peaks
+// (torch's stack: 17 000 planned files, about 1 KB each with their paths).
+void release_staging_state(std::vector<Input>& inputs) {
+    for (auto& in : inputs) {
+        in.plan.files = std::vector<PlannedFile>();
+        in.wheel.zip = ZipDirectory();
+        in.wheel.record = std::vector<resolver::RecordEntry>();
+        in.wheel.record_row = std::vector<int>();
+        in.wheel.files = std::vector<size_t>();
+        in.wheel.map.reset();
+    }
+}
+
 size_t extracted_files(const WheelPlan& plan) {
     return static_cast<size_t>(std::count_if(plan.files.begin(), plan.files.end(), [](const PlannedFile& f) {
         return f.kind == PlannedFile::Kind::Extracted;
@@ -57,19 +71,22 @@ size_t extracted_files(const WheelPlan& plan) {
 // Keeps the wheels' verified files in the unpacked-wheel cache, for the next environment that
 // installs them. Only a wheel all of whose extracted files were staged from it (none lost to
 // another wheel writing the same path); best effort, as the cache is only an optimisation.
-// stage_of: per input, per planned file, where it was staged ("" when another wheel wrote it).
-void fill_unpacked_cache(const stdfs::path& root, const std::vector<Input>& inputs,
-                         const std::vector<std::vector<stdfs::path>>& stage_of, Reporter& reporter) {
+// Not a file's item: another wheel wrote its path.
+constexpr size_t kNoItem = static_cast<size_t>(-1);
+
+// item_of: per input, per planned file, the stage item that wrote it (kNoItem when another wheel did).
+void fill_unpacked_cache(const stdfs::path& root, const std::vector<Input>& inputs, const std::vector<StageItem>& items,
+                         const std::vector<std::vector<size_t>>& item_of, Reporter& reporter) {
     for (size_t i = 0; i < inputs.size(); ++i) {
         const auto& in = inputs[i];
         if (in.skip || !in.sha256 || in.unpacked) continue;
-        std::vector<std::pair<size_t, stdfs::path>> files;
+        std::vector<std::pair<size_t, const stdfs::path*>> files;
         bool whole = true;
         for (size_t k = 0; k < in.plan.files.size() && whole; ++k) {
             const auto& f = in.plan.files[k];
             if (f.kind != PlannedFile::Kind::Extracted) continue;
-            whole = !stage_of[i][k].empty();
-            files.emplace_back(f.entry, stage_of[i][k]);
+            whole = item_of[i][k] != kNoItem;
+            if (whole) files.emplace_back(f.entry, &items[item_of[i][k]].stage);
         }
         if (!whole) continue;
         if (auto r = unpacked::add_entry(root, *in.sha256, files); !r) reporter.debug(r.error().message);
@@ -277,12 +294,17 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
 
     // 6. Every new file once: a later wheel wins a path two wheels write (the nvidia/__init__.py
     // several CUDA wheels share), with a warning when their contents differ.
-    std::map<stdfs::path, std::pair<size_t, size_t>> writer;  // dest -> (input, file)
+    // dest -> (input, file); keyed by the plan's own path, not a copy (17 000 paths for torch's
+    // stack, about 700 bytes each as std::filesystem::path).
+    struct DestLess {
+        bool operator()(const stdfs::path* a, const stdfs::path* b) const { return *a < *b; }
+    };
+    std::map<const stdfs::path*, std::pair<size_t, size_t>, DestLess> writer;
     for (size_t i = 0; i < inputs.size(); ++i) {
         if (inputs[i].skip) continue;
         for (size_t k = 0; k < inputs[i].plan.files.size(); ++k) {
             const auto& f = inputs[i].plan.files[k];
-            auto [it, fresh] = writer.try_emplace(f.dest, i, k);
+            auto [it, fresh] = writer.try_emplace(&f.dest, i, k);
             if (fresh) continue;
             const auto& prev = inputs[it->second.first];
             const auto& pf = prev.plan.files[it->second.second];
@@ -297,8 +319,8 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     std::map<std::string, std::map<std::string, size_t>> overwritten;  // new dist -> owner -> files
     std::set<stdfs::path> removing_set(remove_files.begin(), remove_files.end());
     for (const auto& [dest, who] : writer) {
-        auto it = owners.find(dest);
-        if (it != owners.end() && !removing_set.count(dest)) overwritten[inputs[who.first].plan.name][it->second]++;
+        auto it = owners.find(*dest);
+        if (it != owners.end() && !removing_set.count(*dest)) overwritten[inputs[who.first].plan.name][it->second]++;
     }
     for (const auto& [name, by] : overwritten)
         for (const auto& [owner, count] : by)
@@ -333,11 +355,12 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     ENVFIX_TRY(auto tx, Transaction::begin(state_dir(env.root), areas, summary_of(inputs, removing)));
     result.transaction = tx.id();
     std::vector<StageItem> items;
+    items.reserve(writer.size() + extra_files.size() + inputs.size());
     std::vector<stdfs::path> dests;
     for (const auto& [dest, who] : writer) {
         const auto& in = inputs[who.first];
-        items.push_back({&in.wheel, &in.plan.files[who.second], tx.stage_path(dest)});
-        dests.push_back(dest);
+        items.push_back({&in.wheel, &in.plan.files[who.second], tx.stage_path(*dest)});
+        dests.push_back(*dest);
     }
     for (const auto& f : extra_files) {
         items.push_back({nullptr, &f, tx.stage_path(f.dest)});
@@ -350,22 +373,22 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         in.sha256 = unpacked::known_sha256(unpacked_root, in.wheel);
         if (in.sha256) in.unpacked = unpacked::find_entry(unpacked_root, *in.sha256, extracted_files(in.plan));
     }
-    std::vector<std::vector<stdfs::path>> stage_of(inputs.size());
-    for (size_t i = 0; i < inputs.size(); ++i) stage_of[i].resize(inputs[i].plan.files.size());
+    std::vector<std::vector<size_t>> item_of(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) item_of[i].assign(inputs[i].plan.files.size(), kNoItem);
     // A switch: what the replaced distributions installed with the same bytes is linked from
     // there, not inflated (keep_links.hpp); the old files still move into the backup as they are.
     // The unpacked-wheel cache comes first: it has every file of its wheel.
     const auto kept_rows = installed_rows(removing, removing_set);
     size_t item = 0;  // the first items are the writer's, in its order
     for (const auto& [dest, who] : writer) {
+        item_of[who.first][who.second] = item;
         auto& it = items[item++];
         const auto& in = inputs[who.first];
-        stage_of[who.first][who.second] = it.stage;
         if (it.file->kind != PlannedFile::Kind::Extracted) continue;
         const auto entry = it.file->entry;
         if (in.unpacked) {
             it.linked_from = unpacked::entry_file(*in.unpacked, entry);
-        } else if (auto row = kept_rows.find(dest.lexically_normal());
+        } else if (auto row = kept_rows.find(dest->lexically_normal());
                    row != kept_rows.end() &&
                    same_content(row->second, in.wheel.record[static_cast<size_t>(in.wheel.record_row[entry])], in.wheel.zip.entries[entry].size)) {
             it.linked_from = row->first;
@@ -398,11 +421,9 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         unpacked::remember_sha256(unpacked_root, inputs[i].wheel, digests[item].digest);
     }
     lap("files staged");
-    fill_unpacked_cache(unpacked_root, inputs, stage_of, reporter);
+    fill_unpacked_cache(unpacked_root, inputs, items, item_of, reporter);
     lap("unpacked cache filled");
-    std::unordered_map<stdfs::path::string_type, const StagedDigest*> written;  // hashed: 17 000 paths
     for (size_t k = 0; k < file_items; ++k) {
-        written[dests[k].native()] = &digests[k];
         if (items[k].verify_link && digests[k].linked) ++result.files_kept;
         else result.bytes_written += digests[k].size;
     }
@@ -410,8 +431,14 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         const auto& in = inputs[i];
         if (in.skip) continue;
         std::vector<resolver::RecordEntry> rows;
-        for (const auto& f : in.plan.files) {
-            const StagedDigest* d = written.at(f.dest.native());
+        for (size_t k = 0; k < in.plan.files.size(); ++k) {
+            const auto& f = in.plan.files[k];
+            size_t written_by = item_of[i][k];
+            if (written_by == kNoItem) {  // the later wheel that wrote the same path
+                auto w = writer.at(&f.dest);
+                written_by = item_of[w.first][w.second];
+            }
+            const StagedDigest* d = &digests[written_by];
             rows.push_back({f.record_path, d->algorithm, d->digest, d->size});
         }
         if (in.plan.direct_url) {
@@ -425,6 +452,10 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
         ENVFIX_TRY_VOID(write_generated(tx.stage_path(record), resolver::format_record(rows)));
     }
+    items = std::vector<StageItem>();  // points into the plans
+    digests = std::vector<StagedDigest>();
+    writer.clear();
+    release_staging_state(inputs);
     result.files_written = dests.size() - result.files_kept;
     lap("RECORD files written");
     if (interrupt_requested()) return fail(ExitCode::Interrupted, "install.interrupted");

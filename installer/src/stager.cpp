@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -23,11 +24,72 @@ namespace envfix::installer {
 
 namespace {
 
-// Files at least this large are inflated into their mapped output file, smaller ones into a
-// reused buffer and written with one write().
-constexpr size_t kMapAtLeast = 8u << 20;
-// Installed files kept in a switch are hashed in pieces of this size.
-constexpr size_t kReadPiece = 1u << 20;
+// Memory stays bounded whatever the wheels and the thread count (docs/performance.md, "Peak
+// memory of a cold install"): entries are read from the wheel file, not through its mapping,
+// and written with write(), never through a mapped output file. Entries up to kWholeUpTo are
+// inflated whole by libdeflate (about twice zlib's speed) into a buffer: each thread's own for
+// small ones, one from a pool of kPoolBuffers for the rest (when all are in use, the entry is
+// streamed instead of waiting); larger entries are streamed by zlib through two kPiece buffers.
+// At most, with 32 threads: 32 × (2 × 64 KiB + 2 × 128 KiB) + 8 × 2 MiB = 28 MiB.
+constexpr size_t kWholeUpTo = 1u << 20;
+constexpr size_t kSmall = 64u << 10;
+constexpr size_t kPiece = 128u << 10;
+constexpr size_t kPoolBuffers = 8;
+
+// The buffers for entries inflated whole above kSmall, each holding the compressed input and
+// the output: at most `count`.
+class BufferPool {
+public:
+    BufferPool(size_t count, size_t size) : count_(std::max<size_t>(1, count)), size_(size) {}
+    size_t size() const { return size_; }
+    // nullptr when all are in use.
+    std::unique_ptr<char[]> try_take() {
+        std::lock_guard lock(mu_);
+        if (!free_.empty()) {
+            auto b = std::move(free_.back());
+            free_.pop_back();
+            return b;
+        }
+        if (made_ == count_) return nullptr;
+        ++made_;
+        return std::unique_ptr<char[]>(new char[size_]);
+    }
+    void give(std::unique_ptr<char[]> b) {
+        std::lock_guard lock(mu_);
+        free_.push_back(std::move(b));
+    }
+
+private:
+    std::mutex mu_;
+    std::vector<std::unique_ptr<char[]>> free_;
+    size_t count_, size_, made_ = 0;
+};
+
+// One thread's reads of wheel files: the last one stays open, since tasks of one wheel often
+// follow each other.
+class WheelReader {
+public:
+    Expected<size_t> read(const WheelFile& w, uint64_t offset, char* into, size_t n) {
+        if (open_ != &w) {
+            open_ = nullptr;
+            in_ = std::ifstream(w.path, std::ios::binary);
+            if (!in_) return fail(ExitCode::BadInput, "fs.read_failed", {{"path", w.path.string()}, {"reason", "cannot open"}});
+            open_ = &w;
+        }
+        in_.clear();
+        in_.seekg(static_cast<std::streamoff>(offset));
+        in_.read(into, static_cast<std::streamsize>(n));
+        if (in_.bad()) {
+            open_ = nullptr;
+            return fail(ExitCode::BadInput, "fs.read_failed", {{"path", w.path.string()}, {"reason", "read error"}});
+        }
+        return static_cast<size_t>(in_.gcount());
+    }
+
+private:
+    const WheelFile* open_ = nullptr;
+    std::ifstream in_;
+};
 
 struct Task {
     std::vector<size_t> items;  // one item, a wheel's entries that libarchive reads in one pass, or links
@@ -41,7 +103,9 @@ constexpr size_t kLinksPerTask = 64;
 
 class Run {
 public:
-    Run(const std::vector<StageItem>& items, const StageOptions& o) : items_(items), opts_(o), out_(items.size()) {}
+    Run(const std::vector<StageItem>& items, const StageOptions& o)
+        : items_(items), opts_(o), out_(items.size()), whole_up_to_(o.whole_up_to ? o.whole_up_to : kWholeUpTo),
+          pool_(kPoolBuffers, 2 * std::max(whole_up_to_, kSmall)) {}
 
     Expected<std::vector<StagedDigest>> go() {
         fileops::umask_value();  // read before threads start: umask() is process-wide
@@ -114,8 +178,29 @@ private:
     struct WorkerState {
         RecordHasher hasher;
         ZipInflater inflater;
-        std::vector<char> buffer;
+        WheelReader reader;
+        std::unique_ptr<char[]> small;   // 2 × kSmall: compressed input, then output
+        std::unique_ptr<char[]> pieces;  // 2 × kPiece, for streamed entries
+        char* small_buffer() {
+            if (!small) small.reset(new char[2 * kSmall]);
+            return small.get();
+        }
+        std::span<char> piece(int which) {
+            if (!pieces) pieces.reset(new char[2 * kPiece]);
+            return {pieces.get() + which * kPiece, kPiece};
+        }
     };
+
+    // Whether an entry is inflated whole (libdeflate) rather than streamed.
+    bool inflated_whole(const ZipEntry& e) const { return e.size <= whole_up_to_ && e.compressed_size <= whole_up_to_; }
+    static bool small_entry(const ZipEntry& e) { return e.size <= kSmall && e.compressed_size <= kSmall; }
+
+    // The entry's compressed bytes, read from the wheel file into `into` (room for all of them).
+    Expected<std::string_view> read_compressed(const WheelFile& w, const ZipEntry& e, char* into, WorkerState& ws) {
+        const size_t n = static_cast<size_t>(e.compressed_size);
+        ENVFIX_TRY(size_t got, ws.reader.read(w, e.data_offset, into, n));
+        return std::string_view(into, got);  // short: inflate_data says the data is truncated
+    }
 
     void worker() {
         WorkerState state;
@@ -190,10 +275,10 @@ private:
     static bool same_bytes(const std::filesystem::path& p, const resolver::RecordEntry& row, WorkerState& ws) {
         std::ifstream in(p, std::ios::binary);
         if (!in || !ws.hasher.start(row.hash_algorithm)) return false;
-        ws.buffer.resize(std::max<size_t>(ws.buffer.size(), kReadPiece));
+        auto buf = ws.piece(0);
         while (in) {
-            in.read(ws.buffer.data(), static_cast<std::streamsize>(kReadPiece));
-            ws.hasher.update(std::string_view(ws.buffer.data(), static_cast<size_t>(in.gcount())));
+            in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+            ws.hasher.update(std::string_view(buf.data(), static_cast<size_t>(in.gcount())));
         }
         return !in.bad() && ws.hasher.finish_b64() == row.hash_digest;
     }
@@ -215,17 +300,20 @@ private:
         RecordHasher& hasher = ws.hasher;
         const StageItem& it = items_[index];
         StagedDigest& out = out_[index];
-        if (!it.file) {  // the archive's own sha256, for direct_url.json
+        if (!it.file) {  // the archive's own sha256, for direct_url.json: read, not mapped
             Sha256 h;
-            auto bytes = it.wheel->bytes();
-            for (size_t p = 0; p < bytes.size(); p += 1u << 22) {
-                auto chunk = bytes.substr(p, 1u << 22);
-                h.update(chunk);
-                bytes_ += chunk.size() / 4;
+            auto buf = ws.piece(0);
+            uint64_t size = 0;
+            for (;;) {
+                ENVFIX_TRY(size_t n, ws.reader.read(*it.wheel, size, buf.data(), buf.size()));
+                if (n == 0) break;
+                h.update(buf.data(), n);
+                size += n;
+                bytes_ += n / 4;
                 if (stop_.load()) return {};
             }
             auto d = h.finish();
-            out = {"sha256", to_hex(d.data(), d.size()), bytes.size()};
+            out = {"sha256", to_hex(d.data(), d.size()), size};
             return {};
         }
         const PlannedFile& f = *it.file;
@@ -241,7 +329,10 @@ private:
         };
         auto read_entry = [&](const ZipSink& sink) -> Expected<void> {
             if (read) return (*read)(sink);
-            return read_zip_entry(it.wheel->bytes(), it.wheel->zip.entries[f.entry], it.wheel->source(), sink);
+            return stream_zip_entry(
+                it.wheel->zip.entries[f.entry], it.wheel->source(),
+                [&](uint64_t off, char* into, size_t n) { return ws.reader.read(*it.wheel, off, into, n); }, ws.piece(0),
+                ws.piece(1), sink);
         };
         if (f.kind == PlannedFile::Kind::Generated) {
             ENVFIX_TRY_VOID(write_whole(f.content));
@@ -262,30 +353,35 @@ private:
                 out = {row.hash_algorithm, row.hash_digest, content.size()};
                 bytes_ += content.size();
             }
-        } else if (!read) {
-            // Stored and deflate: the whole entry at once, into a buffer, or for large files
-            // straight into the mapped output file (no copy, no memory the size of torch's
-            // largest library).
+        } else if (std::unique_ptr<char[]> leased;
+                   !read && inflated_whole(it.wheel->zip.entries[f.entry]) &&
+                   (small_entry(it.wheel->zip.entries[f.entry]) || (leased = pool_.try_take()))) {
+            // Stored and deflate up to kWholeUpTo: read whole, inflated at once by libdeflate.
             const auto& row = it.wheel->record[static_cast<size_t>(it.wheel->record_row[f.entry])];
             const ZipEntry& e = it.wheel->zip.entries[f.entry];
             const size_t size = static_cast<size_t>(e.size);
-            const bool mapped = size >= kMapAtLeast;
-            char* data = nullptr;
-            if (mapped) {
-                ENVFIX_TRY(data, file.map(size));
-            } else {
-                ws.buffer.resize(std::max<size_t>(size, 1));
-                data = ws.buffer.data();
-            }
-            ENVFIX_TRY_VOID(ws.inflater.inflate(it.wheel->bytes(), e, it.wheel->source(), data));
+            const bool small = !leased;
+            struct Return {
+                BufferPool& pool;
+                std::unique_ptr<char[]>& b;
+                ~Return() {
+                    if (b) pool.give(std::move(b));
+                }
+            } give_back{pool_, leased};
+            char* in = small ? ws.small_buffer() : leased.get();
+            char* data = in + (small ? kSmall : pool_.size() / 2);
+            ENVFIX_TRY(auto compressed, read_compressed(*it.wheel, e, in, ws));
+            ENVFIX_TRY_VOID(ws.inflater.inflate_data(compressed, e, it.wheel->source(), data));
             hasher.start(row.hash_algorithm);
             hasher.update(std::string_view(data, size));
             std::string digest = hasher.finish_b64();
             ENVFIX_TRY_VOID(check_digest(it, row.hash_algorithm, digest));
-            if (!mapped) ENVFIX_TRY_VOID(file.write(std::string_view(data, size)));
+            ENVFIX_TRY_VOID(file.write(std::string_view(data, size)));
             bytes_.fetch_add(size, std::memory_order_relaxed);
             out = {row.hash_algorithm, std::move(digest), size};
         } else {
+            // Larger entries (or all pool buffers in use), and those libarchive reads: streamed,
+            // hashed and written piece by piece.
             const auto& row = it.wheel->record[static_cast<size_t>(it.wheel->record_row[f.entry])];
             hasher.start(row.hash_algorithm);
             uint64_t size = 0;
@@ -310,6 +406,8 @@ private:
     const std::vector<StageItem>& items_;
     const StageOptions& opts_;
     std::vector<StagedDigest> out_;
+    const size_t whole_up_to_;
+    BufferPool pool_;
     std::vector<Task> tasks_;
     std::atomic<size_t> next_{0};
     std::atomic<bool> stop_{false};

@@ -1,7 +1,8 @@
 #pragma once
 // Writing a transaction's new files into its staging folders, in parallel: archive entries are
-// inflated straight from the mapped wheel into the staged file, hashed on the way and checked
-// against the wheel's RECORD; largest files first, so one big library does not finish last.
+// read from the wheel file, inflated into bounded buffers (memory does not grow with the entry
+// sizes or the thread count), hashed on the way, checked against the wheel's RECORD and written;
+// largest files first, so one big library does not finish last.
 #include <atomic>
 #include <filesystem>
 #include <string>
@@ -39,6 +40,9 @@ struct StageOptions {
     std::string interpreter;            // for "#!python" scripts
     std::string line_end = "\n";        // after the rewritten shebang (os.linesep of the target)
     Reporter* reporter = nullptr;       // progress
+    // Entries up to this size are inflated whole with libdeflate, larger ones streamed with zlib
+    // (0: 1 MiB; tests lower it to reach the streamed path with small wheels).
+    size_t whole_up_to = 0;
 };
 
 // One digest per item, in the items' order. Errors: "wheel.hash_mismatch" (BadWheel) naming the

@@ -143,7 +143,7 @@ std::optional<stdfs::path> find_entry(const stdfs::path& root, const std::string
 
 stdfs::path entry_file(const stdfs::path& entry, size_t zip_entry) { return entry / "f" / std::to_string(zip_entry); }
 
-Expected<void> add_entry(const stdfs::path& root, const std::string& sha256, const std::vector<std::pair<size_t, stdfs::path>>& files) {
+Expected<void> add_entry(const stdfs::path& root, const std::string& sha256, const std::vector<std::pair<size_t, const stdfs::path*>>& files) {
     if (!is_hex64(sha256)) return fail(ExitCode::Internal, "fs.write_failed", {{"path", sha256}, {"reason", "not a sha256"}});
     auto tmp = root / kLayout / "tmp" / (sha256.substr(0, 16) + "-" + unique_name());
     std::error_code ec;
@@ -158,7 +158,8 @@ Expected<void> add_entry(const stdfs::path& root, const std::string& sha256, con
     std::atomic<bool> failed{false};
     auto link_slice = [&](size_t from, size_t to_index) {
         for (size_t k = from; k < to_index && !failed.load(std::memory_order_relaxed); ++k) {
-            const auto& [entry, staged] = files[k];
+            const auto& [entry, staged_at] = files[k];
+            const stdfs::path& staged = *staged_at;
             auto to = entry_file(tmp, entry);
             bool cross = false;
             if (storeops::hard_link(staged, to, &cross)) continue;

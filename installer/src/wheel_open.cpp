@@ -5,6 +5,7 @@
 #include "envfix/common/strings.hpp"
 #include "envfix/installer/wheel.hpp"
 #include "envfix/resolver/names.hpp"
+#include "pages.hpp"
 
 namespace envfix::installer {
 
@@ -181,6 +182,9 @@ Expected<WheelFile> open_wheel(const std::filesystem::path& file) {
     if (auto ep = member("entry_points.txt")) {
         ENVFIX_TRY(w.entry_points, read_member(w, *ep));
     }
+    // Checking every local header touched a page per entry (torch: most of the archive's pages
+    // for its small files); staging reads the data from the file, not through the mapping.
+    pages::release(w.bytes());
     return w;
 }
 

@@ -12,10 +12,14 @@ ZipInflater::ZipInflater() : decompressor_(libdeflate_alloc_decompressor()) {}
 ZipInflater::~ZipInflater() { libdeflate_free_decompressor(static_cast<libdeflate_decompressor*>(decompressor_)); }
 
 Expected<void> ZipInflater::inflate(std::string_view archive, const ZipEntry& e, std::string_view source, char* out) {
+    return inflate_data(archive.substr(static_cast<size_t>(e.data_offset), static_cast<size_t>(e.compressed_size)), e, source, out);
+}
+
+Expected<void> ZipInflater::inflate_data(std::string_view in, const ZipEntry& e, std::string_view source, char* out) {
     auto mismatch = [&](std::string what) {
         return fail(ExitCode::BadWheel, "zip.data_mismatch", {{"file", std::string(source)}, {"entry", e.name}, {"what", std::move(what)}});
     };
-    std::string_view in = archive.substr(static_cast<size_t>(e.data_offset), static_cast<size_t>(e.compressed_size));
+    if (in.size() != e.compressed_size) return mismatch("compressed data ends early (truncated?)");
     if (e.method == 0) {
         if (in.size() != e.size) return mismatch("stored size");
         if (!in.empty()) std::memcpy(out, in.data(), in.size());

@@ -1,7 +1,8 @@
-// Reading entry data: stored and deflate from memory with zlib (thread-safe, one entry at a
-// time), other methods through libarchive in one pass. Sizes and CRC-32 are checked either way.
+// Reading entry data: stored and deflate from memory or from the file with zlib (thread-safe,
+// one entry at a time), other methods through libarchive in one pass. Sizes and CRC-32 are checked either way.
 #include <archive.h>
 #include <archive_entry.h>
+#include <libdeflate.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -28,7 +29,7 @@ public:
     Expected<void> operator()(std::string_view chunk) {
         if (chunk.size() > e_.size - done_) return data_mismatch(source_, e_, "more data than its declared size");
         done_ += chunk.size();
-        crc_ = crc32_z(crc_, reinterpret_cast<const Bytef*>(chunk.data()), chunk.size());
+        crc_ = libdeflate_crc32(crc_, chunk.data(), chunk.size());  // several times zlib's crc32 (PCLMUL)
         return sink_(chunk);
     }
     Expected<void> finish() const {
@@ -42,41 +43,72 @@ private:
     std::string_view source_;
     const ZipSink& sink_;
     uint64_t done_ = 0;
-    uLong crc_ = crc32_z(0, nullptr, 0);
+    uint32_t crc_ = 0;
 };
 
-Expected<void> inflate_entry(std::string_view a, const ZipEntry& e, std::string_view source, CheckedSink& out) {
-    std::string_view in = a.substr(static_cast<size_t>(e.data_offset), static_cast<size_t>(e.compressed_size));
+// The compressed data in pieces: each call gives the next one (empty once all was given).
+using NextInput = std::function<Expected<std::string_view>()>;
+
+// Stored and deflate data, piece by piece, to `out` through `buf`.
+Expected<void> decode_pieces(const ZipEntry& e, std::string_view source, const NextInput& next, std::span<char> buf, CheckedSink& out) {
     if (e.method == 0) {
-        for (size_t p = 0; p < in.size(); p += kChunk) ENVFIX_TRY_VOID(out(in.substr(p, kChunk)));
-        return {};
+        for (;;) {
+            ENVFIX_TRY(auto piece, next());
+            if (piece.empty()) return {};
+            for (size_t p = 0; p < piece.size(); p += kChunk) ENVFIX_TRY_VOID(out(piece.substr(p, kChunk)));
+        }
     }
     z_stream z{};
     if (inflateInit2(&z, -MAX_WBITS) != Z_OK) return fail(ExitCode::Internal, "zip.zlib_failed", {{"file", std::string(source)}});
     std::unique_ptr<z_stream, int (*)(z_stream*)> guard(&z, inflateEnd);
-    std::unique_ptr<unsigned char[]> buf(new unsigned char[kChunk]);
-    size_t fed = 0;
+    const auto buf_size = static_cast<uInt>(std::min<size_t>(buf.size(), 1u << 30));
+    bool input_left = true;
     int rc = Z_OK;
     while (rc != Z_STREAM_END) {
-        if (z.avail_in == 0 && fed < in.size()) {
-            size_t n = std::min<size_t>(in.size() - fed, 1u << 30);
-            z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data() + fed));
-            z.avail_in = static_cast<uInt>(n);
-            fed += n;
+        if (z.avail_in == 0 && input_left) {
+            ENVFIX_TRY(auto piece, next());
+            input_left = !piece.empty();
+            z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(piece.data()));
+            z.avail_in = static_cast<uInt>(piece.size());
         }
-        z.next_out = buf.get();
-        z.avail_out = kChunk;
+        z.next_out = reinterpret_cast<Bytef*>(buf.data());
+        z.avail_out = buf_size;
         rc = inflate(&z, Z_NO_FLUSH);
         if (rc != Z_OK && rc != Z_STREAM_END) {
-            if (rc == Z_BUF_ERROR && z.avail_in == 0 && fed == in.size())
+            if (rc == Z_BUF_ERROR && z.avail_in == 0 && !input_left)
                 return data_mismatch(source, e, "compressed data ends early (truncated?)");
             return data_mismatch(source, e, std::string("deflate data is corrupt (") + (z.msg ? z.msg : "zlib error") + ")");
         }
-        size_t produced = kChunk - z.avail_out;
-        if (produced > 0) ENVFIX_TRY_VOID(out(std::string_view(reinterpret_cast<const char*>(buf.get()), produced)));
+        size_t produced = buf_size - z.avail_out;
+        if (produced > 0) ENVFIX_TRY_VOID(out(std::string_view(buf.data(), produced)));
     }
-    if (z.avail_in != 0 || fed != in.size()) return data_mismatch(source, e, "bytes after the end of its deflate data");
+    if (z.avail_in != 0) return data_mismatch(source, e, "bytes after the end of its deflate data");
+    ENVFIX_TRY(auto rest, next());
+    if (input_left && !rest.empty()) return data_mismatch(source, e, "bytes after the end of its deflate data");
     return {};
+}
+
+Expected<void> inflate_entry(std::string_view a, const ZipEntry& e, std::string_view source, CheckedSink& out) {
+    std::string_view in = a.substr(static_cast<size_t>(e.data_offset), static_cast<size_t>(e.compressed_size));
+    std::unique_ptr<char[]> buf(new char[kChunk]);
+    // Pieces of at most 1 GiB: zlib counts input in 32 bits.
+    return decode_pieces(e, source, [&]() -> Expected<std::string_view> {
+        auto piece = in.substr(0, 1u << 30);
+        in.remove_prefix(piece.size());
+        return piece;
+    }, std::span<char>(buf.get(), kChunk), out);
+}
+
+// Compressed bytes [offset, offset + n) of the archive, read into `into`.
+Expected<std::string_view> read_exactly(const ZipReadAt& read, const ZipEntry& e, std::string_view source, uint64_t offset,
+                                        char* into, size_t n) {
+    size_t got = 0;
+    while (got < n) {
+        ENVFIX_TRY(size_t r, read(offset + got, into + got, n - got));
+        if (r == 0) return data_mismatch(source, e, "the archive ends inside its data (truncated?)");
+        got += r;
+    }
+    return std::string_view(into, n);
 }
 
 struct ArchiveCloser {
@@ -101,6 +133,21 @@ Expected<void> read_zip_entry(std::string_view archive, const ZipEntry& e, std::
     }
     CheckedSink out(e, source, sink);
     ENVFIX_TRY_VOID(inflate_entry(archive, e, source, out));
+    return out.finish();
+}
+
+Expected<void> stream_zip_entry(const ZipEntry& e, std::string_view source, const ZipReadAt& read, std::span<char> in,
+                                std::span<char> out_buf, const ZipSink& sink) {
+    if (zip_entry_needs_sequential_read(e) || in.empty() || out_buf.empty())
+        return fail(ExitCode::Internal, "zip.method", {{"file", std::string(source)}, {"entry", e.name}, {"method", std::to_string(e.method)}});
+    CheckedSink out(e, source, sink);
+    uint64_t fed = 0;
+    ENVFIX_TRY_VOID(decode_pieces(e, source, [&]() -> Expected<std::string_view> {
+        size_t n = static_cast<size_t>(std::min<uint64_t>(std::min<size_t>(in.size(), 1u << 30), e.compressed_size - fed));
+        ENVFIX_TRY(auto piece, read_exactly(read, e, source, e.data_offset + fed, in.data(), n));
+        fed += n;
+        return piece;
+    }, out_buf, out));
     return out.finish();
 }
 

@@ -19,6 +19,7 @@
 // ("zip.data_mismatch").
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -80,6 +81,17 @@ Expected<void> visit_zip_entries(std::string_view archive, const ZipDirectory& d
 // Whether an entry needs the sequential (libarchive) pass.
 bool zip_entry_needs_sequential_read(const ZipEntry& entry);
 
+// Reads up to n bytes of the archive at `offset` into `into`; returns how many were read (fewer
+// only where the file ends).
+using ZipReadAt = std::function<Expected<size_t>(uint64_t offset, char* into, size_t n)>;
+// A stored or deflate entry read from the archive file piece by piece instead of from memory:
+// `in` holds compressed bytes read through `read`, `out` what zlib inflates from them, handed to
+// `sink` as it fills; size and CRC-32 checked as read_zip_entry does. Memory: the two buffers and
+// zlib's state, whatever the entry's size. Compressed data that ends before the stream does, or
+// a file shorter than the directory said: "zip.data_mismatch" naming the archive and the entry.
+Expected<void> stream_zip_entry(const ZipEntry& entry, std::string_view source, const ZipReadAt& read,
+                                std::span<char> in, std::span<char> out, const ZipSink& sink);
+
 // The fast path for stored and deflate entries: the whole entry at once into `out` (exactly
 // entry.size bytes: a buffer, or a mapped output file), with libdeflate, about twice zlib's
 // speed; size and CRC-32 checked as above. One object per thread (it holds libdeflate's state).
@@ -90,6 +102,8 @@ public:
     ZipInflater(const ZipInflater&) = delete;
     ZipInflater& operator=(const ZipInflater&) = delete;
     Expected<void> inflate(std::string_view archive, const ZipEntry& entry, std::string_view source, char* out);
+    // The same from the entry's compressed bytes alone (read from the file into a buffer).
+    Expected<void> inflate_data(std::string_view compressed, const ZipEntry& entry, std::string_view source, char* out);
 
 private:
     void* decompressor_ = nullptr;
