@@ -379,19 +379,22 @@ class Bench:
         start = time.monotonic()
         names = list(self.tools)
         doctor = None
+        took = {}  # seconds of each tool's last chain: the next repetition's estimate
         for rep in range(self.a.reps):
-            t0 = time.monotonic()
             order = names[rep % len(names):] + names[:rep % len(names)]  # alternate who goes first
             for name in order:
                 if name == "pip" and rep >= self.a.pip_reps:
                     continue
                 print(f"rep {rep + 1}: {name}", file=sys.stderr, flush=True)
+                t = time.monotonic()
                 self.chain(self.tools[name], rep)
+                took[name] = time.monotonic() - t
             if doctor is None:
                 doctor = self.doctor()  # after the first repetition made its venv, before the budget can run out
             summarize(self, doctor)  # results so far, so a run stopped from outside still leaves them
             spent = time.monotonic() - start
-            if self.a.budget and spent + (time.monotonic() - t0) > self.a.budget:
+            upcoming = sum(v for k, v in took.items() if k != "pip" or rep + 1 < self.a.pip_reps)
+            if self.a.budget and spent + upcoming > self.a.budget:
                 print(f"budget: stopping after {rep + 1} repetitions ({spent:.0f} s)", file=sys.stderr)
                 break
         return doctor if doctor is not None else self.doctor()
