@@ -1,6 +1,8 @@
 // Installed files a switch can keep (keep_links.hpp).
 #include "keep_links.hpp"
 
+#include "envfix/installer/uninstall.hpp"
+
 namespace envfix::installer {
 
 namespace stdfs = std::filesystem;
@@ -13,7 +15,7 @@ InstalledRows installed_rows(const std::vector<const resolver::InstalledDist*>& 
         if (!rows) continue;  // plan_removal reported it already
         for (auto& r : *rows) {
             if (r.hash_digest.empty()) continue;
-            auto p = (d->site_packages / stdfs::path(r.path)).lexically_normal();
+            auto p = record_row_path(d->site_packages, r.path);
             if (removing.count(p)) out.emplace(std::move(p), std::move(r));
         }
     }

@@ -1,5 +1,6 @@
 // Taking, listing and finding snapshots (snapshot.hpp).
 #include "envfix/installer/snapshot.hpp"
+#include "envfix/installer/uninstall.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -207,7 +208,7 @@ Expected<Snapshot> capture(const probe::Environment& env, bool store, Reporter& 
         if (envfix_made)
             if (auto st = storeops::stat_path(d.dist_info / "RECORD")) record_mtime = st->mtime_ns;
         for (const auto& row : rows) {
-            auto abs = (d.site_packages / stdfs::path(row.path)).lexically_normal();
+            auto abs = record_row_path(d.site_packages, row.path);
             auto rel = abs.lexically_relative(root);
             if (!within(rel)) continue;
             auto key = rel.generic_string();

@@ -51,7 +51,30 @@ bool is_bytecode_of(const std::string& name, const std::string& stem) {
     return !tag.empty() && tag.find('.') == std::string::npos;
 }
 
+// No "." or ".." part, no doubled separator, not ending in a separator: lexically_normal would
+// return it unchanged (POSIX separators only).
+bool plainly_normal(std::string_view s) {
+    if (s.empty() || s.back() == '/' || s.find("//") != std::string_view::npos) return false;
+    for (size_t start = 0; start <= s.size();) {
+        size_t end = s.find('/', start);
+        if (end == std::string_view::npos) end = s.size();
+        auto part = s.substr(start, end - start);
+        if (part == "." || part == "..") return false;
+        start = end + 1;
+    }
+    return true;
+}
+
 }  // namespace
+
+stdfs::path record_row_path(const stdfs::path& site_packages, const std::string& row) {
+    if constexpr (stdfs::path::preferred_separator == '/') {
+        const auto& base = site_packages.native();
+        if (!row.empty() && row.front() != '/' && plainly_normal(row) && (base == "/" || plainly_normal(base)))
+            return site_packages / row;
+    }
+    return (site_packages / stdfs::path(row)).lexically_normal();
+}
 
 std::map<stdfs::path, std::string> recorded_owners(const std::vector<const resolver::InstalledDist*>& dists) {
     std::map<stdfs::path, std::string> out;
@@ -59,7 +82,7 @@ std::map<stdfs::path, std::string> recorded_owners(const std::vector<const resol
         if (!d->has_record) continue;
         auto rows = resolver::read_record(*d);
         if (!rows) continue;
-        for (const auto& r : *rows) out.emplace((d->site_packages / stdfs::path(r.path)).lexically_normal(), d->name);
+        for (const auto& r : *rows) out.emplace(record_row_path(d->site_packages, r.path), d->name);
     }
     return out;
 }
@@ -96,15 +119,20 @@ Expected<RemovalPlan> plan_removal(const resolver::InstalledDist& dist, const st
         auto e = it->second.find(p.filename().native());
         return e == it->second.end() ? stdfs::file_type::not_found : e->second;
     };
-    std::map<stdfs::path, stdfs::path> real_dirs;  // torch lists 17 000 files in about 1 000 folders
-    auto real_dir = [&](const stdfs::path& dir) -> const stdfs::path& {
-        auto it = real_dirs.find(dir);
-        if (it == real_dirs.end()) it = real_dirs.emplace(dir, canonical_or_self(dir)).first;
+    // Whether a folder, symlinks resolved, lies in the root: asked once per folder (torch lists
+    // 17 000 files in about 1 000 folders). A file is inside when its real folder is the root or in it.
+    std::unordered_map<stdfs::path::string_type, bool> real_inside;
+    auto in_real_root = [&](const stdfs::path& dir) {
+        auto [it, fresh] = real_inside.try_emplace(dir.native());
+        if (fresh) {
+            auto real = canonical_or_self(dir);
+            it->second = real == real_root || within(real, real_root);
+        }
         return it->second;
     };
     for (const auto& row : rows) {
-        stdfs::path p = (dist.site_packages / stdfs::path(row.path)).lexically_normal();
-        if (!within(p, root) || !within(real_dir(p.parent_path()) / p.filename(), real_root)) {
+        stdfs::path p = record_row_path(dist.site_packages, row.path);
+        if (!within(p, root) || !in_real_root(p.parent_path())) {
             ++outside;
             continue;
         }

@@ -1,8 +1,10 @@
-// The small pure pieces: entry names, the journal, ._pth, venv scripts, PEP 610, RECORD paths.
+// The small pure pieces: entry names, the journal, ._pth, venv scripts, PEP 610, RECORD paths,
+// a RECORD row's absolute path.
 #include <gtest/gtest.h>
 
 #include "envfix/installer/install.hpp"
 #include "envfix/installer/journal.hpp"
+#include "envfix/installer/uninstall.hpp"
 #include "envfix/installer/venv.hpp"
 #include "envfix/installer/wheel.hpp"
 #include "envfix/installer/wheel_plan.hpp"
@@ -16,6 +18,17 @@ TEST(EntryNames, PathRules) {
     for (const char* bad : {"/etc/passwd", "../x", "a/../../x", "a/./b", "a//b", "a\\b", "C:/x", "c:x", "x:stream", "",
                             ".envfix-tx-1/x", ".envfix/lock", "./a"})
         EXPECT_TRUE(unsafe_entry_name(bad)) << bad;
+}
+
+TEST(RecordRowPath, SameAsLexicallyNormalWhateverTheRow) {
+    // The fast join must give exactly what lexically_normal gives, or paths stop matching.
+    namespace stdfs = std::filesystem;
+    for (const char* base : {"/v/lib/python3.12/site-packages", "/v/./lib//site-packages", "/v/lib/../lib/site-packages", "/"})
+        for (const char* row : {"torch/lib/x.so", "../../../bin/torchrun", "./torch/x.py", "torch//x.py", "torch/./x", "torch/..",
+                                "a/b/../c", "torch/", ".hidden/x", "..a/b", "x..", "/etc/passwd"}) {
+            auto expected = (stdfs::path(base) / stdfs::path(row)).lexically_normal();
+            EXPECT_EQ(record_row_path(base, row), expected) << base << " + " << row;
+        }
 }
 
 TEST(Journal, RoundTripsAndKeepsAnyFileName) {

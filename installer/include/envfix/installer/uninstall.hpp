@@ -27,6 +27,12 @@ struct RemovalPlan {
 Expected<RemovalPlan> plan_removal(const resolver::InstalledDist& dist, const std::filesystem::path& env_root,
                                    const std::set<std::filesystem::path>& protect);
 
+// The absolute, lexically normal path of a RECORD row of a distribution in `site_packages`
+// (rows may climb out: "../../../bin/torchrun"). Where both are already plainly normal (POSIX,
+// no "." or ".." parts, no doubled separators: nearly every row) the join is the answer and the
+// costly lexically_normal is skipped; RECORDs of a torch stack hold 17 000 rows.
+std::filesystem::path record_row_path(const std::filesystem::path& site_packages, const std::string& row);
+
 // The files the RECORDs of `dists` list, each with the name of (the first) distribution listing
 // it: what must stay when another distribution goes, and whose file a new one replaces.
 std::map<std::filesystem::path, std::string> recorded_owners(const std::vector<const resolver::InstalledDist*>& dists);
