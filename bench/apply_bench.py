@@ -13,6 +13,7 @@ import argparse, os, shutil, subprocess, sys, time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 from plan_bench import median_ms  # noqa: E402
+import standin  # noqa: E402
 
 
 def timed(cmd, env, ok=(0, 80)):
@@ -34,15 +35,8 @@ def main():
     out = os.path.join(ROOT, "bench", "out", "apply")
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ENVFIX_", "PIP_", "UV_")) and k not in ("VIRTUAL_ENV", "CONDA_PREFIX")}
-    env.update({
-        "ENVFIX_LIBCUDA": os.path.join(build, "tests/standin/full/libcuda.so.1"),
-        "ENVFIX_LIBNVML": os.path.join(build, "tests/standin/nvml/libnvidia-ml.so.1"),
-        "ENVFIX_STANDIN_GPUS": "name=NVIDIA H200,cc=9.0,mem=143771MiB,sms=132,bus=0000:18:00.0",
-        "ENVFIX_STANDIN_DRIVER": "580.159.04", "ENVFIX_STANDIN_CUDA": "13000",
-        "ENVFIX_SYSROOT": os.path.join(out, "no-sysroot"), "ENVFIX_NVIDIA_SMI": os.path.join(out, "no-nvidia-smi"),
-        "ENVFIX_CACHE_DIR": os.path.join(out, "cache"), "ENVFIX_CONFIG_DIR": os.path.join(out, "config"), "HOME": out,
-    })
+    env = dict(standin.clean_env(), **standin.h200_env(build, nowhere=os.path.join(out, "no")))
+    env.update({"ENVFIX_CACHE_DIR": os.path.join(out, "cache"), "ENVFIX_CONFIG_DIR": os.path.join(out, "config"), "HOME": out})
     index = os.path.join(out, "index")
     subprocess.run([sys.executable, os.path.join(ROOT, "tests/tools/mkindex.py"), index, "--pythons", "cp311", "--torch", "2.11.0",
                     "--variants", "cu130", "--platforms", "manylinux_2_28_x86_64"], check=True, stdout=subprocess.DEVNULL)

@@ -35,6 +35,8 @@ import argparse, datetime, functools, glob, http.server, json, os, platform, shu
 import subprocess, sys, threading, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import standin  # noqa: E402
 MEASURES = ["cold", "warm", "switch", "rollback"]
 
 
@@ -171,15 +173,12 @@ def standin_env(mode):
     driver 580.159.04. pip and uv do not look at the GPU."""
     if mode == "no" or (mode == "auto" and os.path.exists("/dev/nvidiactl")):
         return {}
-    standin = os.path.join(ROOT, "build", "tests", "standin")
-    cuda = os.path.join(standin, "full", "libcuda.so.1")
-    if not os.path.exists(cuda):
+    env = standin.h200_env()
+    if not os.path.exists(env["ENVFIX_LIBCUDA"]):
         if mode == "yes":
-            raise SystemExit(f"--standin yes: {cuda} is missing (build the tests)")
+            raise SystemExit(f"--standin yes: {env['ENVFIX_LIBCUDA']} is missing (build the tests)")
         return {}
-    return {"ENVFIX_LIBCUDA": cuda, "ENVFIX_LIBNVML": os.path.join(standin, "nvml", "libnvidia-ml.so.1"),
-            "ENVFIX_STANDIN_GPUS": "name=NVIDIA H200,cc=9.0,mem=143771MiB,sms=132,bus=0000:18:00.0",
-            "ENVFIX_STANDIN_DRIVER": "580.159.04", "ENVFIX_STANDIN_CUDA": "13000"}
+    return env
 
 
 # ---------------------------------------------------------------- the tools

@@ -30,6 +30,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import binenv_bench as bb  # noqa: E402  (shared input builders and timers)
+import standin  # noqa: E402
 
 ROOT = bb.ROOT
 FIX = bb.FIX
@@ -103,14 +104,10 @@ def make_env(out):
 
 
 def standin_env(base):
-    standin = os.path.join(ROOT, "build", "tests", "standin")
-    cuda = os.path.join(standin, "full", "libcuda.so.1")
-    if not os.path.exists(cuda):
-        raise SystemExit("build the tests first: %s is missing" % cuda)
-    return dict(base, ENVFIX_LIBCUDA=cuda, ENVFIX_LIBNVML=os.path.join(standin, "nvml", "libnvidia-ml.so.1"),
-                ENVFIX_STANDIN_GPUS="name=NVIDIA H200,cc=9.0,mem=143771MiB,sms=132,bus=0000:18:00.0",
-                ENVFIX_STANDIN_DRIVER="580.159.04", ENVFIX_STANDIN_CUDA="13000",
-                ENVFIX_SYSROOT="/nonexistent-sysroot", ENVFIX_NVIDIA_SMI="/nonexistent-nvidia-smi")
+    env = standin.h200_env(nowhere="/nonexistent")
+    if not os.path.exists(env["ENVFIX_LIBCUDA"]):
+        raise SystemExit("build the tests first: %s is missing" % env["ENVFIX_LIBCUDA"])
+    return dict(base, **env)
 
 
 def main():

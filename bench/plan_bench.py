@@ -9,6 +9,8 @@ Builds envfix and the stand-in driver libraries first; works in bench/out/plan/.
 import argparse, os, resource, shutil, statistics, subprocess, sys, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import standin  # noqa: E402
 
 
 def median_ms(cmd, env, runs, before=None):
@@ -45,15 +47,8 @@ def main():
     if not os.path.exists(venv):
         subprocess.run(["/usr/bin/python3", "-m", "venv", "--without-pip", venv], check=True)
     cache = os.path.join(out, "cache")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ENVFIX_", "PIP_", "UV_")) and k not in ("VIRTUAL_ENV", "CONDA_PREFIX")}
-    env.update({
-        "ENVFIX_LIBCUDA": os.path.join(build, "tests/standin/full/libcuda.so.1"),
-        "ENVFIX_LIBNVML": os.path.join(build, "tests/standin/nvml/libnvidia-ml.so.1"),
-        "ENVFIX_STANDIN_GPUS": "name=NVIDIA H200,cc=9.0,mem=143771MiB,sms=132,bus=0000:18:00.0",
-        "ENVFIX_STANDIN_DRIVER": "580.159.04", "ENVFIX_STANDIN_CUDA": "13000",
-        "ENVFIX_SYSROOT": os.path.join(out, "no-sysroot"), "ENVFIX_NVIDIA_SMI": os.path.join(out, "no-nvidia-smi"),
-        "ENVFIX_CACHE_DIR": cache, "ENVFIX_CONFIG_DIR": os.path.join(out, "config"), "HOME": out,
-    })
+    env = dict(standin.clean_env(), **standin.h200_env(build, nowhere=os.path.join(out, "no")))
+    env.update({"ENVFIX_CACHE_DIR": cache, "ENVFIX_CONFIG_DIR": os.path.join(out, "config"), "HOME": out})
     python = os.path.join(venv, "bin", "python")
     # The first run fills the interpreter facts cache; plans reuse it, as on a user's machine.
     subprocess.run([envfix, "plan", "--offline", "--python", python], env=env, check=True, stdout=subprocess.DEVNULL)
