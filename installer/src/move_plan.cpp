@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "path_under.hpp"
 #include "tx_internal.hpp"
 
 namespace envfix::installer::tx {
@@ -69,14 +70,6 @@ std::vector<stdfs::path> ancestors_below(const Area& area, const std::string& re
     return out;
 }
 
-// Both normal: a string prefix ending at a separator (lexically_relative walked components).
-bool inside_or_equal(const stdfs::path& p, const stdfs::path& dir) {
-    const auto& s = p.native();
-    const auto& d = dir.native();
-    if (s.size() < d.size() || s.compare(0, d.size(), d) != 0) return false;
-    return s.size() == d.size() || s[d.size()] == stdfs::path::preferred_separator || (!d.empty() && d.back() == stdfs::path::preferred_separator);
-}
-
 }  // namespace
 
 Expected<std::vector<JournalOp>> plan_moves(const std::vector<Area>& areas, const std::vector<stdfs::path>& remove,
@@ -117,11 +110,11 @@ Expected<std::vector<JournalOp>> plan_moves(const std::vector<Area>& areas, cons
     // Drop units inside another unit (a file whose folder also goes).
     std::vector<stdfs::path> outs;
     for (const auto& u : out_units)
-        if (outs.empty() || !inside_or_equal(u, outs.back())) outs.push_back(u);
+        if (outs.empty() || !path_under(u, outs.back(), true)) outs.push_back(u);
     auto moved_out = [&](const stdfs::path& p) {
         auto it = std::upper_bound(outs.begin(), outs.end(), p);
         if (it == outs.begin()) return false;
-        return inside_or_equal(p, *std::prev(it));
+        return path_under(p, *std::prev(it), true);
     };
     std::set<stdfs::path> extra_outs;  // existing files the new ones replace
     // What is on disk, asked once per path: every file of a new folder (torch's 13 000) asks
@@ -184,7 +177,7 @@ Expected<std::vector<JournalOp>> plan_moves(const std::vector<Area>& areas, cons
         if (!moved_out(p)) out_units.insert(p);
     outs.clear();
     for (const auto& u : out_units)
-        if (outs.empty() || !inside_or_equal(u, outs.back())) outs.push_back(u);
+        if (outs.empty() || !path_under(u, outs.back(), true)) outs.push_back(u);
     for (const auto& p : outs) add_op(JournalOp::Kind::Out, p);
     for (const auto& p : in_units) add_op(JournalOp::Kind::In, p);
     return ops;

@@ -6,21 +6,13 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "path_under.hpp"
+
 namespace envfix::installer {
 
 namespace stdfs = std::filesystem;
 
 namespace {
-
-// Both normal: p lies strictly inside root. A string prefix ending at a separator (this runs
-// twice for each of torch's 12 000 RECORD rows; lexically_relative walked components).
-bool within(const stdfs::path& p, const stdfs::path& root) {
-    constexpr auto sep = stdfs::path::preferred_separator;
-    std::basic_string_view<stdfs::path::value_type> s = p.native(), r = root.native();
-    while (r.size() > 1 && r.back() == sep) r.remove_suffix(1);
-    if (r.empty() || s.size() <= r.size() || s.substr(0, r.size()) != r) return false;
-    return r.back() == sep || s[r.size()] == sep;
-}
 
 // What one folder holds, read once: the name and type of each entry (from the directory listing,
 // no stat per file). A RECORD lists every file of torch; asking the disk about each (and about a
@@ -126,13 +118,13 @@ Expected<RemovalPlan> plan_removal(const resolver::InstalledDist& dist, const st
         auto [it, fresh] = real_inside.try_emplace(dir.native());
         if (fresh) {
             auto real = canonical_or_self(dir);
-            it->second = real == real_root || within(real, real_root);
+            it->second = path_under(real, real_root, true);
         }
         return it->second;
     };
     for (const auto& row : rows) {
         stdfs::path p = record_row_path(dist.site_packages, row.path);
-        if (!within(p, root) || !in_real_root(p.parent_path())) {
+        if (!path_under(p, root, false) || !in_real_root(p.parent_path())) {
             ++outside;
             continue;
         }

@@ -8,6 +8,7 @@
 #include "envfix/installer/venv.hpp"
 #include "envfix/installer/wheel.hpp"
 #include "envfix/installer/wheel_plan.hpp"
+#include "path_under.hpp"
 
 using namespace envfix;
 using namespace envfix::installer;
@@ -29,6 +30,25 @@ TEST(RecordRowPath, SameAsLexicallyNormalWhateverTheRow) {
             auto expected = (stdfs::path(base) / stdfs::path(row)).lexically_normal();
             EXPECT_EQ(record_row_path(base, row), expected) << base << " + " << row;
         }
+}
+
+TEST(PathUnder, PrefixEndsAtASeparator) {
+    struct Case {
+        const char* p;
+        const char* dir;
+        bool strictly, or_equal;
+    };
+    for (const auto& c : std::vector<Case>{{"/v/lib/x", "/v/lib", true, true},
+                                           {"/v/lib", "/v/lib", false, true},
+                                           {"/v/lib", "/v/lib/", false, true},
+                                           {"/v/libx/y", "/v/lib", false, false},
+                                           {"/v", "/v/lib", false, false},
+                                           {"/v/lib/x", "/", true, true},
+                                           {"/", "/", false, true},
+                                           {"/v/lib/x", "", false, false}}) {
+        EXPECT_EQ(path_under(c.p, c.dir, false), c.strictly) << c.p << " under " << c.dir;
+        EXPECT_EQ(path_under(c.p, c.dir, true), c.or_equal) << c.p << " under or " << c.dir;
+    }
 }
 
 TEST(Journal, RoundTripsAndKeepsAnyFileName) {
