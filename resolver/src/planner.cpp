@@ -32,8 +32,12 @@ PolicyRequest policy_request(const PlanRequest& req) {
         // The matrix names releases without local labels; "==2.11.0+cu126" names one build of
         // release 2.11.0, so the release is tested with each label the specifiers pin.
         std::vector<std::string> labels;
+        std::optional<std::string> pinned_variant;  // of the first pinned label ("+cu126"), when it names one
         for (const auto& s : spec.specifiers())
-            if (s.op() == SpecOp::Equal && s.version() && s.version()->has_local()) labels.push_back(s.version()->local());
+            if (s.op() == SpecOp::Equal && s.version() && s.version()->has_local()) {
+                if (labels.empty()) pinned_variant = variant_from_local(*s.version());
+                labels.push_back(s.version()->local());
+            }
         p.release_filter = [spec, labels](const Release& r) {
             auto v = Version::try_parse(r.torch);
             if (!v || spec.contains(*v, true)) return true;
@@ -42,13 +46,8 @@ PolicyRequest policy_request(const PlanRequest& req) {
             return false;
         };
         p.release_filter_text = req.torch_text;
-        // A pinned variant label ("+cu126") asks for that build, as --variant does.
-        if (!p.variant)
-            for (const auto& l : labels)
-                if (auto lv = Version::try_parse("0+" + l)) {
-                    if (auto var = variant_from_local(*lv)) p.variant = *var;
-                    break;
-                }
+        // A pinned variant label asks for that build, as --variant does.
+        if (!p.variant) p.variant = pinned_variant;
     }
     return p;
 }
