@@ -32,6 +32,15 @@ protected:
         args.insert(args.end(), extra.begin(), extra.end());
         return test::run_as_h200(args, dir_.path());
     }
+    // `envfix lock` of a new venv (the H200's plan) into `lock`.
+    void lock_a_venv(const stdfs::path& lock) {
+        auto python = test::make_venv(dir_ / "source", true);
+        ASSERT_EQ(test::run_as_h200({"lock", "--python", python.string(), "--pytorch-index", world.pytorch_root(), "--index-url",
+                                     world.index_url(), "-o", lock.string()},
+                                    dir_.path())
+                      .code,
+                  0);
+    }
     std::string venv_entry(const std::string& name, const stdfs::path& venv) {
         return "  - name: " + name + "\n    venv: " + venv.string() + "\n    base-python: " + test::test_python().string() + "\n";
     }
@@ -177,14 +186,8 @@ TEST_F(ApplyCli, LockFetchAndApplyWithNoIndexReachable) {
 }
 
 TEST_F(ApplyCli, AWheelInTheFolderWithOtherBytesFailsAndChangesNothing) {
-    auto source = dir_ / "source";
-    auto python = test::make_venv(source, true);
     auto lock = dir_ / "ws.lock";
-    ASSERT_EQ(test::run_as_h200({"lock", "--python", python.string(), "--pytorch-index", world.pytorch_root(), "--index-url",
-                                 world.index_url(), "-o", lock.string()},
-                                dir_.path())
-                  .code,
-              0);
+    ASSERT_NO_FATAL_FAILURE(lock_a_venv(lock));
     auto folder = dir_ / "wheels";
     ASSERT_EQ(test::run_as_h200({"fetch", "--lock", lock.string(), "--dest", folder.string(), "--layout", "flat"}, dir_.path()).code, 0);
     for (const auto& e : stdfs::directory_iterator(folder))
@@ -299,14 +302,8 @@ TEST_F(ApplyCli, ABadSpecIsOneLineAndExit3) {
 }
 
 TEST_F(ApplyCli, ALockFromAMirrorServingTheFetchedFolder) {
-    auto source = dir_ / "source";
-    auto python = test::make_venv(source, true);
     auto lock = dir_ / "ws.lock";
-    ASSERT_EQ(test::run_as_h200({"lock", "--python", python.string(), "--pytorch-index", world.pytorch_root(), "--index-url",
-                                 world.index_url(), "-o", lock.string()},
-                                dir_.path())
-                  .code,
-              0);
+    ASSERT_NO_FATAL_FAILURE(lock_a_venv(lock));
     auto folder = dir_ / "mirror";
     ASSERT_EQ(test::run_as_h200({"fetch", "--lock", lock.string(), "--dest", folder.string()}, dir_.path()).code, 0);
     // The lock's own URLs lead nowhere; the mirror (any static server) has the PEP 503 tree.
