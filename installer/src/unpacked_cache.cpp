@@ -3,13 +3,13 @@
 #include <atomic>
 #include <charconv>
 #include <random>
-#include <thread>
 
 #include "envfix/common/fs.hpp"
 #include "envfix/common/hash.hpp"
 #include "envfix/common/strings.hpp"
 #include "envfix/installer/unpacked_cache.hpp"
 #include "store_ops.hpp"
+#include "tx_internal.hpp"
 #include "unpacked_store.hpp"
 
 namespace envfix::installer {
@@ -156,22 +156,16 @@ Expected<void> add_entry(const stdfs::path& root, const std::string& sha256, con
     // Links are metadata writes that wait on the filesystem's journal: several threads for a
     // large wheel (torch's 13 000 files), one for small ones.
     std::atomic<bool> failed{false};
-    auto link_slice = [&](size_t from, size_t to_index) {
-        for (size_t k = from; k < to_index && !failed.load(std::memory_order_relaxed); ++k) {
-            const auto& [entry, staged_at] = files[k];
-            const stdfs::path& staged = *staged_at;
-            auto to = entry_file(tmp, entry);
-            bool cross = false;
-            if (storeops::hard_link(staged, to, &cross)) continue;
-            auto st = storeops::stat_path(staged);
-            if (!cross || !st || !storeops::copy_file(staged, to, st->mode)) failed = true;
-        }
-    };
-    const size_t threads = std::clamp<size_t>(files.size() / 512, 1, std::clamp(std::thread::hardware_concurrency(), 1u, 16u));
-    std::vector<std::thread> pool;
-    for (size_t t = 1; t < threads; ++t) pool.emplace_back(link_slice, files.size() * t / threads, files.size() * (t + 1) / threads);
-    link_slice(0, files.size() / threads);
-    for (auto& t : pool) t.join();
+    tx::parallel_for(files.size(), [&](size_t k) {
+        if (failed.load(std::memory_order_relaxed)) return;
+        const auto& [entry, staged_at] = files[k];
+        const stdfs::path& staged = *staged_at;
+        auto to = entry_file(tmp, entry);
+        bool cross = false;
+        if (storeops::hard_link(staged, to, &cross)) return;
+        auto st = storeops::stat_path(staged);
+        if (!cross || !st || !storeops::copy_file(staged, to, st->mode)) failed = true;
+    }, 512);
     if (failed) {
         cleanup();
         return fail(ExitCode::Internal, "fs.write_failed", {{"path", tmp.string()}, {"reason", "cannot link or copy the staged files"}});
