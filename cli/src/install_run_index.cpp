@@ -1,12 +1,14 @@
 // `envfix install` from the index: the plan, the wheels from the cache or downloaded into it,
 // then one transaction (old framework and companions out, new ones in) after a snapshot.
 #include <algorithm>
+#include <chrono>
 
 #include "app_target.hpp"
 #include "env_json.hpp"
 #include "envfix/common/strings.hpp"
 #include "envfix/installer/app_alignment.hpp"
 #include "envfix/installer/snapshot.hpp"
+#include "envfix/installer/unpacked_cache.hpp"
 #include "envfix/installer/wheel_cache.hpp"
 #include "envfix/resolver/app_target.hpp"
 #include "envfix/resolver/matrix_loader.hpp"
@@ -96,8 +98,21 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
 
     std::vector<installer::WheelFetch> fetch;
     for (const auto& w : choice.wheels) fetch.push_back({with_index_credentials(w.url, sources), w.filename, w.sha256, w.size});
+    // Each wheel is unpacked into the unpacked-wheel cache as soon as it is checked, while the
+    // others still download; the install then links (docs/performance.md).
+    installer::UnpackAhead ahead(installer::unpacked_cache_root(), 2, o.threads);
+    auto ready = [&](size_t, const std::filesystem::path& file, const std::string& sha256) { ahead.add(file, sha256); };
     auto fetched = value_or_throw(installer::fetch_wheels(installer::wheel_cache_root(), fetch, sources.http, offline,
-                                                          sources.parallel, *ctx.reporter));
+                                                          sources.parallel, *ctx.reporter, ready));
+    {
+        auto started = std::chrono::steady_clock::now();
+        auto outcome = ahead.finish();
+        auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
+        ctx.reporter->debug(msg("install.debug.unpacked_ahead", {{"unpacked", std::to_string(outcome.unpacked)},
+                                                                 {"present", std::to_string(outcome.present)},
+                                                                 {"ms", std::to_string(ms)}}));
+        for (const auto& e : outcome.errors) ctx.reporter->debug(e.message);
+    }
     Json downloads = Json::array();
     installer::InstallRequest req;
     for (size_t i = 0; i < choice.wheels.size(); ++i) {

@@ -1,6 +1,12 @@
 #include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include <fstream>
 #include <string>
@@ -58,6 +64,22 @@ int terminal_width() {
     if (::ioctl(2, TIOCGWINSZ, &w) == 0 && w.ws_col > 0) return w.ws_col;
     if (::ioctl(1, TIOCGWINSZ, &w) == 0 && w.ws_col > 0) return w.ws_col;
     return 80;
+}
+
+void bound_allocator() {
+#if defined(__GLIBC__)
+    // A fixed threshold: blocks of 256 KiB and more (inflate buffers, large vectors) are mapped and
+    // unmapped on free. glibc's default raises the threshold after the first such free, and the
+    // staging threads' arenas then kept about 25 MB each install, added to the install's own peak.
+    ::mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+#endif
+}
+
+void lower_thread_priority() {
+#if defined(__linux__)
+    // Linux applies a nice value to the one thread whose id is given (POSIX would say the process).
+    (void)::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10);
+#endif
 }
 
 }  // namespace envfix::platform

@@ -38,4 +38,8 @@ int terminal_width() {
     return 80;
 }
 
+void bound_allocator() {}  // the Windows heap returns large blocks by itself
+
+void lower_thread_priority() { ::SetThreadPriority(::GetCurrentThread(), THREAD_PRIORITY_BELOW_NORMAL); }
+
 }  // namespace envfix::platform

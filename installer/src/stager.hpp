@@ -43,6 +43,8 @@ struct StageOptions {
     // Entries up to this size are inflated whole with libdeflate, larger ones streamed with zlib
     // (0: 1 MiB; tests lower it to reach the streamed path with small wheels).
     size_t whole_up_to = 0;
+    // Work that fills idle cores (unpacking while downloading): its threads yield to the others.
+    bool background = false;
 };
 
 // One digest per item, in the items' order. Errors: "wheel.hash_mismatch" (BadWheel) naming the

@@ -141,18 +141,27 @@ std::optional<stdfs::path> find_entry(const stdfs::path& root, const std::string
     return entry;
 }
 
+bool has_entry(const stdfs::path& root, const std::string& sha256) {
+    return is_hex64(sha256) && read_marker(root / kLayout / sha256, sha256).has_value();
+}
+
 stdfs::path entry_file(const stdfs::path& entry, size_t zip_entry) { return entry / "f" / std::to_string(zip_entry); }
 
-Expected<void> add_entry(const stdfs::path& root, const std::string& sha256, const std::vector<std::pair<size_t, const stdfs::path*>>& files) {
+Expected<stdfs::path> begin_entry(const stdfs::path& root, const std::string& sha256) {
     if (!is_hex64(sha256)) return fail(ExitCode::Internal, "fs.write_failed", {{"path", sha256}, {"reason", "not a sha256"}});
     auto tmp = root / kLayout / "tmp" / (sha256.substr(0, 16) + "-" + unique_name());
     std::error_code ec;
+    stdfs::create_directories(tmp / "f", ec);
+    if (ec) return fail(fs::exit_code_for_errno(ec.value()), "fs.write_failed", {{"path", tmp.string()}, {"reason", ec.message()}});
+    return tmp;
+}
+
+Expected<void> add_entry(const stdfs::path& root, const std::string& sha256, const std::vector<std::pair<size_t, const stdfs::path*>>& files) {
+    ENVFIX_TRY(auto tmp, begin_entry(root, sha256));
     auto cleanup = [&] {
         std::error_code rec;
         stdfs::remove_all(tmp, rec);
     };
-    stdfs::create_directories(tmp / "f", ec);
-    if (ec) return fail(fs::exit_code_for_errno(ec.value()), "fs.write_failed", {{"path", tmp.string()}, {"reason", ec.message()}});
     // Links are metadata writes that wait on the filesystem's journal: several threads for a
     // large wheel (torch's 13 000 files), one for small ones.
     std::atomic<bool> failed{false};
@@ -170,8 +179,16 @@ Expected<void> add_entry(const stdfs::path& root, const std::string& sha256, con
         cleanup();
         return fail(ExitCode::Internal, "fs.write_failed", {{"path", tmp.string()}, {"reason", "cannot link or copy the staged files"}});
     }
-    auto marker = marker_text(sha256, files.size());
-    if (auto w = fs::write_file_atomic(tmp / kMarker, marker); !w) {
+    return seal_entry(root, tmp, sha256, files.size());
+}
+
+Expected<void> seal_entry(const stdfs::path& root, const stdfs::path& tmp, const std::string& sha256, size_t files) {
+    auto cleanup = [&] {
+        std::error_code rec;
+        stdfs::remove_all(tmp, rec);
+    };
+    std::error_code ec;
+    if (auto w = fs::write_file_atomic(tmp / kMarker, marker_text(sha256, files)); !w) {
         cleanup();
         return unexpected(w.error());
     }

@@ -19,6 +19,8 @@ void remember_sha256(const std::filesystem::path& root, const WheelFile& wheel, 
 
 // The entry of this wheel when its marker is valid and counts `files` files.
 std::optional<std::filesystem::path> find_entry(const std::filesystem::path& root, const std::string& sha256, size_t files);
+// Whether the entry of this wheel is there with a valid marker, whatever its file count.
+bool has_entry(const std::filesystem::path& root, const std::string& sha256);
 std::filesystem::path entry_file(const std::filesystem::path& entry, size_t zip_entry);
 
 // Makes the entry from staged, verified files: (zip entry, staged path; the caller's, not a
@@ -26,5 +28,11 @@ std::filesystem::path entry_file(const std::filesystem::path& entry, size_t zip_
 // copies across filesystems; renamed into place whole. Fails without leaving anything behind.
 Expected<void> add_entry(const std::filesystem::path& root, const std::string& sha256,
                          const std::vector<std::pair<size_t, const std::filesystem::path*>>& files);
+
+// An entry being made: a new folder under tmp/ with its empty f/, then sealed (its marker
+// written, renamed into place whole; removed when that fails or another process was quicker).
+Expected<std::filesystem::path> begin_entry(const std::filesystem::path& root, const std::string& sha256);
+Expected<void> seal_entry(const std::filesystem::path& root, const std::filesystem::path& tmp, const std::string& sha256,
+                          size_t files);
 
 }  // namespace envfix::installer::unpacked

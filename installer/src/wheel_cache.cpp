@@ -84,7 +84,7 @@ Expected<CleanResult> clean_wheel_cache(const stdfs::path& root) {
 
 Expected<std::vector<FetchedWheel>> fetch_wheels(const stdfs::path& root, const std::vector<WheelFetch>& wheels,
                                                  const resolver::HttpOptions& http, bool offline, int parallel,
-                                                 Reporter& reporter) {
+                                                 Reporter& reporter, const WheelReady& on_ready) {
     std::vector<FetchedWheel> out(wheels.size());
     std::vector<resolver::DownloadItem> items;
     std::vector<size_t> item_of;
@@ -98,6 +98,7 @@ Expected<std::vector<FetchedWheel>> fetch_wheels(const stdfs::path& root, const 
         if (!hex.empty()) {
             if (auto hit = cached_wheel(root, hex, w.filename)) {
                 out[i] = {*hit, true};
+                if (on_ready) on_ready(i, *hit, hex);
                 continue;
             }
         }
@@ -117,6 +118,10 @@ Expected<std::vector<FetchedWheel>> fetch_wheels(const stdfs::path& root, const 
     if (items.empty()) return out;
     resolver::DownloadOptions opts;
     opts.parallel = parallel;
+    if (on_ready)
+        opts.on_ready = [&](size_t k) {
+            if (!items[k].sha256.empty()) on_ready(item_of[k], items[k].dest, items[k].sha256);
+        };
     auto results = resolver::download_files(items, http, reporter, opts);
     for (size_t k = 0; k < results.size(); ++k) {
         if (!results[k].ok()) return unexpected(*results[k].error);

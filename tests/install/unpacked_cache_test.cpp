@@ -8,7 +8,9 @@
 #include <set>
 
 #include "envfix/common/hash.hpp"
+#include "envfix/installer/unpacked_cache.hpp"
 #include "install_fixtures.hpp"
+#include "zip_builder.hpp"
 
 using namespace envfix;
 using namespace envfix::test;
@@ -182,6 +184,88 @@ TEST_F(UnpackedCache, CacheListAndCleanCountTheUnpackedWheels) {
     EXPECT_FALSE(stdfs::exists(cache_of(home)));
     // The environment keeps its files.
     EXPECT_TRUE(stdfs::exists(site_packages(dir / "venv") / "cached_pkg/big.bin"));
+}
+
+// A downloaded wheel as the wheel cache keeps it: wheels/v1/sha256/<xx>/<sha256>/<file>.
+stdfs::path into_wheel_cache(const stdfs::path& whl, const std::string& sha, const stdfs::path& home) {
+    auto to = home / ".cache/envfix/wheels/v1/sha256" / sha.substr(0, 2) / sha / whl.filename();
+    stdfs::create_directories(to.parent_path());
+    stdfs::copy_file(whl, to);
+    return to;
+}
+
+size_t files_under(const stdfs::path& p) {
+    size_t n = 0;
+    std::error_code ec;
+    for (stdfs::recursive_directory_iterator it(p, ec), end; !ec && it != end; it.increment(ec)) n += it->is_regular_file();
+    return n;
+}
+
+TEST_F(UnpackedCache, AWheelUnpackedAheadIsLinkedByTheInstallAndMatchesAColdInstall) {
+    // What a cold index install does while the other wheels download (docs/performance.md).
+    auto home = dir / "home";
+    auto cached = into_wheel_cache(whl, sha, home);
+    make_bare_venv(dir / "venv");
+    auto c = run_envfix({"install", "--env", (dir / "venv").string(), cached.string()}, {}, dir / "home-cold");
+    ASSERT_EQ(c.code, 0) << c.err;
+    auto cold = snapshot(dir / "venv", {".envfix"});
+    auto root = home / ".cache/envfix/unpacked";
+    auto made = installer::unpack_into_cache(root, cached, sha, 2);
+    ASSERT_TRUE(made) << made.error().message.key;
+    EXPECT_TRUE(*made);
+    ASSERT_TRUE(stdfs::exists(entry_of(home) / "ENVFIX-UNPACKED"));
+    EXPECT_EQ(files_under(cache_of(home) / "tmp"), 0u);
+    auto again = installer::unpack_into_cache(root, cached, sha, 2);
+    ASSERT_TRUE(again);
+    EXPECT_FALSE(*again);  // already there
+
+    // Installed from the wheel cache's file, the entry's files are linked, not inflated again.
+    std::error_code ec;
+    stdfs::remove_all(dir / "venv", ec);
+    make_bare_venv(dir / "venv");
+    auto r = run_envfix({"install", "--env", (dir / "venv").string(), cached.string()}, {}, home);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(tree_diff(cold, snapshot(dir / "venv", {".envfix"})), "");
+    auto inodes = entry_inodes(home);
+    auto sp = site_packages(dir / "venv");
+    for (auto rel : {"cached_pkg/__init__.py", "cached_pkg/big.bin", "cached_pkg/run.sh"})
+        EXPECT_TRUE(inodes.count(*inode(sp / rel))) << rel << " is not a link of the cache entry";
+    EXPECT_TRUE(inodes.count(*inode(dir / "venv" / "share/cached/readme.txt")));
+    EXPECT_FALSE(inodes.count(*inode(dir / "venv/bin/cached-tool")));  // "#!python" rewritten per environment
+}
+
+TEST_F(UnpackedCache, AWheelThatLiesAboutItsFilesIsNotUnpackedAhead) {
+    test::WheelSpec spec;
+    spec.name = "liar";
+    spec.files = {{"liar/__init__.py", "x = 1\n"}, {"liar/big.bin", std::string(2 << 20, 'b')}};
+    spec.record_override["liar/big.bin"] = "liar/big.bin," + test::record_hash("something else") + "," + std::to_string(2 << 20);
+    auto bad = test::write_wheel(spec, dir / "bad");
+    auto bad_sha = sha256_hex(read_text(bad));
+    auto home = dir / "home";
+    auto root = home / ".cache/envfix/unpacked";
+    auto r = installer::unpack_into_cache(root, into_wheel_cache(bad, bad_sha, home), bad_sha, 2);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, ExitCode::BadWheel);
+    EXPECT_FALSE(stdfs::exists(cache_of(home) / bad_sha));
+    EXPECT_EQ(files_under(cache_of(home) / "tmp"), 0u);  // nothing half made is left
+}
+
+TEST_F(UnpackedCache, UnpackAheadWorksOffEveryWheelHandedOverAndCountsTheFailures) {
+    auto home = dir / "home";
+    auto cached = into_wheel_cache(whl, sha, home);
+    auto bad = dir / "bad" / "broken-1.0-py3-none-any.whl";
+    write_text(bad, "not a zip");
+    auto bad_sha = sha256_hex(read_text(bad));
+    installer::UnpackAhead ahead(home / ".cache/envfix/unpacked", 2, 2);
+    ahead.add(cached, sha);
+    ahead.add(into_wheel_cache(bad, bad_sha, home), bad_sha);
+    ahead.add(cached, sha);  // handed over twice: made once
+    auto out = ahead.finish();
+    EXPECT_EQ(out.unpacked + out.present, 2u);
+    EXPECT_GE(out.unpacked, 1u);
+    ASSERT_EQ(out.errors.size(), 1u);
+    EXPECT_EQ(out.errors[0].code, ExitCode::BadWheel);
+    EXPECT_TRUE(stdfs::exists(entry_of(home) / "ENVFIX-UNPACKED"));
 }
 
 }  // namespace

@@ -12,9 +12,13 @@
 // entry; a folder without a valid marker is never used. Installing a wheel whose entry exists
 // hard-links its files into staging (copies across filesystems) instead of inflating them.
 // docs/snapshots.md#the-unpacked-wheel-cache.
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <filesystem>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "envfix/common/error.hpp"
@@ -37,5 +41,49 @@ std::vector<UnpackedEntry> list_unpacked(const std::filesystem::path& root);
 // Removes the whole versioned tree (entries, keys, entries being made). Files hard-linked into
 // environments stay there: only the cache's names go.
 Expected<CleanResult> clean_unpacked_cache(const std::filesystem::path& root);
+
+// Makes the entry of one checked wheel straight from its archive: every file an install would
+// inflate from it, checked against its RECORD, written into a new entry renamed into place
+// whole. An install that follows links them, as from any entry. false: the entry was already
+// there. Errors: the wheel's (BadWheel, "zip.*"), file errors, Interrupted; nothing is left behind.
+Expected<bool> unpack_into_cache(const std::filesystem::path& root, const std::filesystem::path& wheel,
+                                 const std::string& sha256, unsigned threads = 0);
+
+// Unpacks wheels into the cache on its own threads as they are handed over: a cold install hands
+// each wheel over when its download is checked, so the inflating overlaps the downloads still
+// running and the install itself only links (docs/performance.md, "Unpacking while
+// downloading"). Each runner takes every wheel waiting as one batch, one staging run for all of
+// them. Best effort: an install inflates what did not make it.
+class UnpackAhead {
+public:
+    // runners: batches at once; threads: per batch (0: the cores, 4 to 16).
+    explicit UnpackAhead(std::filesystem::path root, unsigned runners = 2, unsigned threads = 0);
+    ~UnpackAhead();  // what has not started is dropped; what runs is waited for
+    UnpackAhead(const UnpackAhead&) = delete;
+    UnpackAhead& operator=(const UnpackAhead&) = delete;
+
+    // Thread-safe: called from the downloader's threads.
+    void add(std::filesystem::path wheel, std::string sha256);
+
+    struct Outcome {
+        size_t unpacked = 0;           // entries made
+        size_t present = 0;            // already in the cache
+        std::vector<Error> errors;     // one per wheel that could not be unpacked
+    };
+    // Waits for every wheel handed over.
+    Outcome finish();
+
+private:
+    void work();
+
+    std::filesystem::path root_;
+    unsigned threads_;
+    std::mutex mu_;
+    std::condition_variable cv_;
+    std::deque<std::pair<std::filesystem::path, std::string>> queue_;
+    bool closing_ = false;
+    Outcome outcome_;
+    std::vector<std::thread> workers_;
+};
 
 }  // namespace envfix::installer

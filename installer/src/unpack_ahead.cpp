@@ -1,0 +1,177 @@
+// Unpacking wheels into the unpacked-wheel cache ahead of an install (unpacked_cache.hpp).
+#include <algorithm>
+#include <memory>
+#include <optional>
+
+#include "envfix/common/platform.hpp"
+#include "envfix/installer/unpacked_cache.hpp"
+#include "envfix/installer/wheel_plan.hpp"
+#include "stager.hpp"
+#include "tx_internal.hpp"
+#include "unpacked_store.hpp"
+
+namespace envfix::installer {
+
+namespace stdfs = std::filesystem;
+
+namespace {
+
+struct Opened {
+    WheelFile wheel;
+    WheelPlan plan;
+    std::string sha256;
+    stdfs::path tmp;      // the entry being made
+    size_t extracted = 0;
+};
+
+// The wheel and which of its entries an install extracts as they are. That list does not
+// depend on where they go: any scheme gives the same ("#!python" scripts are rewritten per
+// environment, so never cached).
+Expected<std::unique_ptr<Opened>> open_for_cache(const stdfs::path& file, const std::string& sha256) {
+    auto o = std::make_unique<Opened>();
+    ENVFIX_TRY(o->wheel, open_wheel(file));
+    const stdfs::path nowhere = "/envfix-unpack";
+    InstallScheme scheme{nowhere / "purelib", nowhere / "platlib", nowhere / "scripts", nowhere / "data", nowhere / "include"};
+    ENVFIX_TRY(o->plan, plan_wheel(o->wheel, scheme, ScriptTarget{}, WheelOptions{.requested = false}));
+    o->sha256 = sha256;
+    for (const auto& f : o->plan.files) o->extracted += f.kind == PlannedFile::Kind::Extracted;
+    return o;
+}
+
+void drop(std::vector<std::unique_ptr<Opened>>& opened) {
+    for (auto& o : opened) {
+        std::error_code ec;
+        if (!o->tmp.empty()) stdfs::remove_all(o->tmp, ec);
+    }
+    opened.clear();
+}
+
+// Every wheel of the batch in one staging run, so its largest files are inflated side by side
+// across wheels (one wheel at a time left the cores idle behind each wheel's largest library).
+UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std::pair<stdfs::path, std::string>>& wheels,
+                                  unsigned threads) {
+    UnpackAhead::Outcome out;
+    std::vector<std::pair<stdfs::path, std::string>> todo;
+    for (const auto& w : wheels) {
+        if (unpacked::has_entry(root, w.second)) ++out.present;
+        else todo.push_back(w);
+    }
+    std::vector<std::unique_ptr<Opened>> tried(todo.size());
+    std::vector<std::optional<Error>> failed(todo.size());
+    tx::parallel_for(todo.size(), [&](size_t i) {
+        auto o = open_for_cache(todo[i].first, todo[i].second);
+        if (o) tried[i] = std::move(*o);
+        else failed[i] = o.error();
+    }, 1);
+    std::vector<std::unique_ptr<Opened>> opened;
+    for (size_t i = 0; i < todo.size(); ++i) {
+        if (failed[i]) out.errors.push_back(*failed[i]);
+        else opened.push_back(std::move(tried[i]));
+    }
+    if (opened.empty()) return out;
+    for (auto& o : opened) {
+        auto tmp = unpacked::begin_entry(root, o->sha256);
+        if (!tmp) {
+            out.errors.push_back(tmp.error());
+            drop(opened);
+            return out;
+        }
+        o->tmp = *tmp;
+    }
+    std::vector<StageItem> items;
+    for (const auto& o : opened)
+        for (const auto& f : o->plan.files)
+            if (f.kind == PlannedFile::Kind::Extracted) items.push_back({&o->wheel, &f, unpacked::entry_file(o->tmp, f.entry)});
+    StageOptions so;
+    so.threads = threads;
+    so.background = true;  // the downloads still running come first
+    if (auto staged = stage_items(items, so); !staged) {
+        drop(opened);
+        if (wheels.size() == 1 || staged.error().code == ExitCode::Interrupted) {
+            out.errors.push_back(staged.error());
+            return out;
+        }
+        // One bad wheel spoils the run: each wheel again alone, so the others still make it.
+        for (const auto& w : todo) {
+            auto one = unpack_batch(root, {w}, threads);
+            out.unpacked += one.unpacked;
+            out.present += one.present;
+            out.errors.insert(out.errors.end(), one.errors.begin(), one.errors.end());
+        }
+        return out;
+    }
+    for (auto& o : opened) {
+        if (auto sealed = unpacked::seal_entry(root, o->tmp, o->sha256, o->extracted); !sealed) out.errors.push_back(sealed.error());
+        else ++out.unpacked;
+        o->tmp.clear();
+    }
+    return out;
+}
+
+}  // namespace
+
+Expected<bool> unpack_into_cache(const stdfs::path& root, const stdfs::path& file, const std::string& sha256, unsigned threads) {
+    auto out = unpack_batch(root, {{file, sha256}}, threads);
+    if (!out.errors.empty()) return unexpected(out.errors.front());
+    return out.unpacked > 0;
+}
+
+// Two runners of as many threads as cores: the cores of the stager's default (twice the cores),
+// shared between the batch being finished and the next.
+UnpackAhead::UnpackAhead(stdfs::path root, unsigned runners, unsigned threads)
+    : root_(std::move(root)), threads_(threads ? threads : std::clamp(std::thread::hardware_concurrency(), 4u, 16u)) {
+    for (unsigned i = 0; i < std::max(1u, runners); ++i) workers_.emplace_back([this] { work(); });
+}
+
+UnpackAhead::~UnpackAhead() {
+    {
+        std::lock_guard lock(mu_);
+        closing_ = true;
+        queue_.clear();
+    }
+    cv_.notify_all();
+    for (auto& t : workers_)
+        if (t.joinable()) t.join();
+}
+
+void UnpackAhead::add(stdfs::path wheel, std::string sha256) {
+    {
+        std::lock_guard lock(mu_);
+        if (closing_) return;
+        queue_.emplace_back(std::move(wheel), std::move(sha256));
+    }
+    cv_.notify_one();
+}
+
+// Takes every wheel handed over since the last batch: wheels that arrive while a batch runs wait
+// for the next one (or the other runner), and go in together.
+void UnpackAhead::work() {
+    platform::lower_thread_priority();
+    std::unique_lock lock(mu_);
+    for (;;) {
+        cv_.wait(lock, [&] { return closing_ || !queue_.empty(); });
+        if (queue_.empty()) return;  // closing, nothing left
+        std::vector<std::pair<stdfs::path, std::string>> batch(std::make_move_iterator(queue_.begin()), std::make_move_iterator(queue_.end()));
+        queue_.clear();
+        lock.unlock();
+        auto r = unpack_batch(root_, batch, threads_);
+        lock.lock();
+        outcome_.unpacked += r.unpacked;
+        outcome_.present += r.present;
+        outcome_.errors.insert(outcome_.errors.end(), r.errors.begin(), r.errors.end());
+    }
+}
+
+UnpackAhead::Outcome UnpackAhead::finish() {
+    {
+        std::lock_guard lock(mu_);
+        closing_ = true;  // the queue is still worked off
+    }
+    cv_.notify_all();
+    for (auto& t : workers_)
+        if (t.joinable()) t.join();
+    std::lock_guard lock(mu_);
+    return outcome_;
+}
+
+}  // namespace envfix::installer
