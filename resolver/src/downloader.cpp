@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "curl_session.hpp"
+#include "envfix/common/env.hpp"
 #include "envfix/common/hash.hpp"
 #include "envfix/common/interrupt.hpp"
 #include "envfix/common/strings.hpp"
@@ -19,6 +20,28 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// A file fetched as byte ranges at once (DownloadOptions::split_at), each range its own Job
+// writing in place into one preallocated "<dest>.split" file; checked and sealed once the last
+// range is written.
+struct Job;
+struct Split {
+    size_t item = 0;
+    std::filesystem::path file;  // the .part file, as large as the whole file
+    size_t left = 0;        // ranges not written yet
+    uint64_t total = 0;     // the file's size (the index's, or learned from the first answer)
+    std::vector<Job*> ranges;
+    uint64_t done = 0;      // bytes written by all ranges (progress)
+    bool failed = false;    // a range failed for good (the result says why)
+    bool no_range = false;  // the server answered without the range: fetched whole afterwards
+    bool ended = false;     // the progress task was closed
+};
+
+// How many ranges, of what length, for a file of `total` bytes: one per connection, 1 MiB at least.
+std::pair<uint64_t, uint64_t> range_plan(uint64_t total, size_t parallel) {
+    const uint64_t n = std::min<uint64_t>(parallel, std::max<uint64_t>(2, total >> 20));
+    return {n, (total + n - 1) / n};
+}
+
 struct Job {
     const DownloadItem* item = nullptr;
     DownloadResult* result = nullptr;
@@ -29,6 +52,7 @@ struct Job {
     uint64_t range_from = 0;    // what this transfer asked for (0 = whole file)
     long status = 0;            // status of the last response seen
     std::optional<uint64_t> range_start;  // first byte of a 206 answer (Content-Range)
+    std::optional<uint64_t> range_total;  // the whole file's size in that answer ("/total")
     bool bad_range = false;     // the server sent another range than asked for
     bool body_started = false;
     bool oversize = false;
@@ -38,6 +62,18 @@ struct Job {
     bool fresh_start = false;    // a resumed file failed its check and was started again
     Reporter* rep = nullptr;
     Clock::time_point not_before{};
+    size_t index = 0;
+    const std::function<void(size_t)>* on_ready = nullptr;
+    Split* split = nullptr;     // one range of a split file: [range_at, range_at + range_len)
+    uint64_t range_at = 0, range_len = 0;
+    int range_attempts = 0;
+    bool not_ranged = false;    // the answer was not this range
+    // A whole-file transfer of unknown size may become the first range once its answer gives
+    // the size (learned); its transfer is cut at the range's end (cut).
+    uint64_t split_at = 0;
+    size_t parallel = 1;
+    std::unique_ptr<Split> learned;
+    bool cut = false;
 
     void close_file() {
         if (file) std::fclose(file);
@@ -49,10 +85,11 @@ std::string label_of(const DownloadItem& it) {
     return it.label.empty() ? url_filename(it.url) : it.label;
 }
 
-Error size_error(const DownloadItem& it, uint64_t got) {
+Error size_error(const DownloadItem& it, uint64_t expected, uint64_t got) {
     return make_error(ExitCode::HashMismatch, "download.size_mismatch",
-                      {{"url", redact_url(it.url)}, {"expected", std::to_string(*it.size)}, {"actual", std::to_string(got)}});
+                      {{"url", redact_url(it.url)}, {"expected", std::to_string(expected)}, {"actual", std::to_string(got)}});
 }
+Error size_error(const DownloadItem& it, uint64_t got) { return size_error(it, *it.size, got); }
 
 // Opens the .part file, continuing it when it holds a usable prefix.
 Expected<void> open_part(Job& j) {
@@ -84,6 +121,7 @@ size_t on_header(char* data, size_t size, size_t n, void* user) {
         auto sp = line.find(' ');
         if (sp != std::string_view::npos) j->status = str::to_int(line.substr(sp + 1, 3)).value_or(0);
         j->range_start.reset();
+        j->range_total.reset();
     } else if (auto colon = line.find(':'); colon != std::string_view::npos &&
                                             str::iequals(str::trim(line.substr(0, colon)), "content-range")) {
         // "bytes 1000-4999/5000"
@@ -92,6 +130,9 @@ size_t on_header(char* data, size_t size, size_t n, void* user) {
             auto dash = v.find('-');
             if (auto start = str::to_int(v.substr(6, dash == std::string_view::npos ? 0 : dash - 6)); start && *start >= 0)
                 j->range_start = static_cast<uint64_t>(*start);
+            if (auto slash = v.find('/'); slash != std::string_view::npos)
+                if (auto total = str::to_int(str::trim(v.substr(slash + 1))); total && *total >= 0)
+                    j->range_total = static_cast<uint64_t>(*total);
         }
     }
     return size * n;
@@ -104,7 +145,33 @@ size_t on_body(char* data, size_t size, size_t n, void* user) {
     if (j->status >= 300) return len;  // an error page: not part of the file
     if (!j->body_started) {
         j->body_started = true;
-        if (j->range_from > 0 && j->status != 206) restart_part(*j);
+        if (j->split && (j->status != 206 || j->range_start != j->range_at)) {
+            j->not_ranged = true;
+            return 0;
+        }
+        if (j->split && j->range_total && *j->range_total != j->split->total) {
+            j->oversize = true;  // the file on the server is not the size the index gave
+            return 0;
+        }
+        // The index gave no size (the PyTorch index's pages do not): learned from this answer.
+        if (!j->split && j->split_at > 0 && j->range_from == 0 && j->status == 200 && !j->item->sha256.empty()) {
+            curl_off_t length = -1;
+            curl_easy_getinfo(j->easy->h, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
+            if (length > 0 && static_cast<uint64_t>(length) >= j->split_at) {
+                const auto total = static_cast<uint64_t>(length);
+                auto [n, per] = range_plan(total, j->parallel);
+                j->learned = std::make_unique<Split>();
+                j->learned->item = j->index;
+                j->learned->file = j->part;
+                j->learned->left = static_cast<size_t>(n);
+                j->learned->total = total;
+                j->learned->ranges.push_back(j);
+                j->split = j->learned.get();
+                j->range_at = 0;
+                j->range_len = per;
+            }
+        }
+        if (!j->split && j->range_from > 0 && j->status != 206) restart_part(*j);
         if (j->status == 206 && j->range_start != j->range_from) {
             j->bad_range = true;
             return 0;
@@ -114,7 +181,20 @@ size_t on_body(char* data, size_t size, size_t n, void* user) {
             return 0;
         }
     }
-    if (j->item->size && j->done + len > *j->item->size) {
+    if (j->split && j->status == 200 && j->range_at == 0 && j->done + len > j->range_len) {
+        // The whole file's answer, taken as the first range: cut at its end.
+        size_t keep = static_cast<size_t>(j->range_len - j->done);
+        if (std::fwrite(data, 1, keep, j->file) != keep) {
+            j->write_failed = true;
+            return 0;
+        }
+        j->done += keep;
+        j->split->done += keep;
+        j->rep->task_advance(j->task, j->split->done);
+        j->cut = true;
+        return 0;
+    }
+    if (j->split ? j->done + len > j->range_len : j->item->size && j->done + len > *j->item->size) {
         j->oversize = true;
         return 0;
     }
@@ -123,7 +203,12 @@ size_t on_body(char* data, size_t size, size_t n, void* user) {
         return 0;
     }
     j->done += len;
-    j->rep->task_advance(j->task, j->done);
+    if (j->split) {
+        j->split->done += len;
+        j->rep->task_advance(j->task, j->split->done);
+    } else {
+        j->rep->task_advance(j->task, j->done);
+    }
     return len;
 }
 
@@ -185,10 +270,75 @@ void seal(Job& j) {
         return;
     }
     r.path = j.item->dest;
+    if (j.on_ready && *j.on_ready) (*j.on_ready)(j.index);
 }
 
 void finish(Job& j) {
     if (verify(j)) seal(j);
+}
+
+// Every range of a split file is written: its hash checked, flushed, renamed into place. Runs
+// off the transfer thread, as seal() does.
+void finish_split(Job& j) {
+    auto& r = *j.result;
+    const auto& file = j.split->file;
+    auto discard = [&](Error e) {
+        std::error_code ec;
+        std::filesystem::remove(file, ec);
+        r.error = std::move(e);
+    };
+    r.size = j.split->total;
+    auto hex = sha256_file_hex(file);
+    if (!hex) return discard(hex.error());
+    r.sha256 = *hex;
+    if (str::lower(j.item->sha256) != r.sha256)
+        return discard(make_error(ExitCode::HashMismatch, "download.hash_mismatch",
+                                  {{"url", redact_url(j.item->url)}, {"expected", str::lower(j.item->sha256)}, {"actual", r.sha256}}));
+    std::FILE* f = detail::open_file(file, "r+b");
+    bool flushed = f && detail::flush_to_disk(f);
+    if (f) std::fclose(f);
+    if (!flushed)
+        return discard(make_error(ExitCode::DiskFull, "download.cannot_write", {{"path", file.string()}, {"url", redact_url(j.item->url)}}));
+    std::error_code ec;
+    std::filesystem::rename(file, j.item->dest, ec);
+    if (ec)
+        return discard(make_error(ExitCode::PermissionDenied, "download.cannot_write",
+                                  {{"path", j.item->dest.string()}, {"url", redact_url(j.item->url)}}));
+    r.path = j.item->dest;
+    if (j.on_ready && *j.on_ready) (*j.on_ready)(j.index);
+}
+
+// Whether the file is split into ranges from the start: large enough, size and hash known, no
+// partial download of it to resume, and its .part file made at its full size.
+bool split_from_start(const DownloadItem& it, const DownloadOptions& o, size_t parallel) {
+    if (o.split_at == 0 || parallel < 2 || !it.size || *it.size < o.split_at || it.sha256.empty()) return false;
+    std::error_code ec;
+    const auto file = part_path(it.dest);
+    if (std::filesystem::exists(file, ec)) return false;
+    std::FILE* f = detail::open_file(file, "wb");
+    if (!f) return false;
+    std::fclose(f);
+    std::filesystem::resize_file(file, *it.size, ec);  // sparse: the ranges fill it
+    if (ec) {
+        std::filesystem::remove(file, ec);
+        return false;
+    }
+    return true;
+}
+
+// What of an unfinished split file is a prefix of it (the ranges written from byte 0 on, one
+// after the other): the .part keeps that much, for the next run to resume.
+uint64_t written_prefix(const Split& sp) {
+    std::vector<std::tuple<uint64_t, uint64_t, uint64_t>> ranges;  // (at, done, length)
+    for (const Job* j : sp.ranges) ranges.emplace_back(j->range_at, j->done, j->range_len);
+    std::sort(ranges.begin(), ranges.end());
+    uint64_t prefix = 0;
+    for (const auto& [at, done, length] : ranges) {
+        if (at != prefix) break;
+        prefix += done;
+        if (done < length) break;
+    }
+    return prefix;
 }
 
 // A .part that already holds every expected byte needs no transfer, once its hash is checked.
@@ -204,6 +354,12 @@ std::filesystem::path part_path(const std::filesystem::path& dest) {
     return p;
 }
 
+uint64_t default_split_at() {
+    if (auto v = env::get(EnvVar::EnvfixSplitDownloadsAt))
+        if (auto n = str::to_int(*v); n && *n >= 0) return static_cast<uint64_t>(*n);
+    return uint64_t{64} << 20;
+}
+
 std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& items, const HttpOptions& http,
                                            Reporter& rep, const DownloadOptions& options) {
     std::vector<DownloadResult> results(items.size());
@@ -214,35 +370,115 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
         return results;
     }
     detail::ensure_curl_global();
+    const size_t parallel = static_cast<size_t>(std::max(1, options.parallel));
+    std::error_code ec;
+    for (const auto& it : items)
+        if (it.dest.has_parent_path()) std::filesystem::create_directories(it.dest.parent_path(), ec);
     std::vector<std::unique_ptr<Job>> jobs;
+    std::vector<std::unique_ptr<Split>> splits;
     std::deque<Job*> waiting;
-    for (size_t i = 0; i < items.size(); ++i) {
+    auto new_job = [&](size_t i, int task) {
         auto j = std::make_unique<Job>();
         j->item = &items[i];
         j->result = &results[i];
         j->part = part_path(items[i].dest);
         j->rep = &rep;
-        // Every file gets its task at once, so the reporter's total covers the whole batch.
-        j->task = rep.task_begin(msg("download.task", {{"name", label_of(items[i])}}), items[i].size.value_or(0));
-        waiting.push_back(j.get());
+        j->index = i;
+        j->on_ready = &options.on_ready;
+        j->task = task;
         jobs.push_back(std::move(j));
+        return jobs.back().get();
+    };
+    for (size_t i = 0; i < items.size(); ++i) {
+        // Every file gets its task at once, so the reporter's total covers the whole batch.
+        int task = rep.task_begin(msg("download.task", {{"name", label_of(items[i])}}), items[i].size.value_or(0));
+        const bool split = split_from_start(items[i], options, parallel);
+        const uint64_t size = items[i].size.value_or(0);
+        auto [ranges, per] = split ? range_plan(size, parallel) : std::pair<uint64_t, uint64_t>{1, size};
+        if (split) {
+            splits.push_back(std::make_unique<Split>());
+            splits.back()->item = i;
+            splits.back()->file = part_path(items[i].dest);
+            splits.back()->left = static_cast<size_t>(ranges);
+            splits.back()->total = size;
+        }
+        for (uint64_t k = 0; k < ranges; ++k) {
+            auto j = new_job(i, task);
+            if (split) {
+                j->split = splits.back().get();
+                j->split->ranges.push_back(j);
+                j->range_at = k * per;
+                j->range_len = std::min(per, size - j->range_at);
+            } else if (!items[i].size) {
+                j->split_at = options.split_at;  // may split once the size is known
+                j->parallel = parallel;
+            }
+            waiting.push_back(j);
+        }
     }
-    std::error_code ec;
-    for (auto& j : jobs)
-        if (j->item->dest.has_parent_path()) std::filesystem::create_directories(j->item->dest.parent_path(), ec);
+    // Largest first: the longest transfer starts at once instead of ending the batch alone, and
+    // the small ones fill the slots beside it (the ranges of one file stay together).
+    std::stable_sort(waiting.begin(), waiting.end(),
+                     [](const Job* a, const Job* b) { return a->item->size.value_or(0) > b->item->size.value_or(0); });
 
     CURLM* multi = curl_multi_init();
     curl_multi_setopt(multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
     size_t active = 0;
     std::vector<std::future<void>> sealing;  // checked files being flushed and renamed
-    const size_t parallel = static_cast<size_t>(std::max(1, options.parallel));
 
     auto end_job = [&](Job& j, bool ok) {
         j.close_file();
-        if (!j.ended) rep.task_end(j.task, ok);
+        // The ranges of a split file share its task: closed once.
+        bool* ended = j.split ? &j.split->ended : &j.ended;
+        if (!*ended) rep.task_end(j.task, ok);
+        *ended = true;
         j.ended = true;
     };
+    auto launch = [&](Job& j, const std::string& range) {
+        j.easy = std::make_unique<detail::CurlEasy>();
+        j.status = 0;
+        j.body_started = false;
+        j.bad_range = false;
+        if (!range.empty()) j.easy->add_header("Range: bytes=" + range);
+        detail::configure(*j.easy, http, j.item->url, true);
+        curl_easy_setopt(j.easy->h, CURLOPT_WRITEFUNCTION, on_body);
+        curl_easy_setopt(j.easy->h, CURLOPT_WRITEDATA, &j);
+        curl_easy_setopt(j.easy->h, CURLOPT_HEADERFUNCTION, on_header);
+        curl_easy_setopt(j.easy->h, CURLOPT_HEADERDATA, &j);
+        curl_easy_setopt(j.easy->h, CURLOPT_PRIVATE, &j);
+        curl_multi_add_handle(multi, j.easy->h);
+    };
+    // A range failed for good: the whole file fails (the first error says why).
+    auto fail_range = [&](Job& j, Error why) {
+        if (!j.result->error) j.result->error = std::move(why);
+        j.split->failed = true;
+        end_job(j, false);
+    };
+    auto start_range = [&](Job& j) -> bool {
+        if (j.split->failed || j.split->no_range) {
+            j.ended = true;
+            return false;
+        }
+        j.result->attempts = std::max(j.result->attempts, ++j.range_attempts);  // the file's: its most tried range
+        j.close_file();
+        j.split->done -= j.done;  // a retried range is written again from its start
+        j.done = 0;
+        j.not_ranged = false;
+        j.oversize = false;
+        j.write_failed = false;
+        j.cut = false;
+        j.file = detail::open_file(j.split->file, "r+b");
+        if (!j.file || !detail::seek_to(j.file, j.range_at)) {
+            fail_range(j, make_error(ExitCode::PermissionDenied, "download.cannot_write",
+                                     {{"path", j.split->file.string()}, {"url", redact_url(j.item->url)}}));
+            return false;
+        }
+        j.range_from = j.range_at;
+        launch(j, std::to_string(j.range_at) + "-" + std::to_string(j.range_at + j.range_len - 1));
+        return true;
+    };
     auto start = [&](Job& j) -> bool {
+        if (j.split) return start_range(j);
         j.result->attempts++;
         auto opened = open_part(j);
         if (opened && j.result->attempts == 1 && part_is_complete(j)) {
@@ -261,20 +497,9 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
             return false;
         }
         j.result->error.reset();
-        j.easy = std::make_unique<detail::CurlEasy>();
         j.range_from = j.done;
-        j.status = 0;
-        j.body_started = false;
-        j.bad_range = false;
-        if (j.done > 0) j.easy->add_header("Range: bytes=" + std::to_string(j.done) + "-");
-        detail::configure(*j.easy, http, j.item->url, true);
-        curl_easy_setopt(j.easy->h, CURLOPT_WRITEFUNCTION, on_body);
-        curl_easy_setopt(j.easy->h, CURLOPT_WRITEDATA, &j);
-        curl_easy_setopt(j.easy->h, CURLOPT_HEADERFUNCTION, on_header);
-        curl_easy_setopt(j.easy->h, CURLOPT_HEADERDATA, &j);
-        curl_easy_setopt(j.easy->h, CURLOPT_PRIVATE, &j);
         rep.task_advance(j.task, j.done);
-        curl_multi_add_handle(multi, j.easy->h);
+        launch(j, j.done > 0 ? std::to_string(j.done) + "-" : std::string());
         return true;
     };
     auto retry_later = [&](Job& j, const Error& why) {
@@ -291,9 +516,59 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
         j.not_before = Clock::now() + delay;
         waiting.push_back(&j);
     };
+    // A range is over: written whole, retried, or its file failed (or goes whole, without ranges).
+    auto range_done = [&](Job& j, CURLcode code) {
+        const auto& item = *j.item;
+        auto retry = [&](const Error& why) {
+            if (j.range_attempts > http.retries) return fail_range(j, why);
+            j.close_file();
+            j.not_before = Clock::now() + detail::backoff_delay(http, j.range_attempts - 1);
+            waiting.push_back(&j);
+        };
+        if (interrupt_requested()) {
+            fail_range(j, make_error(ExitCode::Interrupted, "http.interrupted", {{"url", redact_url(item.url)}}));
+        } else if (j.split->failed || j.split->no_range) {
+            j.close_file();
+            j.ended = true;
+        } else if (j.not_ranged) {
+            // Whole from byte 0 instead of the range: the file is fetched whole after this batch.
+            j.split->no_range = true;
+            j.close_file();
+            j.ended = true;
+        } else if (j.oversize) {
+            fail_range(j, size_error(item, j.split->total, j.range_total.value_or(j.split->total + 1)));
+        } else if (j.write_failed) {
+            fail_range(j, make_error(ExitCode::DiskFull, "download.cannot_write", {{"path", j.part.string()}, {"url", redact_url(item.url)}}));
+        } else if (code != CURLE_OK && !j.cut) {
+            auto err = detail::transport_error(code, item.url, j.easy->errbuf, http);
+            if (detail::retryable(code)) retry(err);
+            else fail_range(j, err);
+        } else if (detail::retryable_status(j.status)) {
+            retry(http_status_error(j.status, item.url));
+        } else if (j.status >= 400) {
+            fail_range(j, http_status_error(j.status, item.url));
+        } else if (j.status != 206 && !j.cut) {  // an empty 200: no ranges here
+            j.split->no_range = true;
+            j.close_file();
+            j.ended = true;
+        } else if (j.done != j.range_len) {  // a range cut short: the file is not what the index says
+            fail_range(j, size_error(item, j.split->total, j.split->total - (j.range_len - j.done)));
+        } else if (std::fflush(j.file) != 0) {
+            fail_range(j, make_error(ExitCode::DiskFull, "download.cannot_write", {{"path", j.part.string()}, {"url", redact_url(item.url)}}));
+        } else {
+            j.close_file();
+            j.ended = true;
+            if (--j.split->left == 0) sealing.push_back(std::async(std::launch::async, [&j] { finish_split(j); }));
+        }
+    };
     auto on_done = [&](Job& j, CURLcode code) {
         curl_multi_remove_handle(multi, j.easy->h);
         --active;
+        if (j.split) {
+            range_done(j, code);
+            j.easy.reset();
+            return;
+        }
         const auto& item = *j.item;
         if (j.oversize) {
             discard_part(j);
@@ -364,9 +639,44 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
             curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, reinterpret_cast<char**>(&j));
             on_done(*j, m->data.result);
         }
+        // Files whose size an answer just told: their other ranges start next, before other files.
+        for (size_t k = 0, n = jobs.size(); k < n; ++k) {
+            Job& j = *jobs[k];
+            if (!j.learned) continue;
+            Split* sp = j.learned.get();
+            splits.push_back(std::move(j.learned));
+            if (sp->failed) continue;
+            auto [ranges, per] = range_plan(sp->total, j.parallel);
+            for (uint64_t r = ranges - 1; r >= 1; --r) {
+                auto* nj = new_job(j.index, j.task);
+                nj->split = sp;
+                sp->ranges.push_back(nj);
+                nj->range_at = r * per;
+                nj->range_len = std::min(per, sp->total - nj->range_at);
+                waiting.push_front(nj);
+            }
+        }
         if (active > 0 || !waiting.empty()) curl_multi_poll(multi, nullptr, 0, 50, nullptr);
     }
     for (auto& f : sealing) f.get();
+    // A server that ignored Range: those files whole now, one connection each.
+    std::vector<DownloadItem> whole;
+    std::vector<size_t> whole_of;
+    for (const auto& sp : splits) {
+        if (!sp->no_range || sp->failed || !results[sp->item].ok() || interrupt_requested()) continue;
+        std::filesystem::remove(sp->file, ec);
+        whole.push_back(items[sp->item]);
+        whole_of.push_back(sp->item);
+    }
+    if (!whole.empty()) {
+        DownloadOptions o = options;
+        o.split_at = 0;
+        o.on_ready = [&](size_t k) {
+            if (options.on_ready) options.on_ready(whole_of[k]);
+        };
+        auto again = download_files(whole, http, rep, o);
+        for (size_t k = 0; k < again.size(); ++k) results[whole_of[k]] = std::move(again[k]);
+    }
     // Ctrl-C: every unfinished transfer stops; its bytes stay in the .part file for next time.
     for (auto& j : jobs) {
         if (j->easy) {
@@ -376,6 +686,12 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
         if (j->result->ok() && j->result->path.empty())
             j->result->error = make_error(ExitCode::Interrupted, "http.interrupted", {{"url", redact_url(j->item->url)}});
         end_job(*j, j->result->ok());
+    }
+    // A split file not sealed has holes: only its written prefix stays, for the next run to resume.
+    for (const auto& sp : splits) {
+        if (!results[sp->item].path.empty()) continue;
+        if (auto keep = written_prefix(*sp); keep > 0) std::filesystem::resize_file(sp->file, keep, ec);
+        else std::filesystem::remove(sp->file, ec);
     }
     curl_multi_cleanup(multi);
     return results;

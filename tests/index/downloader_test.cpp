@@ -1,6 +1,9 @@
 // Parallel downloads against the test server: hashes, sizes, resume, retries, progress.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <mutex>
+
 #include "envfix/common/hash.hpp"
 #include "envfix/common/message.hpp"
 #include "envfix/common/strings.hpp"
@@ -182,4 +185,168 @@ TEST(Downloader, OfflineRefusesEveryFile) {
     ASSERT_FALSE(r[0].ok());
     EXPECT_EQ(r[0].error->code, ExitCode::NotCached);
     EXPECT_TRUE(f.server->log().empty());
+}
+
+// Split downloads (DownloadOptions::split_at): a large file in byte ranges over several
+// connections at once, written in place, checked whole.
+namespace {
+
+DownloadOptions split_options(uint64_t at = 1000) {
+    DownloadOptions o{4};
+    o.split_at = at;
+    return o;
+}
+
+std::filesystem::path split_path(const DownloadItem& it) {
+    auto p = it.dest;
+    p += ".split";
+    return p;
+}
+
+}  // namespace
+
+TEST(Downloader, ALargeFileComesInRangesOverSeveralConnections) {
+    Files f;
+    std::vector<DownloadItem> items;
+    for (const auto& rec : f.manifest["files"]) items.push_back(f.item(rec));
+    // The larger half of the files split.
+    std::vector<uint64_t> sizes;
+    for (const auto& it : items) sizes.push_back(*it.size);
+    std::sort(sizes.begin(), sizes.end());
+    const uint64_t at = sizes[sizes.size() / 2];
+    test::RecordingReporter rep;
+    std::vector<int> ready(items.size(), 0);
+    std::mutex mu;
+    auto o = split_options(at);
+    o.on_ready = [&](size_t k) {
+        std::lock_guard lock(mu);
+        ready[k]++;
+    };
+    auto results = download_files(items, test::test_http_options(f.dir.path()), rep, o);
+    size_t split = 0;
+    for (size_t i = 0; i < items.size(); ++i) {
+        ASSERT_TRUE(results[i].ok()) << text(*results[i].error);
+        EXPECT_EQ(*sha256_file_hex(items[i].dest), items[i].sha256);
+        EXPECT_EQ(results[i].attempts, 1);
+        EXPECT_EQ(ready[i], 1);
+        EXPECT_FALSE(std::filesystem::exists(part_path(items[i].dest)));
+        EXPECT_FALSE(std::filesystem::exists(split_path(items[i])));
+        auto log = f.server->log_for(f.url_path(f.manifest["files"][i]));
+        if (*items[i].size < at) {
+            ASSERT_EQ(log.size(), 1u);
+            EXPECT_FALSE(log[0]["headers"].contains("range"));
+            continue;
+        }
+        // Ranges "bytes=A-B" that cover the file once, in pieces of at least 1 MiB, two at least.
+        ++split;
+        std::vector<std::pair<uint64_t, uint64_t>> ranges;
+        for (const auto& req : log) {
+            auto h = req["headers"]["range"].get<std::string>();
+            ASSERT_TRUE(h.starts_with("bytes=")) << h;
+            auto dash = h.find('-');
+            ranges.emplace_back(std::stoull(h.substr(6, dash - 6)), std::stoull(h.substr(dash + 1)));
+        }
+        std::sort(ranges.begin(), ranges.end());
+        ASSERT_EQ(ranges.size(), std::min<uint64_t>(4, std::max<uint64_t>(2, *items[i].size >> 20)));
+        uint64_t next = 0;
+        for (auto [a, b] : ranges) {
+            EXPECT_EQ(a, next);
+            next = b + 1;
+        }
+        EXPECT_EQ(next, *items[i].size);
+    }
+    EXPECT_GT(split, 0u);
+    // Still one progress task per file, finished at its size.
+    ASSERT_EQ(rep.tasks.size(), items.size());
+    for (size_t i = 0; i < items.size(); ++i) {
+        EXPECT_TRUE(rep.tasks[i].ended && rep.tasks[i].ok);
+        EXPECT_EQ(rep.tasks[i].done, *items[i].size);
+    }
+}
+
+TEST(Downloader, ASplitFileFromAServerWithoutRangesComesWhole) {
+    Files f;
+    auto rec = f.manifest["files"][0];
+    auto item = f.item(rec);
+    f.server->set_faults({{f.url_path(rec), {{"no_range", true}}}});
+    int ready = 0;
+    auto o = split_options();
+    o.on_ready = [&](size_t) { ++ready; };
+    auto r = download_files({item}, test::test_http_options(f.dir.path()), envfix::null_reporter(), o);
+    ASSERT_TRUE(r[0].ok()) << text(*r[0].error);
+    EXPECT_EQ(test::read_text(item.dest), test::read_text(f.dir / "whl" / rec["path"].get<std::string>()));
+    EXPECT_EQ(ready, 1);
+    EXPECT_FALSE(std::filesystem::exists(split_path(item)));
+    auto log = f.server->log_for(f.url_path(rec));
+    ASSERT_GE(log.size(), 2u);
+    EXPECT_FALSE(log.back()["headers"].contains("range"));  // the whole file, after the ranges were refused
+}
+
+TEST(Downloader, ASplitFileWithTheWrongHashOrSizeLeavesNothing) {
+    Files f;
+    auto rec = f.manifest["files"][0];
+    auto item = f.item(rec);
+    item.sha256 = std::string(64, 'b');
+    auto r = download_files({item}, test::test_http_options(f.dir.path()), envfix::null_reporter(), split_options());
+    ASSERT_FALSE(r[0].ok());
+    EXPECT_EQ(r[0].error->message.key, "download.hash_mismatch");
+    for (uint64_t size : {*f.item(rec).size - 1, *f.item(rec).size + 1}) {
+        auto sized = f.item(rec);
+        sized.size = size;
+        auto s = download_files({sized}, test::test_http_options(f.dir.path()), envfix::null_reporter(), split_options());
+        ASSERT_FALSE(s[0].ok());
+        EXPECT_EQ(s[0].error->message.key, "download.size_mismatch") << size;
+        EXPECT_NE(text(*s[0].error).find(std::to_string(*f.item(rec).size)), std::string::npos) << text(*s[0].error);
+    }
+    for (const auto& p : {item.dest, part_path(item.dest), split_path(item)}) EXPECT_FALSE(std::filesystem::exists(p)) << p;
+}
+
+TEST(Downloader, ARangeCutShortOrRefusedIsRetriedAlone) {
+    Files f;
+    auto rec = f.manifest["files"][0];
+    auto item = f.item(rec);
+    f.server->set_faults({{f.url_path(rec), {{"truncate", 100}, {"times", 1}}}});
+    auto r = download_files({item}, test::test_http_options(f.dir.path()), envfix::null_reporter(), split_options());
+    ASSERT_TRUE(r[0].ok()) << text(*r[0].error);
+    EXPECT_EQ(*sha256_file_hex(item.dest), rec["sha256"]);
+    EXPECT_EQ(r[0].attempts, 2);
+    // A 404 on a range fails the file, once, without retries.
+    auto other = f.manifest["files"][1];
+    auto item2 = f.item(other);
+    f.server->set_faults({{f.url_path(other), {{"status", 404}}}});
+    auto r2 = download_files({item2}, test::test_http_options(f.dir.path()), envfix::null_reporter(), split_options());
+    ASSERT_FALSE(r2[0].ok());
+    EXPECT_EQ(r2[0].error->code, ExitCode::HttpStatus);
+    EXPECT_FALSE(std::filesystem::exists(split_path(item2)));
+}
+
+TEST(Downloader, AFileOfUnknownSizeIsSplitOnceTheFirstAnswerGivesIt) {
+    // The PyTorch index's pages give hashes but no sizes: the first answer's length decides.
+    Files f;
+    auto rec = f.manifest["files"][0];
+    auto item = f.item(rec);
+    item.size.reset();
+    int ready = 0;
+    auto o = split_options(100);
+    o.on_ready = [&](size_t) { ++ready; };
+    auto r = download_files({item}, test::test_http_options(f.dir.path()), envfix::null_reporter(), o);
+    ASSERT_TRUE(r[0].ok()) << text(*r[0].error);
+    EXPECT_EQ(*sha256_file_hex(item.dest), rec["sha256"]);
+    EXPECT_EQ(r[0].size, rec["size"].get<uint64_t>());
+    EXPECT_EQ(ready, 1);
+    EXPECT_FALSE(std::filesystem::exists(part_path(item.dest)));
+    auto log = f.server->log_for(f.url_path(rec));
+    ASSERT_EQ(log.size(), 2u);  // the whole file asked for, cut at the first range's end; the second range
+    EXPECT_FALSE(log[0]["headers"].contains("range"));
+    EXPECT_TRUE(log[1]["headers"]["range"].get<std::string>().ends_with("-" + std::to_string(rec["size"].get<uint64_t>() - 1)));
+
+    // Wrong bytes: refused, nothing kept.
+    auto bad = f.item(f.manifest["files"][1]);
+    bad.size.reset();
+    bad.sha256 = std::string(64, 'c');
+    auto b = download_files({bad}, test::test_http_options(f.dir.path()), envfix::null_reporter(), split_options(100));
+    ASSERT_FALSE(b[0].ok());
+    EXPECT_EQ(b[0].error->message.key, "download.hash_mismatch");
+    EXPECT_FALSE(std::filesystem::exists(bad.dest));
+    EXPECT_FALSE(std::filesystem::exists(part_path(bad.dest)));
 }

@@ -156,6 +156,39 @@ TEST_F(IndexInstall, AWheelReadWholeForItsMetadataIsNotDownloadedTwice) {
     EXPECT_FALSE(stdfs::exists(home / ".cache/envfix/plan-wheels") && !stdfs::is_empty(home / ".cache/envfix/plan-wheels"));
 }
 
+TEST_F(IndexInstall, EachWheelIsUnpackedWhileTheOthersDownloadAndTheInstallLinksIt) {
+    // Wheels over 200 bytes come in byte ranges at once (split downloads), as torch's do.
+    auto r = run_envfix(install_args("cu128", {"--json", "-vv"}), {{"ENVFIX_SPLIT_DOWNLOADS_AT", "200"}}, home);
+    ASSERT_EQ(r.code, 0) << r.err;
+    auto j = r.json();
+    const size_t wheels = j["downloads"].size();
+    ASSERT_GT(wheels, 3u);
+    EXPECT_NE(r.err.find("unpacked while downloading: " + std::to_string(wheels) + " wheels (0 already unpacked)"), std::string::npos)
+        << r.err;
+    // Every downloaded wheel has its entry; the installed files are its files, linked.
+    auto ucache = home / ".cache/envfix/unpacked/v1";
+    size_t entries = 0;
+    for (const auto& e : stdfs::directory_iterator(ucache)) entries += stdfs::exists(e.path() / "ENVFIX-UNPACKED");
+    EXPECT_EQ(entries, wheels);
+    auto init = site_packages(venv) / "torch" / "__init__.py";
+    ASSERT_TRUE(stdfs::exists(init));
+    EXPECT_GE(stdfs::hard_link_count(init), 2u);
+    size_t ranges = 0;  // the server's log is the suite's: other tests fetched torch whole
+    for (const auto& req : world->server->log_for(wheel_path("torch", "cu128")))
+        ranges += req["method"] == "GET" && req["headers"].contains("range");
+    EXPECT_GE(ranges, 1u) << nlohmann::json(world->server->log_for(wheel_path("torch", "cu128"))).dump();
+    // A second environment finds them all unpacked: nothing downloaded, nothing inflated.
+    TempDir other("idx2");
+    auto venv2 = other / "venv";
+    make_bare_venv(venv2);
+    auto args = install_args("cu128", {"-vv"});
+    args[2] = venv2.string();
+    auto again = envfix(args);
+    ASSERT_EQ(again.code, 0) << again.err;
+    EXPECT_NE(again.err.find("unpacked while downloading: 0 wheels (" + std::to_string(wheels) + " already unpacked)"),
+              std::string::npos) << again.err;
+}
+
 TEST_F(IndexInstall, BadIndexAnswersLeaveTheEnvironmentAsItWas) {
     ASSERT_EQ(envfix(install_args("cu126")).code, 0);
     auto before = snapshot(venv);

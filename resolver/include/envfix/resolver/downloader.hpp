@@ -6,6 +6,7 @@
 // what they expect of each file and get one result per file.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,8 +35,20 @@ struct DownloadResult {
     bool ok() const { return !error.has_value(); }
 };
 
+// ENVFIX_SPLIT_DOWNLOADS_AT, else 64 MiB.
+uint64_t default_split_at();
+
 struct DownloadOptions {
     int parallel = 4;               // transfers at once
+    // A file of at least this size with a known size and hash is fetched in `parallel` byte ranges
+    // at once, written in place into "<dest>.split" (0: never). The largest file then arrives
+    // first at the speed of all connections, instead of last at the speed of one (an install
+    // unpacks each file as it arrives). A server that ignores Range gets the file whole. A split
+    // download stopped half way does not resume: its holes are no prefix.
+    uint64_t split_at = default_split_at();
+    // Called with an item's index once its file is checked and in place at `dest`, on the thread
+    // that sealed it (several at once): the caller may start using it while others download.
+    std::function<void(size_t)> on_ready;
 };
 
 // Never throws; one result per item, in the same order. Offline mode refuses every item
