@@ -181,8 +181,9 @@ size_t on_body(char* data, size_t size, size_t n, void* user) {
             return 0;
         }
     }
-    if (j->split && j->status == 200 && j->range_at == 0 && j->done + len > j->range_len) {
-        // The whole file's answer, taken as the first range: cut at its end.
+    if (j->split && j->done + len > j->range_len) {
+        // The whole file's answer taken as the first range, or a server that sends more than the
+        // range asked for: cut at the range's end.
         size_t keep = static_cast<size_t>(j->range_len - j->done);
         if (std::fwrite(data, 1, keep, j->file) != keep) {
             j->write_failed = true;
@@ -194,7 +195,7 @@ size_t on_body(char* data, size_t size, size_t n, void* user) {
         j->cut = true;
         return 0;
     }
-    if (j->split ? j->done + len > j->range_len : j->item->size && j->done + len > *j->item->size) {
+    if (!j->split && j->item->size && j->done + len > *j->item->size) {
         j->oversize = true;
         return 0;
     }
