@@ -100,7 +100,7 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
     for (const auto& w : choice.wheels) fetch.push_back({with_index_credentials(w.url, sources), w.filename, w.sha256, w.size});
     // Each wheel is unpacked into the unpacked-wheel cache as soon as it is checked, while the
     // others still download; the install then links (docs/performance.md).
-    installer::UnpackAhead ahead(installer::unpacked_cache_root(), 2, o.threads);
+    installer::UnpackAhead ahead(installer::unpacked_cache_root(), 4, o.threads);
     auto ready = [&](size_t, const std::filesystem::path& file, const std::string& sha256) { ahead.add(file, sha256); };
     auto fetched = value_or_throw(installer::fetch_wheels(installer::wheel_cache_root(), fetch, sources.http, offline,
                                                           sources.parallel, *ctx.reporter, ready));
@@ -111,6 +111,9 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
         ctx.reporter->debug(msg("install.debug.unpacked_ahead", {{"unpacked", std::to_string(outcome.unpacked)},
                                                                  {"present", std::to_string(outcome.present)},
                                                                  {"ms", std::to_string(ms)}}));
+        for (const auto& b : outcome.batches)
+            ctx.reporter->debug(msg("install.debug.unpack_batch", {{"wheels", std::to_string(b.wheels)}, {"files", std::to_string(b.files)},
+                                                                   {"from", std::to_string(b.from_ms)}, {"to", std::to_string(b.to_ms)}}));
         for (const auto& e : outcome.errors) ctx.reporter->debug(e.message);
     }
     Json downloads = Json::array();

@@ -185,6 +185,8 @@ const CatalogEntry entries[] = {
     {"snapshot.object_damaged", "snapshot {id} cannot be restored: the stored copy of {path} was changed ({object})",
      "无法恢复快照 {id}：{path} 的存档副本已被改动（{object}）"},
     {"install.debug.phase", "{phase}: {ms} ms", "{phase}：{ms} 毫秒"},
+    {"install.debug.unpack_batch", "unpacked {wheels} wheels ({files} files) from {from} to {to} ms after the downloads began",
+     "解包 {wheels} 个 wheel（{files} 个文件），下载开始后第 {from} 至 {to} 毫秒"},
     {"install.debug.unpacked_ahead", "unpacked while downloading: {unpacked} wheels ({present} already unpacked), {ms} ms waited after the downloads",
      "下载期间已解包：{unpacked} 个 wheel（{present} 个此前已解包），下载结束后等待 {ms} 毫秒"},
     {"snapshot.stats", "snapshot {id}: {files} files, {hashed} hashed, {stored} newly stored, {seconds} s",

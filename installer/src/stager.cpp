@@ -36,6 +36,8 @@ constexpr size_t kWholeUpTo = 1u << 20;
 constexpr size_t kSmall = 64u << 10;
 constexpr size_t kPiece = 128u << 10;
 constexpr size_t kPoolBuffers = 8;
+// Runs in the background (unpacking while downloading) go several at once: fewer buffers each.
+constexpr size_t kBackgroundPoolBuffers = 2;
 
 // The buffers for entries inflated whole above kSmall, each holding the compressed input and
 // the output: at most `count`.
@@ -106,7 +108,7 @@ class Run {
 public:
     Run(const std::vector<StageItem>& items, const StageOptions& o)
         : items_(items), opts_(o), out_(items.size()), whole_up_to_(o.whole_up_to ? o.whole_up_to : kWholeUpTo),
-          pool_(kPoolBuffers, 2 * std::max(whole_up_to_, kSmall)) {}
+          pool_(o.background ? kBackgroundPoolBuffers : kPoolBuffers, 2 * std::max(whole_up_to_, kSmall)) {}
 
     Expected<std::vector<StagedDigest>> go() {
         fileops::umask_value();  // read before threads start: umask() is process-wide

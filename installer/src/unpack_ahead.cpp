@@ -1,5 +1,6 @@
 // Unpacking wheels into the unpacked-wheel cache ahead of an install (unpacked_cache.hpp).
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <optional>
 
@@ -83,7 +84,12 @@ UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std
         for (const auto& f : o->plan.files)
             if (f.kind == PlannedFile::Kind::Extracted) items.push_back({&o->wheel, &f, unpacked::entry_file(o->tmp, f.entry)});
     StageOptions so;
-    so.threads = threads;
+    // Threads for the work in the batch: torch's 11 800 files get the cores (2 × cores, as a
+    // plain install stages), a small wheel two; the runs overlap the downloads at low priority.
+    so.threads = threads ? threads
+                         : static_cast<unsigned>(std::clamp<size_t>(items.size() / 128, 2,
+                                                                    std::clamp(2 * std::thread::hardware_concurrency(), 4u, 32u)));
+    out.files += items.size();
     so.background = true;  // the downloads still running come first
     if (auto staged = stage_items(items, so); !staged) {
         drop(opened);
@@ -95,6 +101,7 @@ UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std
         for (const auto& w : todo) {
             auto one = unpack_batch(root, {w}, threads);
             out.unpacked += one.unpacked;
+            out.files += one.files;
             out.present += one.present;
             out.errors.insert(out.errors.end(), one.errors.begin(), one.errors.end());
         }
@@ -116,10 +123,9 @@ Expected<bool> unpack_into_cache(const stdfs::path& root, const stdfs::path& fil
     return out.unpacked > 0;
 }
 
-// Two runners of as many threads as cores: the cores of the stager's default (twice the cores),
-// shared between the batch being finished and the next.
+// Several runners, so a wheel that arrives while others unpack starts at once instead of waiting.
 UnpackAhead::UnpackAhead(stdfs::path root, unsigned runners, unsigned threads)
-    : root_(std::move(root)), threads_(threads ? threads : std::clamp(std::thread::hardware_concurrency(), 4u, 16u)) {
+    : root_(std::move(root)), threads_(threads), started_(std::chrono::steady_clock::now()) {
     for (unsigned i = 0; i < std::max(1u, runners); ++i) workers_.emplace_back([this] { work(); });
 }
 
@@ -147,6 +153,8 @@ void UnpackAhead::add(stdfs::path wheel, std::string sha256) {
 // for the next one (or the other runner), and go in together.
 void UnpackAhead::work() {
     platform::lower_thread_priority();
+    // What an envfix killed while unpacking left behind (once, by the first runner).
+    if (!swept_.exchange(true)) unpacked::sweep_tmp(root_, std::chrono::hours(1));
     std::unique_lock lock(mu_);
     for (;;) {
         cv_.wait(lock, [&] { return closing_ || !queue_.empty(); });
@@ -154,8 +162,14 @@ void UnpackAhead::work() {
         std::vector<std::pair<stdfs::path, std::string>> batch(std::make_move_iterator(queue_.begin()), std::make_move_iterator(queue_.end()));
         queue_.clear();
         lock.unlock();
+        auto ms = [&] {
+            return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started_).count());
+        };
+        const uint64_t from = ms();
         auto r = unpack_batch(root_, batch, threads_);
+        const uint64_t to = ms();
         lock.lock();
+        outcome_.batches.push_back({batch.size(), r.files, from, to});
         outcome_.unpacked += r.unpacked;
         outcome_.present += r.present;
         outcome_.errors.insert(outcome_.errors.end(), r.errors.begin(), r.errors.end());

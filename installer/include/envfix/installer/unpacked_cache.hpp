@@ -12,6 +12,8 @@
 // entry; a folder without a valid marker is never used. Installing a wheel whose entry exists
 // hard-links its files into staging (copies across filesystems) instead of inflating them.
 // docs/snapshots.md#the-unpacked-wheel-cache.
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -56,8 +58,8 @@ Expected<bool> unpack_into_cache(const std::filesystem::path& root, const std::f
 // them. Best effort: an install inflates what did not make it.
 class UnpackAhead {
 public:
-    // runners: batches at once; threads: per batch (0: the cores, 4 to 16).
-    explicit UnpackAhead(std::filesystem::path root, unsigned runners = 2, unsigned threads = 0);
+    // runners: batches at once; threads: per batch (0: one per 128 files, 2 to twice the cores).
+    explicit UnpackAhead(std::filesystem::path root, unsigned runners = 4, unsigned threads = 0);
     ~UnpackAhead();  // what has not started is dropped; what runs is waited for
     UnpackAhead(const UnpackAhead&) = delete;
     UnpackAhead& operator=(const UnpackAhead&) = delete;
@@ -65,10 +67,16 @@ public:
     // Thread-safe: called from the downloader's threads.
     void add(std::filesystem::path wheel, std::string sha256);
 
+    struct Batch {
+        size_t wheels = 0, files = 0;
+        uint64_t from_ms = 0, to_ms = 0;  // since this object was made
+    };
     struct Outcome {
         size_t unpacked = 0;           // entries made
         size_t present = 0;            // already in the cache
+        size_t files = 0;              // files inflated
         std::vector<Error> errors;     // one per wheel that could not be unpacked
+        std::vector<Batch> batches;    // each runner's batches, in the order they ended (-vv)
     };
     // Waits for every wheel handed over.
     Outcome finish();
@@ -78,6 +86,8 @@ private:
 
     std::filesystem::path root_;
     unsigned threads_;
+    std::chrono::steady_clock::time_point started_;
+    std::atomic<bool> swept_{false};
     std::mutex mu_;
     std::condition_variable cv_;
     std::deque<std::pair<std::filesystem::path, std::string>> queue_;
