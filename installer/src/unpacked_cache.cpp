@@ -147,6 +147,23 @@ bool has_entry(const stdfs::path& root, const std::string& sha256) {
 
 stdfs::path entry_file(const stdfs::path& entry, size_t zip_entry) { return entry / "f" / std::to_string(zip_entry); }
 
+size_t sweep_tmp(const stdfs::path& root, std::chrono::seconds older_than) {
+    size_t removed = 0;
+    const auto now = stdfs::file_time_type::clock::now();
+    std::error_code ec;
+    for (stdfs::directory_iterator it(root / kLayout / "tmp", ec), end; !ec && it != end; it.increment(ec)) {
+        // The newest of the folder and its f/: an entry being made gets new files in f/.
+        std::error_code tec;
+        auto t = stdfs::last_write_time(it->path(), tec);
+        if (tec) continue;
+        if (auto f = stdfs::last_write_time(it->path() / "f", tec); !tec && f > t) t = f;
+        if (now - t < older_than) continue;
+        std::error_code rec;
+        if (stdfs::remove_all(it->path(), rec) > 0 && !rec) ++removed;
+    }
+    return removed;
+}
+
 Expected<stdfs::path> begin_entry(const stdfs::path& root, const std::string& sha256) {
     if (!is_hex64(sha256)) return fail(ExitCode::Internal, "fs.write_failed", {{"path", sha256}, {"reason", "not a sha256"}});
     auto tmp = root / kLayout / "tmp" / (sha256.substr(0, 16) + "-" + unique_name());

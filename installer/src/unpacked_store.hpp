@@ -1,5 +1,6 @@
 #pragma once
 // What install() uses of the unpacked-wheel cache (envfix/installer/unpacked_cache.hpp).
+#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -28,6 +29,10 @@ std::filesystem::path entry_file(const std::filesystem::path& entry, size_t zip_
 // copies across filesystems; renamed into place whole. Fails without leaving anything behind.
 Expected<void> add_entry(const std::filesystem::path& root, const std::string& sha256,
                          const std::vector<std::pair<size_t, const std::filesystem::path*>>& files);
+
+// Removes what processes killed while making an entry left under tmp/: folders unchanged for
+// `older_than` (no entry takes that long to make). Returns how many went.
+size_t sweep_tmp(const std::filesystem::path& root, std::chrono::seconds older_than);
 
 // An entry being made: a new folder under tmp/ with its empty f/, then sealed (its marker
 // written, renamed into place whole; removed when that fails or another process was quicker).

@@ -268,4 +268,21 @@ TEST_F(UnpackedCache, UnpackAheadWorksOffEveryWheelHandedOverAndCountsTheFailure
     EXPECT_TRUE(stdfs::exists(entry_of(home) / "ENVFIX-UNPACKED"));
 }
 
+TEST_F(UnpackedCache, WhatAKilledUnpackLeftIsSweptOnceItIsAnHourOld) {
+    auto home = dir / "home";
+    auto tmp = cache_of(home) / "tmp";
+    for (auto name : {"old-entry", "new-entry"}) {
+        stdfs::create_directories(tmp / name / "f");
+        write_text(tmp / name / "f" / "1", "half an entry");
+    }
+    auto old = stdfs::file_time_type::clock::now() - std::chrono::hours(2);
+    stdfs::last_write_time(tmp / "old-entry" / "f", old);
+    stdfs::last_write_time(tmp / "old-entry", old);
+    installer::UnpackAhead ahead(home / ".cache/envfix/unpacked", 1, 2);
+    auto out = ahead.finish();
+    EXPECT_TRUE(out.errors.empty());
+    EXPECT_FALSE(stdfs::exists(tmp / "old-entry"));
+    EXPECT_TRUE(stdfs::exists(tmp / "new-entry" / "f" / "1"));  // another envfix may be making it now
+}
+
 }  // namespace
