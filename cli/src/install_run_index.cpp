@@ -2,6 +2,8 @@
 // then one transaction (old framework and companions out, new ones in) after a snapshot.
 #include <algorithm>
 #include <chrono>
+#include <memory>
+#include <set>
 
 #include "app_target.hpp"
 #include "env_json.hpp"
@@ -100,7 +102,11 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
     for (const auto& w : choice.wheels) fetch.push_back({with_index_credentials(w.url, sources), w.filename, w.sha256, w.size});
     // Each wheel is unpacked into the unpacked-wheel cache as soon as it is checked, while the
     // others still download; the install then links (docs/performance.md).
-    installer::UnpackAhead ahead(installer::unpacked_cache_root(), 4, o.threads);
+    // A switch: the files the installed builds share with the new ones are linked, not inflated.
+    std::set<std::string> names;
+    for (const auto& w : choice.wheels) names.insert(w.canonical_name);
+    auto keep = std::make_shared<const installer::InstalledContent>(installer::installed_content(env.site_packages, env.root, names));
+    installer::UnpackAhead ahead(installer::unpacked_cache_root(), 4, o.threads, keep->by_hash.empty() ? nullptr : keep);
     auto ready = [&](size_t, const std::filesystem::path& file, const std::string& sha256) { ahead.add(file, sha256); };
     auto fetched = value_or_throw(installer::fetch_wheels(installer::wheel_cache_root(), fetch, sources.http, offline,
                                                           sources.parallel, *ctx.reporter, ready));

@@ -5,8 +5,11 @@
 #include <optional>
 
 #include "envfix/common/platform.hpp"
+#include "envfix/installer/uninstall.hpp"
 #include "envfix/installer/unpacked_cache.hpp"
+#include "envfix/resolver/installed.hpp"
 #include "envfix/installer/wheel_plan.hpp"
+#include "path_under.hpp"
 #include "stager.hpp"
 #include "tx_internal.hpp"
 #include "unpacked_store.hpp"
@@ -47,10 +50,25 @@ void drop(std::vector<std::unique_ptr<Opened>>& opened) {
     opened.clear();
 }
 
+// The installed file with the bytes of this entry, when the wheel's RECORD row names them and
+// the file is a regular one (not a link to somewhere else) of that size.
+const stdfs::path* kept_file(const InstalledContent* keep, const WheelFile& w, size_t entry) {
+    if (!keep || w.record_row[entry] < 0) return nullptr;
+    const auto& row = w.record[static_cast<size_t>(w.record_row[entry])];
+    if (row.hash_digest.empty()) return nullptr;
+    auto it = keep->by_hash.find(row.hash_algorithm + "=" + row.hash_digest);
+    const uint64_t size = w.zip.entries[entry].size;
+    if (it == keep->by_hash.end() || (it->second.size && *it->second.size != size)) return nullptr;
+    std::error_code ec;
+    auto st = stdfs::symlink_status(it->second.path, ec);
+    if (ec || !stdfs::is_regular_file(st) || stdfs::file_size(it->second.path, ec) != size || ec) return nullptr;
+    return &it->second.path;
+}
+
 // Every wheel of the batch in one staging run, so its largest files are inflated side by side
 // across wheels (one wheel at a time left the cores idle behind each wheel's largest library).
 UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std::pair<stdfs::path, std::string>>& wheels,
-                                  unsigned threads) {
+                                  unsigned threads, const InstalledContent* keep) {
     UnpackAhead::Outcome out;
     std::vector<std::pair<stdfs::path, std::string>> todo;
     for (const auto& w : wheels) {
@@ -82,7 +100,13 @@ UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std
     std::vector<StageItem> items;
     for (const auto& o : opened)
         for (const auto& f : o->plan.files)
-            if (f.kind == PlannedFile::Kind::Extracted) items.push_back({&o->wheel, &f, unpacked::entry_file(o->tmp, f.entry)});
+            if (f.kind == PlannedFile::Kind::Extracted) {
+                items.push_back({&o->wheel, &f, unpacked::entry_file(o->tmp, f.entry)});
+                if (const auto* kept = kept_file(keep, o->wheel, f.entry)) {
+                    items.back().linked_from = *kept;
+                    items.back().verify_link = true;  // hashed after linking; inflated when it differs
+                }
+            }
     StageOptions so;
     // Threads for the work in the batch: torch's 11 800 files get the cores (2 × cores, as a
     // plain install stages), a small wheel two; the runs overlap the downloads at low priority.
@@ -99,7 +123,7 @@ UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std
         }
         // One bad wheel spoils the run: each wheel again alone, so the others still make it.
         for (const auto& w : todo) {
-            auto one = unpack_batch(root, {w}, threads);
+            auto one = unpack_batch(root, {w}, threads, keep);
             out.unpacked += one.unpacked;
             out.files += one.files;
             out.present += one.present;
@@ -117,15 +141,41 @@ UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std
 
 }  // namespace
 
-Expected<bool> unpack_into_cache(const stdfs::path& root, const stdfs::path& file, const std::string& sha256, unsigned threads) {
-    auto out = unpack_batch(root, {{file, sha256}}, threads);
+InstalledContent installed_content(const std::vector<stdfs::path>& site_packages, const stdfs::path& root,
+                                   const std::set<std::string>& canonical_names) {
+    InstalledContent out;
+    resolver::ReadInstalledOptions o;
+    o.only = [&](std::string_view n) { return canonical_names.count(std::string(n)) > 0; };
+    o.headers_only = true;
+    o.egg_info = false;
+    auto installed = resolver::read_installed(site_packages, o);
+    if (!installed) return out;
+    std::error_code ec;
+    const auto inside = stdfs::absolute(root, ec).lexically_normal();
+    for (const auto& d : installed->dists) {
+        if (!d.has_record) continue;
+        auto rows = resolver::read_record(d);
+        if (!rows) continue;
+        for (auto& r : *rows) {
+            if (r.hash_digest.empty()) continue;
+            auto p = record_row_path(d.site_packages, r.path);
+            if (!path_under(p, inside, false)) continue;  // an untrusted RECORD points nowhere else
+            out.by_hash.try_emplace(r.hash_algorithm + "=" + r.hash_digest, InstalledContent::File{std::move(p), r.size});
+        }
+    }
+    return out;
+}
+
+Expected<bool> unpack_into_cache(const stdfs::path& root, const stdfs::path& file, const std::string& sha256, unsigned threads,
+                                 const InstalledContent* keep) {
+    auto out = unpack_batch(root, {{file, sha256}}, threads, keep);
     if (!out.errors.empty()) return unexpected(out.errors.front());
     return out.unpacked > 0;
 }
 
 // Several runners, so a wheel that arrives while others unpack starts at once instead of waiting.
-UnpackAhead::UnpackAhead(stdfs::path root, unsigned runners, unsigned threads)
-    : root_(std::move(root)), threads_(threads), started_(std::chrono::steady_clock::now()) {
+UnpackAhead::UnpackAhead(stdfs::path root, unsigned runners, unsigned threads, std::shared_ptr<const InstalledContent> keep)
+    : root_(std::move(root)), threads_(threads), keep_(std::move(keep)), started_(std::chrono::steady_clock::now()) {
     for (unsigned i = 0; i < std::max(1u, runners); ++i) workers_.emplace_back([this] { work(); });
 }
 
@@ -166,7 +216,7 @@ void UnpackAhead::work() {
             return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started_).count());
         };
         const uint64_t from = ms();
-        auto r = unpack_batch(root_, batch, threads_);
+        auto r = unpack_batch(root_, batch, threads_, keep_.get());
         const uint64_t to = ms();
         lock.lock();
         outcome_.batches.push_back({batch.size(), r.files, from, to});

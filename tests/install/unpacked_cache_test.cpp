@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <map>
 #include <set>
 
 #include "envfix/common/hash.hpp"
@@ -283,6 +284,45 @@ TEST_F(UnpackedCache, WhatAKilledUnpackLeftIsSweptOnceItIsAnHourOld) {
     EXPECT_TRUE(out.errors.empty());
     EXPECT_FALSE(stdfs::exists(tmp / "old-entry"));
     EXPECT_TRUE(stdfs::exists(tmp / "new-entry" / "f" / "1"));  // another envfix may be making it now
+}
+
+TEST_F(UnpackedCache, AnEntryMadeAheadForASwitchLinksTheInstalledFilesThatDoNotChange) {
+    auto home = dir / "home";
+    install(dir / "venv", home);  // version 1.0, its files linked from the cache
+    auto sp = site_packages(dir / "venv");
+    auto next = spec();
+    next["version"] = "2.0";
+    next["files"]["cached_pkg/core.py"] = "def main():\n    print('two')\n    return 0\n";
+    auto whl2 = build_wheel(next, dir / "wheels2");
+    auto sha2 = sha256_hex(read_text(whl2));
+    auto cached2 = into_wheel_cache(whl2, sha2, home);
+    // A file edited by hand (replaced, same size): its RECORD row still promises the old bytes.
+    auto init = read_text(sp / "cached_pkg/__init__.py");
+    stdfs::remove(sp / "cached_pkg/__init__.py");
+    write_text(sp / "cached_pkg/__init__.py", std::string(init.size(), '#'));
+
+    auto keep = installer::installed_content({sp}, dir / "venv", {"cached-pkg"});
+    EXPECT_GE(keep.by_hash.size(), 5u);
+    auto made = installer::unpack_into_cache(home / ".cache/envfix/unpacked", cached2, sha2, 2, &keep);
+    ASSERT_TRUE(made) << made.error().message.key;
+    std::map<std::string, Ino> entry_by_content;  // the new entry's files by their bytes
+    for (const auto& f : stdfs::directory_iterator(cache_of(home) / sha2 / "f")) entry_by_content[read_text(f.path())] = *inode(f.path());
+    // Unchanged: the installed file itself, linked.
+    EXPECT_EQ(entry_by_content.at(read_text(sp / "cached_pkg/big.bin")), *inode(sp / "cached_pkg/big.bin"));
+    EXPECT_EQ(entry_by_content.at(read_text(sp / "cached_pkg/run.sh")), *inode(sp / "cached_pkg/run.sh"));
+    // Changed in 2.0, or edited by hand: inflated from the wheel, the wheel's bytes.
+    EXPECT_TRUE(entry_by_content.count("def main():\n    print('two')\n    return 0\n"));
+    ASSERT_TRUE(entry_by_content.count(init));
+    EXPECT_NE(entry_by_content.at(init), *inode(sp / "cached_pkg/__init__.py"));
+    EXPECT_FALSE(entry_by_content.count(std::string(init.size(), '#')));
+
+    // Installing 2.0 then gives what a cold install of it gives.
+    auto r = run_envfix({"install", "--env", (dir / "venv").string(), cached2.string()}, {}, home);
+    ASSERT_EQ(r.code, 0) << r.err;
+    make_bare_venv(dir / "cold");
+    ASSERT_EQ(run_envfix({"install", "--env", (dir / "cold").string(), cached2.string()}, {}, dir / "home-cold").code, 0);
+    EXPECT_EQ(read_text(sp / "cached_pkg/core.py"), read_text(site_packages(dir / "cold") / "cached_pkg/core.py"));
+    EXPECT_EQ(read_text(sp / "cached_pkg/__init__.py"), init);
 }
 
 }  // namespace

@@ -18,9 +18,13 @@
 #include <cstdint>
 #include <deque>
 #include <filesystem>
+#include <memory>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "envfix/common/error.hpp"
@@ -44,12 +48,27 @@ std::vector<UnpackedEntry> list_unpacked(const std::filesystem::path& root);
 // environments stay there: only the cache's names go.
 Expected<CleanResult> clean_unpacked_cache(const std::filesystem::path& root);
 
+// Installed files an entry made ahead may link instead of inflating, by RECORD hash ("sha256=..."):
+// a switch (torch +cu126 -> +cu128) keeps most of torch's 11 800 files. Only the named
+// distributions' files inside `root`; the stager hashes each one before trusting it and inflates
+// the entry when it differs (keep_links.hpp in an install does the same by path).
+struct InstalledContent {
+    struct File {
+        std::filesystem::path path;
+        std::optional<uint64_t> size;
+    };
+    std::unordered_map<std::string, File> by_hash;
+};
+// Errors: none; what cannot be read is left out.
+InstalledContent installed_content(const std::vector<std::filesystem::path>& site_packages, const std::filesystem::path& root,
+                                   const std::set<std::string>& canonical_names);
+
 // Makes the entry of one checked wheel straight from its archive: every file an install would
 // inflate from it, checked against its RECORD, written into a new entry renamed into place
 // whole. An install that follows links them, as from any entry. false: the entry was already
 // there. Errors: the wheel's (BadWheel, "zip.*"), file errors, Interrupted; nothing is left behind.
 Expected<bool> unpack_into_cache(const std::filesystem::path& root, const std::filesystem::path& wheel,
-                                 const std::string& sha256, unsigned threads = 0);
+                                 const std::string& sha256, unsigned threads = 0, const InstalledContent* keep = nullptr);
 
 // Unpacks wheels into the cache on its own threads as they are handed over: a cold install hands
 // each wheel over when its download is checked, so the inflating overlaps the downloads still
@@ -59,7 +78,9 @@ Expected<bool> unpack_into_cache(const std::filesystem::path& root, const std::f
 class UnpackAhead {
 public:
     // runners: batches at once; threads: per batch (0: one per 128 files, 2 to twice the cores).
-    explicit UnpackAhead(std::filesystem::path root, unsigned runners = 4, unsigned threads = 0);
+    // keep: installed files to link where their hash matches (a switch), or nullptr.
+    explicit UnpackAhead(std::filesystem::path root, unsigned runners = 4, unsigned threads = 0,
+                         std::shared_ptr<const InstalledContent> keep = nullptr);
     ~UnpackAhead();  // what has not started is dropped; what runs is waited for
     UnpackAhead(const UnpackAhead&) = delete;
     UnpackAhead& operator=(const UnpackAhead&) = delete;
@@ -86,6 +107,7 @@ private:
 
     std::filesystem::path root_;
     unsigned threads_;
+    std::shared_ptr<const InstalledContent> keep_;
     std::chrono::steady_clock::time_point started_;
     std::atomic<bool> swept_{false};
     std::mutex mu_;
