@@ -33,6 +33,7 @@ struct Split {
     uint64_t done = 0;      // bytes written by all ranges (progress)
     bool failed = false;    // a range failed for good (the result says why)
     bool no_range = false;  // the server answered without the range: fetched whole afterwards
+    bool refetched = false; // ... and so it was: its .part is that transfer's, not the ranges' 
     bool ended = false;     // the progress task was closed
 };
 
@@ -154,7 +155,7 @@ size_t on_body(char* data, size_t size, size_t n, void* user) {
             return 0;
         }
         // The index gave no size (the PyTorch index's pages do not): learned from this answer.
-        if (!j->split && j->split_at > 0 && j->range_from == 0 && j->status == 200 && !j->item->sha256.empty()) {
+        if (!j->split && j->split_at > 0 && j->parallel >= 2 && j->range_from == 0 && j->status == 200 && !j->item->sha256.empty()) {
             curl_off_t length = -1;
             curl_easy_getinfo(j->easy->h, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
             if (length > 0 && static_cast<uint64_t>(length) >= j->split_at) {
@@ -169,6 +170,7 @@ size_t on_body(char* data, size_t size, size_t n, void* user) {
                 j->split = j->learned.get();
                 j->range_at = 0;
                 j->range_len = per;
+                j->range_attempts = 1;  // this transfer was its first attempt
             }
         }
         if (!j->split && j->range_from > 0 && j->status != 206) restart_part(*j);
@@ -666,6 +668,10 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
     for (const auto& sp : splits) {
         if (!sp->no_range || sp->failed || !results[sp->item].ok() || interrupt_requested()) continue;
         std::filesystem::remove(sp->file, ec);
+        sp->refetched = true;
+        // Its task ends here; the whole file's transfer opens its own.
+        if (!sp->ended && !sp->ranges.empty()) rep.task_end(sp->ranges.front()->task, true);
+        sp->ended = true;
         whole.push_back(items[sp->item]);
         whole_of.push_back(sp->item);
     }
@@ -690,7 +696,7 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
     }
     // A split file not sealed has holes: only its written prefix stays, for the next run to resume.
     for (const auto& sp : splits) {
-        if (!results[sp->item].path.empty()) continue;
+        if (!results[sp->item].path.empty() || sp->refetched) continue;
         if (auto keep = written_prefix(*sp); keep > 0) std::filesystem::resize_file(sp->file, keep, ec);
         else std::filesystem::remove(sp->file, ec);
     }

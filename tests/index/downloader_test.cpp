@@ -350,3 +350,25 @@ TEST(Downloader, AFileOfUnknownSizeIsSplitOnceTheFirstAnswerGivesIt) {
     EXPECT_FALSE(std::filesystem::exists(bad.dest));
     EXPECT_FALSE(std::filesystem::exists(part_path(bad.dest)));
 }
+
+TEST(Downloader, OneConnectionNeverSplitsAndALearnedFirstRangeIsRetried) {
+    Files f;
+    auto rec = f.manifest["files"][0];
+    auto item = f.item(rec);
+    item.size.reset();
+    auto one = split_options(100);
+    one.parallel = 1;
+    auto r = download_files({item}, test::test_http_options(f.dir.path()), envfix::null_reporter(), one);
+    ASSERT_TRUE(r[0].ok()) << text(*r[0].error);
+    EXPECT_EQ(f.server->log_for(f.url_path(rec)).size(), 1u);  // not fetched twice
+
+    // The whole-file answer that became the first range breaks off: that range again, alone.
+    auto other = f.manifest["files"][1];
+    auto item2 = f.item(other);
+    item2.size.reset();
+    f.server->set_faults({{f.url_path(other), {{"truncate", 50}, {"times", 1}}}});
+    auto r2 = download_files({item2}, test::test_http_options(f.dir.path()), envfix::null_reporter(), split_options(100));
+    ASSERT_TRUE(r2[0].ok()) << text(*r2[0].error);
+    EXPECT_EQ(*sha256_file_hex(item2.dest), other["sha256"]);
+    EXPECT_EQ(r2[0].attempts, 2);
+}

@@ -40,11 +40,12 @@ uint64_t default_split_at();
 
 struct DownloadOptions {
     int parallel = 4;               // transfers at once
-    // A file of at least this size with a known size and hash is fetched in `parallel` byte ranges
-    // at once, written in place into "<dest>.split" (0: never). The largest file then arrives
+    // A file of at least this size whose hash is known is fetched in `parallel` byte ranges at
+    // once, each written in place into "<dest>.part" (0: never). The size comes from the index,
+    // else from the first answer, which then becomes the first range. The largest file arrives
     // first at the speed of all connections, instead of last at the speed of one (an install
-    // unpacks each file as it arrives). A server that ignores Range gets the file whole. A split
-    // download stopped half way does not resume: its holes are no prefix.
+    // unpacks each file as it arrives). A server that ignores Range gets the file whole; a run
+    // stopped half way keeps the prefix written from byte 0 on, for the next run to resume.
     uint64_t split_at = default_split_at();
     // Called with an item's index once its file is checked and in place at `dest`, on the thread
     // that sealed it (several at once): the caller may start using it while others download.
