@@ -5,11 +5,8 @@
 #include <optional>
 
 #include "envfix/common/platform.hpp"
-#include "envfix/installer/uninstall.hpp"
 #include "envfix/installer/unpacked_cache.hpp"
-#include "envfix/resolver/installed.hpp"
 #include "envfix/installer/wheel_plan.hpp"
-#include "path_under.hpp"
 #include "stager.hpp"
 #include "tx_internal.hpp"
 #include "unpacked_store.hpp"
@@ -113,16 +110,17 @@ UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std
     so.threads = threads ? threads
                          : static_cast<unsigned>(std::clamp<size_t>(items.size() / 128, 2,
                                                                     std::clamp(2 * std::thread::hardware_concurrency(), 4u, 32u)));
-    out.files += items.size();
     so.background = true;  // the downloads still running come first
     if (auto staged = stage_items(items, so); !staged) {
+        std::vector<std::pair<stdfs::path, std::string>> again;
+        for (const auto& o : opened) again.emplace_back(o->wheel.path, o->sha256);
         drop(opened);
-        if (wheels.size() == 1 || staged.error().code == ExitCode::Interrupted) {
+        if (again.size() == 1 || staged.error().code == ExitCode::Interrupted) {
             out.errors.push_back(staged.error());
             return out;
         }
         // One bad wheel spoils the run: each wheel again alone, so the others still make it.
-        for (const auto& w : todo) {
+        for (const auto& w : again) {
             auto one = unpack_batch(root, {w}, threads, keep);
             out.unpacked += one.unpacked;
             out.files += one.files;
@@ -131,6 +129,7 @@ UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std
         }
         return out;
     }
+    out.files += items.size();
     for (auto& o : opened) {
         if (auto sealed = unpacked::seal_entry(root, o->tmp, o->sha256, o->extracted); !sealed) out.errors.push_back(sealed.error());
         else ++out.unpacked;
@@ -140,31 +139,6 @@ UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std
 }
 
 }  // namespace
-
-InstalledContent installed_content(const std::vector<stdfs::path>& site_packages, const stdfs::path& root,
-                                   const std::set<std::string>& canonical_names) {
-    InstalledContent out;
-    resolver::ReadInstalledOptions o;
-    o.only = [&](std::string_view n) { return canonical_names.count(std::string(n)) > 0; };
-    o.headers_only = true;
-    o.egg_info = false;
-    auto installed = resolver::read_installed(site_packages, o);
-    if (!installed) return out;
-    std::error_code ec;
-    const auto inside = stdfs::absolute(root, ec).lexically_normal();
-    for (const auto& d : installed->dists) {
-        if (!d.has_record) continue;
-        auto rows = resolver::read_record(d);
-        if (!rows) continue;
-        for (auto& r : *rows) {
-            if (r.hash_digest.empty()) continue;
-            auto p = record_row_path(d.site_packages, r.path);
-            if (!path_under(p, inside, false)) continue;  // an untrusted RECORD points nowhere else
-            out.by_hash.try_emplace(r.hash_algorithm + "=" + r.hash_digest, InstalledContent::File{std::move(p), r.size});
-        }
-    }
-    return out;
-}
 
 Expected<bool> unpack_into_cache(const stdfs::path& root, const stdfs::path& file, const std::string& sha256, unsigned threads,
                                  const InstalledContent* keep) {
@@ -176,7 +150,17 @@ Expected<bool> unpack_into_cache(const stdfs::path& root, const stdfs::path& fil
 // Several runners, so a wheel that arrives while others unpack starts at once instead of waiting.
 UnpackAhead::UnpackAhead(stdfs::path root, unsigned runners, unsigned threads, std::shared_ptr<const InstalledContent> keep)
     : root_(std::move(root)), threads_(threads), keep_(std::move(keep)), started_(std::chrono::steady_clock::now()) {
-    for (unsigned i = 0; i < std::max(1u, runners); ++i) workers_.emplace_back([this] { work(); });
+    try {
+        for (unsigned i = 0; i < std::max(1u, runners); ++i) workers_.emplace_back([this] { work(); });
+    } catch (...) {  // the runners started must end before this object goes
+        {
+            std::lock_guard lock(mu_);
+            closing_ = true;
+        }
+        cv_.notify_all();
+        for (auto& t : workers_) t.join();
+        throw;
+    }
 }
 
 UnpackAhead::~UnpackAhead() {
@@ -216,11 +200,17 @@ void UnpackAhead::work() {
             return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started_).count());
         };
         const uint64_t from = ms();
-        auto r = unpack_batch(root_, batch, threads_, keep_.get());
+        Outcome r;
+        try {
+            r = unpack_batch(root_, batch, threads_, keep_.get());
+        } catch (const std::exception& e) {  // no thread or memory left: the install inflates them
+            r.errors.push_back(make_error(ExitCode::Internal, "fs.write_failed", {{"path", root_.string()}, {"reason", e.what()}}));
+        }
         const uint64_t to = ms();
         lock.lock();
         outcome_.batches.push_back({batch.size(), r.files, from, to});
         outcome_.unpacked += r.unpacked;
+        outcome_.files += r.files;
         outcome_.present += r.present;
         outcome_.errors.insert(outcome_.errors.end(), r.errors.begin(), r.errors.end());
     }
