@@ -1,6 +1,4 @@
 #include <sys/ioctl.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -72,13 +70,6 @@ void bound_allocator() {
     // unmapped on free. glibc's default raises the threshold after the first such free, and the
     // staging threads' arenas then kept about 25 MB each install, added to the install's own peak.
     ::mallopt(M_MMAP_THRESHOLD, 256 * 1024);
-#endif
-}
-
-void lower_thread_priority() {
-#if defined(__linux__)
-    // Linux applies a nice value to the one thread whose id is given (POSIX would say the process).
-    (void)::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10);
 #endif
 }
 

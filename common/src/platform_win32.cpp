@@ -40,6 +40,4 @@ int terminal_width() {
 
 void bound_allocator() {}  // the Windows heap returns large blocks by itself
 
-void lower_thread_priority() { ::SetThreadPriority(::GetCurrentThread(), THREAD_PRIORITY_BELOW_NORMAL); }
-
 }  // namespace envfix::platform

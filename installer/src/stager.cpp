@@ -14,7 +14,6 @@
 
 #include "envfix/common/hash.hpp"
 #include "envfix/common/interrupt.hpp"
-#include "envfix/common/platform.hpp"
 #include "envfix/installer/fault.hpp"
 #include "envfix/installer/scripts.hpp"
 #include "file_ops.hpp"
@@ -121,11 +120,7 @@ public:
         for (const auto& t : tasks_) total += t.weight;
         int bar = opts_.reporter ? opts_.reporter->task_begin(msg("install.progress_staging"), total) : 0;
         std::vector<std::thread> threads;
-        for (unsigned i = 0; i < n; ++i)
-            threads.emplace_back([this] {
-                if (opts_.background) platform::lower_thread_priority();
-                worker();
-            });
+        for (unsigned i = 0; i < n; ++i) threads.emplace_back([this] { worker(); });
         {
             std::unique_lock lock(mu_);
             while (exited_ < n) {

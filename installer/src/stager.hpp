@@ -43,8 +43,8 @@ struct StageOptions {
     // Entries up to this size are inflated whole with libdeflate, larger ones streamed with zlib
     // (0: 1 MiB; tests lower it to reach the streamed path with small wheels).
     size_t whole_up_to = 0;
-    // Work that fills idle cores (unpacking while downloading): its threads yield to the others,
-    // and it keeps fewer whole-entry buffers, as several such runs go at once.
+    // Unpacking while downloading: several such runs go at once, so each keeps fewer whole-entry
+    // buffers.
     bool background = false;
 };
 

@@ -4,7 +4,6 @@
 #include <memory>
 #include <optional>
 
-#include "envfix/common/platform.hpp"
 #include "envfix/installer/unpacked_cache.hpp"
 #include "envfix/installer/wheel_plan.hpp"
 #include "stager.hpp"
@@ -110,7 +109,7 @@ UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std
     so.threads = threads ? threads
                          : static_cast<unsigned>(std::clamp<size_t>(items.size() / 128, 2,
                                                                     std::clamp(2 * std::thread::hardware_concurrency(), 4u, 32u)));
-    so.background = true;  // the downloads still running come first
+    so.background = true;
     if (auto staged = stage_items(items, so); !staged) {
         std::vector<std::pair<stdfs::path, std::string>> again;
         for (const auto& o : opened) again.emplace_back(o->wheel.path, o->sha256);
@@ -186,7 +185,6 @@ void UnpackAhead::add(stdfs::path wheel, std::string sha256) {
 // Takes every wheel handed over since the last batch: wheels that arrive while a batch runs wait
 // for the next one (or the other runner), and go in together.
 void UnpackAhead::work() {
-    platform::lower_thread_priority();
     // What an envfix killed while unpacking left behind (once, by the first runner).
     if (!swept_.exchange(true)) unpacked::sweep_tmp(root_, std::chrono::hours(1));
     std::unique_lock lock(mu_);

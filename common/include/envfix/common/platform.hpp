@@ -14,8 +14,5 @@ int terminal_width();              // 80 when unknown
 // Called once at start: memory freed by worker threads goes back to the system (glibc keeps
 // large blocks in each thread's arena otherwise; docs/performance.md, "Peak memory").
 void bound_allocator();
-// The calling thread yields the cores to the others (work that only fills idle time, such as
-// unpacking while downloading): nice 10 on Linux, below normal on Windows. Best effort.
-void lower_thread_priority();
 
 }  // namespace envfix::platform
