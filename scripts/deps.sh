@@ -4,7 +4,7 @@
 set -euo pipefail
 build_pkgs=(build-essential cmake ninja-build pkg-config ccache
   libcurl4-openssl-dev libarchive-dev libyaml-cpp-dev libcli11-dev libssl-dev
-  nlohmann-json3-dev libfmt-dev libzstd-dev zlib1g-dev libdeflate-dev)
+  nlohmann-json3-dev libfmt-dev libzstd-dev zlib1g-dev libdeflate-dev libisal-dev)
 test_pkgs=(libgtest-dev libgmock-dev python3 python3-venv python3-pip-whl python3-setuptools-whl
   nginx-light openssl patchelf g++-mingw-w64-x86-64-posix pci.ids ansible-core)
 want=("${build_pkgs[@]}")

@@ -1,9 +1,13 @@
-// Reading entry data: stored and deflate from memory or from the file with zlib (thread-safe,
-// one entry at a time), other methods through libarchive in one pass. Sizes and CRC-32 are checked either way.
+// Reading entry data: stored and deflate from memory or from the file with ISA-L's inflate (zlib
+// where the build has no ISA-L; thread-safe, one entry at a time), other methods through
+// libarchive in one pass. Sizes and CRC-32 are checked either way.
 #include <archive.h>
 #include <archive_entry.h>
 #include <libdeflate.h>
 #include <zlib.h>
+#if defined(ENVFIX_HAVE_ISAL)
+#include <isa-l/igzip_lib.h>
+#endif
 
 #include <algorithm>
 #include <memory>
@@ -49,6 +53,12 @@ private:
 // The compressed data in pieces: each call gives the next one (empty once all was given).
 using NextInput = std::function<Expected<std::string_view>()>;
 
+// One is used, by the build's choice (ENVFIX_HAVE_ISAL).
+[[maybe_unused]] Expected<void> inflate_pieces_isal(const ZipEntry& e, std::string_view source, const NextInput& next,
+                                                    std::span<char> buf, CheckedSink& out);
+[[maybe_unused]] Expected<void> inflate_pieces_zlib(const ZipEntry& e, std::string_view source, const NextInput& next,
+                                                    std::span<char> buf, CheckedSink& out);
+
 // Stored and deflate data, piece by piece, to `out` through `buf`.
 Expected<void> decode_pieces(const ZipEntry& e, std::string_view source, const NextInput& next, std::span<char> buf, CheckedSink& out) {
     if (e.method == 0) {
@@ -58,6 +68,53 @@ Expected<void> decode_pieces(const ZipEntry& e, std::string_view source, const N
             for (size_t p = 0; p < piece.size(); p += kChunk) ENVFIX_TRY_VOID(out(piece.substr(p, kChunk)));
         }
     }
+#if defined(ENVFIX_HAVE_ISAL)
+    return inflate_pieces_isal(e, source, next, buf, out);
+#else
+    return inflate_pieces_zlib(e, source, next, buf, out);
+#endif
+}
+
+// ISA-L streams deflate about 1.5 times as fast as zlib (970 against 640 MB/s on one of torch's
+// large libraries here: bench/proposals/isal_inflate_bench.cpp), in about 87 KB of state; the
+// large libraries that a torch install streams are what its unpacking waits for.
+Expected<void> inflate_pieces_isal(const ZipEntry& e, std::string_view source, const NextInput& next,
+                                                    std::span<char> buf, CheckedSink& out) {
+#if defined(ENVFIX_HAVE_ISAL)
+    auto st = std::make_unique<inflate_state>();
+    isal_inflate_init(st.get());
+    st->crc_flag = ISAL_DEFLATE;  // raw deflate, as zip stores it; the CRC-32 is checked by CheckedSink
+    const auto buf_size = static_cast<uint32_t>(std::min<size_t>(buf.size(), 1u << 30));
+    bool input_left = true;
+    while (st->block_state != ISAL_BLOCK_FINISH) {
+        if (st->avail_in == 0 && input_left) {
+            ENVFIX_TRY(auto piece, next());
+            input_left = !piece.empty();
+            st->next_in = reinterpret_cast<uint8_t*>(const_cast<char*>(piece.data()));
+            st->avail_in = static_cast<uint32_t>(piece.size());
+        }
+        st->next_out = reinterpret_cast<uint8_t*>(buf.data());
+        st->avail_out = buf_size;
+        int rc = isal_inflate(st.get());
+        if (rc < 0) return data_mismatch(source, e, "deflate data is corrupt (ISA-L error " + std::to_string(rc) + ")");
+        size_t produced = buf_size - st->avail_out;
+        if (produced > 0) ENVFIX_TRY_VOID(out(std::string_view(buf.data(), produced)));
+        if (produced == 0 && st->avail_in == 0 && !input_left && st->block_state != ISAL_BLOCK_FINISH)
+            return data_mismatch(source, e, "compressed data ends early (truncated?)");
+    }
+    // ISA-L reads ahead into a bit buffer: whole bytes left there were not part of the stream.
+    if (st->avail_in != 0 || st->read_in_length >= 8) return data_mismatch(source, e, "bytes after the end of its deflate data");
+    ENVFIX_TRY(auto rest, next());
+    if (input_left && !rest.empty()) return data_mismatch(source, e, "bytes after the end of its deflate data");
+    return {};
+#else
+    (void)e, (void)source, (void)next, (void)buf, (void)out;
+    return {};
+#endif
+}
+
+Expected<void> inflate_pieces_zlib(const ZipEntry& e, std::string_view source, const NextInput& next,
+                                                    std::span<char> buf, CheckedSink& out) {
     z_stream z{};
     if (inflateInit2(&z, -MAX_WBITS) != Z_OK) return fail(ExitCode::Internal, "zip.zlib_failed", {{"file", std::string(source)}});
     std::unique_ptr<z_stream, int (*)(z_stream*)> guard(&z, inflateEnd);
