@@ -21,8 +21,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // A file fetched as byte ranges at once (DownloadOptions::split_at), each range its own Job
-// writing in place into one preallocated "<dest>.split" file; checked and sealed once the last
-// range is written.
+// writing in place into the file's .part; checked and sealed once the last range is written.
 struct Job;
 struct Split {
     size_t item = 0;
@@ -33,7 +32,7 @@ struct Split {
     uint64_t done = 0;      // bytes written by all ranges (progress)
     bool failed = false;    // a range failed for good (the result says why)
     bool no_range = false;  // the server answered without the range: fetched whole afterwards
-    bool refetched = false; // ... and so it was: its .part is that transfer's, not the ranges' 
+    bool refetched = false; // ... and so it was: its .part is that transfer's, not the ranges'
     bool ended = false;     // the progress task was closed
 };
 
