@@ -22,11 +22,16 @@ inline uint64_t u64(std::string_view s, size_t p) {
     return static_cast<uint64_t>(u32(s, p)) | static_cast<uint64_t>(u32(s, p + 4)) << 32;
 }
 
-// Stored and deflate are read by envfix itself (zlib); bzip2 (12), LZMA (14), zstd (93) and
+// Stored and deflate are read by envfix itself (ISA-L or zlib, libdeflate); bzip2 (12), LZMA (14), zstd (93) and
 // xz (95), which Python's zipfile or uv also read, go through libarchive.
 inline bool method_builtin(uint16_t m) { return m == 0 || m == 8; }
 inline bool method_known(uint16_t m) { return method_builtin(m) || m == 12 || m == 14 || m == 93 || m == 95; }
 
 Unexpected<Error> malformed(std::string_view source, std::string reason);
+
+// What streams deflate data: ISA-L where the build has it (ENVFIX_HAVE_ISAL), else zlib. Tests
+// run the streaming tests with both, so the zlib path stays tested where ISA-L is built in.
+enum class StreamInflater { Default, Zlib };
+void set_stream_inflater(StreamInflater which);
 
 }  // namespace envfix::installer::zipfmt

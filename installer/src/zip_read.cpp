@@ -10,6 +10,7 @@
 #endif
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 
 #include "envfix/installer/zip.hpp"
@@ -18,6 +19,8 @@
 namespace envfix::installer {
 
 namespace {
+
+std::atomic<zipfmt::StreamInflater> g_stream_inflater{zipfmt::StreamInflater::Default};
 
 constexpr size_t kChunk = 1u << 18;
 
@@ -53,11 +56,10 @@ private:
 // The compressed data in pieces: each call gives the next one (empty once all was given).
 using NextInput = std::function<Expected<std::string_view>()>;
 
-// One is used, by the build's choice (ENVFIX_HAVE_ISAL).
 [[maybe_unused]] Expected<void> inflate_pieces_isal(const ZipEntry& e, std::string_view source, const NextInput& next,
                                                     std::span<char> buf, CheckedSink& out);
-[[maybe_unused]] Expected<void> inflate_pieces_zlib(const ZipEntry& e, std::string_view source, const NextInput& next,
-                                                    std::span<char> buf, CheckedSink& out);
+Expected<void> inflate_pieces_zlib(const ZipEntry& e, std::string_view source, const NextInput& next, std::span<char> buf,
+                                   CheckedSink& out);
 
 // Stored and deflate data, piece by piece, to `out` through `buf`.
 Expected<void> decode_pieces(const ZipEntry& e, std::string_view source, const NextInput& next, std::span<char> buf, CheckedSink& out) {
@@ -69,10 +71,10 @@ Expected<void> decode_pieces(const ZipEntry& e, std::string_view source, const N
         }
     }
 #if defined(ENVFIX_HAVE_ISAL)
-    return inflate_pieces_isal(e, source, next, buf, out);
-#else
-    return inflate_pieces_zlib(e, source, next, buf, out);
+    if (g_stream_inflater.load(std::memory_order_relaxed) == zipfmt::StreamInflater::Default)
+        return inflate_pieces_isal(e, source, next, buf, out);
 #endif
+    return inflate_pieces_zlib(e, source, next, buf, out);
 }
 
 // ISA-L streams deflate about 1.5 times as fast as zlib (970 against 640 MB/s on one of torch's
@@ -113,8 +115,8 @@ Expected<void> inflate_pieces_isal(const ZipEntry& e, std::string_view source, c
 #endif
 }
 
-Expected<void> inflate_pieces_zlib(const ZipEntry& e, std::string_view source, const NextInput& next,
-                                                    std::span<char> buf, CheckedSink& out) {
+Expected<void> inflate_pieces_zlib(const ZipEntry& e, std::string_view source, const NextInput& next, std::span<char> buf,
+                                   CheckedSink& out) {
     z_stream z{};
     if (inflateInit2(&z, -MAX_WBITS) != Z_OK) return fail(ExitCode::Internal, "zip.zlib_failed", {{"file", std::string(source)}});
     std::unique_ptr<z_stream, int (*)(z_stream*)> guard(&z, inflateEnd);
@@ -288,5 +290,7 @@ Expected<void> visit_sequential(std::string_view archive_bytes, const ZipDirecto
 }
 
 }  // namespace
+
+void zipfmt::set_stream_inflater(zipfmt::StreamInflater which) { g_stream_inflater.store(which); }
 
 }  // namespace envfix::installer

@@ -7,6 +7,7 @@
 
 #include "envfix/installer/zip.hpp"
 #include "zip_builder.hpp"
+#include "zip_format.hpp"
 
 using namespace envfix;
 using namespace envfix::test;
@@ -45,9 +46,19 @@ Expected<std::string> streamed(const std::string& archive, const ZipEntry& e, si
     return got;
 }
 
+// Each streaming test with the build's inflater (ISA-L where built in) and with zlib.
+class StreamEntry : public ::testing::TestWithParam<zipfmt::StreamInflater> {
+protected:
+    void SetUp() override { zipfmt::set_stream_inflater(GetParam()); }
+    void TearDown() override { zipfmt::set_stream_inflater(zipfmt::StreamInflater::Default); }
+};
+
 }  // namespace
 
-TEST(StreamEntry, GivesTheBytesOfEveryMethodWhateverTheBufferSizes) {
+INSTANTIATE_TEST_SUITE_P(Inflaters, StreamEntry, ::testing::Values(zipfmt::StreamInflater::Default, zipfmt::StreamInflater::Zlib),
+                         [](const auto& info) { return info.param == zipfmt::StreamInflater::Zlib ? "zlib" : "build"; });
+
+TEST_P(StreamEntry, GivesTheBytesOfEveryMethodWhateverTheBufferSizes) {
     const std::string data = sample(300'000);
     auto a = build_zip({ZipItem{.name = "d", .data = data, .method = 8}, ZipItem{.name = "s", .data = data, .method = 0},
                         ZipItem{.name = "empty", .data = "", .method = 8}, ZipItem{.name = "desc", .data = data, .data_descriptor = true}});
@@ -65,7 +76,7 @@ TEST(StreamEntry, GivesTheBytesOfEveryMethodWhateverTheBufferSizes) {
     }
 }
 
-TEST(StreamEntry, RefusesLiesNamingArchiveAndEntry) {
+TEST_P(StreamEntry, RefusesLiesNamingArchiveAndEntry) {
     const std::string data = sample(200'000);
     const std::string deflated = deflate_raw(data);
     struct Case {
@@ -104,7 +115,7 @@ TEST(StreamEntry, RefusesLiesNamingArchiveAndEntry) {
     }
 }
 
-TEST(StreamEntry, StopsAtTheDeclaredSizeSoALyingEntryCannotFillTheDisk) {
+TEST_P(StreamEntry, StopsAtTheDeclaredSizeSoALyingEntryCannotFillTheDisk) {
     const std::string data = sample(500'000);
     auto a = build_zip({ZipItem{.name = "x", .data = data, .local_size = 10, .central_size = 10}});
     auto dir = read_zip_directory(a, "t.whl");
