@@ -107,7 +107,7 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
     for (const auto& w : choice.wheels) names.insert(w.canonical_name);
     auto keep = std::make_shared<const installer::InstalledContent>(installer::installed_content(env.site_packages, env.root, names));
     installer::UnpackAhead ahead(installer::unpacked_cache_root(), 4, o.threads, keep->by_hash.empty() ? nullptr : keep);
-    auto ready = [&](size_t, const std::filesystem::path& file, const std::string& sha256) { ahead.add(file, sha256); };
+    auto ready = [&](const std::filesystem::path& file, const std::string& sha256) { ahead.add(file, sha256); };
     auto fetched = value_or_throw(installer::fetch_wheels(installer::wheel_cache_root(), fetch, sources.http, offline,
                                                           sources.parallel, *ctx.reporter, ready));
     {

@@ -62,12 +62,6 @@ void release_staging_state(std::vector<Input>& inputs) {
     }
 }
 
-size_t extracted_files(const WheelPlan& plan) {
-    return static_cast<size_t>(std::count_if(plan.files.begin(), plan.files.end(), [](const PlannedFile& f) {
-        return f.kind == PlannedFile::Kind::Extracted;
-    }));
-}
-
 // Keeps the wheels' verified files in the unpacked-wheel cache, for the next environment that
 // installs them. Only a wheel all of whose extracted files were staged from it (none lost to
 // another wheel writing the same path); best effort, as the cache is only an optimisation.

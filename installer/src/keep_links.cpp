@@ -44,7 +44,8 @@ InstalledContent installed_content(const std::vector<stdfs::path>& site_packages
             if (r.hash_digest.empty()) continue;
             auto p = record_row_path(d.site_packages, r.path);
             if (!path_under(p, inside, false)) continue;  // an untrusted RECORD points nowhere else
-            out.by_hash.try_emplace(r.hash_algorithm + "=" + r.hash_digest, InstalledContent::File{std::move(p), r.size});
+            auto key = r.hash_algorithm + "=" + r.hash_digest;
+            out.by_hash.try_emplace(std::move(key), InstalledContent::File{std::move(p), std::move(r)});
         }
     }
     return out;

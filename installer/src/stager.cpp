@@ -29,14 +29,13 @@ namespace {
 // and written with write(), never through a mapped output file. Entries up to kWholeUpTo are
 // inflated whole by libdeflate (about twice zlib's speed) into a buffer: each thread's own for
 // small ones, one from a pool of kPoolBuffers for the rest (when all are in use, the entry is
-// streamed instead of waiting); larger entries are streamed by zlib through two kPiece buffers.
+// streamed instead of waiting); larger entries are streamed (ISA-L, else zlib: zip_read.cpp)
+// through two kPiece buffers.
 // At most, with 32 threads: 32 × (2 × 64 KiB + 2 × 128 KiB) + 8 × 2 MiB = 28 MiB.
 constexpr size_t kWholeUpTo = 1u << 20;
 constexpr size_t kSmall = 64u << 10;
 constexpr size_t kPiece = 128u << 10;
 constexpr size_t kPoolBuffers = 8;
-// Runs in the background (unpacking while downloading) go several at once: fewer buffers each.
-constexpr size_t kBackgroundPoolBuffers = 2;
 
 // The buffers for entries inflated whole above kSmall, each holding the compressed input and
 // the output: at most `count`.
@@ -107,7 +106,7 @@ class Run {
 public:
     Run(const std::vector<StageItem>& items, const StageOptions& o)
         : items_(items), opts_(o), out_(items.size()), whole_up_to_(o.whole_up_to ? o.whole_up_to : kWholeUpTo),
-          pool_(o.background ? kBackgroundPoolBuffers : kPoolBuffers, 2 * std::max(whole_up_to_, kSmall)) {}
+          pool_(o.pool_buffers ? o.pool_buffers : kPoolBuffers, 2 * std::max(whole_up_to_, kSmall)) {}
 
     Expected<std::vector<StagedDigest>> go() {
         fileops::umask_value();  // read before threads start: umask() is process-wide

@@ -40,12 +40,12 @@ struct StageOptions {
     std::string interpreter;            // for "#!python" scripts
     std::string line_end = "\n";        // after the rewritten shebang (os.linesep of the target)
     Reporter* reporter = nullptr;       // progress
-    // Entries up to this size are inflated whole with libdeflate, larger ones streamed with zlib
+    // Entries up to this size are inflated whole with libdeflate, larger ones streamed (ISA-L, zlib)
     // (0: 1 MiB; tests lower it to reach the streamed path with small wheels).
     size_t whole_up_to = 0;
-    // Unpacking while downloading: several such runs go at once, so each keeps fewer whole-entry
-    // buffers.
-    bool background = false;
+    // Whole-entry buffers of 2 MiB the run may hold (0: 8). Unpacking while downloading runs
+    // several at once, with 2 each.
+    size_t pool_buffers = 0;
 };
 
 // One digest per item, in the items' order. Errors: "wheel.hash_mismatch" (BadWheel) naming the

@@ -6,6 +6,7 @@
 
 #include "envfix/installer/unpacked_cache.hpp"
 #include "envfix/installer/wheel_plan.hpp"
+#include "keep_links.hpp"
 #include "stager.hpp"
 #include "tx_internal.hpp"
 #include "unpacked_store.hpp"
@@ -34,7 +35,7 @@ Expected<std::unique_ptr<Opened>> open_for_cache(const stdfs::path& file, const 
     InstallScheme scheme{nowhere / "purelib", nowhere / "platlib", nowhere / "scripts", nowhere / "data", nowhere / "include"};
     ENVFIX_TRY(o->plan, plan_wheel(o->wheel, scheme, ScriptTarget{}, WheelOptions{.requested = false}));
     o->sha256 = sha256;
-    for (const auto& f : o->plan.files) o->extracted += f.kind == PlannedFile::Kind::Extracted;
+    o->extracted = extracted_files(o->plan);
     return o;
 }
 
@@ -46,15 +47,14 @@ void drop(std::vector<std::unique_ptr<Opened>>& opened) {
     opened.clear();
 }
 
-// The installed file with the bytes of this entry, when the wheel's RECORD row names them and
-// the file is a regular one (not a link to somewhere else) of that size.
+// The installed file with the bytes of this entry, when both RECORDs promise the same bytes
+// (keep_links.hpp's rule) and the file is a regular one (not a link elsewhere) of that size.
 const stdfs::path* kept_file(const InstalledContent* keep, const WheelFile& w, size_t entry) {
     if (!keep || w.record_row[entry] < 0) return nullptr;
     const auto& row = w.record[static_cast<size_t>(w.record_row[entry])];
-    if (row.hash_digest.empty()) return nullptr;
     auto it = keep->by_hash.find(row.hash_algorithm + "=" + row.hash_digest);
     const uint64_t size = w.zip.entries[entry].size;
-    if (it == keep->by_hash.end() || (it->second.size && *it->second.size != size)) return nullptr;
+    if (it == keep->by_hash.end() || !same_content(it->second.row, row, size)) return nullptr;
     std::error_code ec;
     auto st = stdfs::symlink_status(it->second.path, ec);
     if (ec || !stdfs::is_regular_file(st) || stdfs::file_size(it->second.path, ec) != size || ec) return nullptr;
@@ -109,7 +109,7 @@ UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std
     so.threads = threads ? threads
                          : static_cast<unsigned>(std::clamp<size_t>(items.size() / 128, 2,
                                                                     std::clamp(2 * std::thread::hardware_concurrency(), 4u, 32u)));
-    so.background = true;
+    so.pool_buffers = 2;  // several runs at once: fewer whole-entry buffers each
     if (auto staged = stage_items(items, so); !staged) {
         std::vector<std::pair<stdfs::path, std::string>> again;
         for (const auto& o : opened) again.emplace_back(o->wheel.path, o->sha256);

@@ -60,6 +60,11 @@ stdfs::path key_file(const stdfs::path& root, const stdfs::path& wheel) {
     return root / kLayout / "keys" / sha256_hex(bytes).substr(0, 32);
 }
 
+void remove_tree(const stdfs::path& p) {
+    std::error_code ec;
+    stdfs::remove_all(p, ec);
+}
+
 std::string stat_line(const storeops::FileStat& s) {
     return std::to_string(s.device) + " " + std::to_string(s.inode) + " " + std::to_string(s.size) + " " + std::to_string(s.mtime_ns);
 }
@@ -175,10 +180,7 @@ Expected<stdfs::path> begin_entry(const stdfs::path& root, const std::string& sh
 
 Expected<void> add_entry(const stdfs::path& root, const std::string& sha256, const std::vector<std::pair<size_t, const stdfs::path*>>& files) {
     ENVFIX_TRY(auto tmp, begin_entry(root, sha256));
-    auto cleanup = [&] {
-        std::error_code rec;
-        stdfs::remove_all(tmp, rec);
-    };
+    auto cleanup = [&] { remove_tree(tmp); };
     // Links are metadata writes that wait on the filesystem's journal: several threads for a
     // large wheel (torch's 13 000 files), one for small ones.
     std::atomic<bool> failed{false};
@@ -200,10 +202,7 @@ Expected<void> add_entry(const stdfs::path& root, const std::string& sha256, con
 }
 
 Expected<void> seal_entry(const stdfs::path& root, const stdfs::path& tmp, const std::string& sha256, size_t files) {
-    auto cleanup = [&] {
-        std::error_code rec;
-        stdfs::remove_all(tmp, rec);
-    };
+    auto cleanup = [&] { remove_tree(tmp); };
     std::error_code ec;
     if (auto w = fs::write_file_atomic(tmp / kMarker, marker_text(sha256, files)); !w) {
         cleanup();
@@ -215,8 +214,7 @@ Expected<void> seal_entry(const stdfs::path& root, const stdfs::path& tmp, const
     if (stdfs::exists(dest, ec) && !read_marker(dest, sha256)) {
         auto aside = root / kLayout / "tmp" / ("old-" + unique_name());
         stdfs::rename(dest, aside, ec);
-        std::error_code rec;
-        stdfs::remove_all(aside, rec);
+        remove_tree(aside);
     }
     ec.clear();
     stdfs::rename(tmp, dest, ec);

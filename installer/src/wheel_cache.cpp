@@ -98,7 +98,7 @@ Expected<std::vector<FetchedWheel>> fetch_wheels(const stdfs::path& root, const 
         if (!hex.empty()) {
             if (auto hit = cached_wheel(root, hex, w.filename)) {
                 out[i] = {*hit, true};
-                if (on_ready) on_ready(i, *hit, hex);
+                if (on_ready) on_ready(*hit, hex);
                 continue;
             }
         }
@@ -120,7 +120,7 @@ Expected<std::vector<FetchedWheel>> fetch_wheels(const stdfs::path& root, const 
     opts.parallel = parallel;
     if (on_ready)
         opts.on_ready = [&](size_t k) {
-            if (!items[k].sha256.empty()) on_ready(item_of[k], items[k].dest, items[k].sha256);
+            if (!items[k].sha256.empty()) on_ready(items[k].dest, items[k].sha256);
         };
     auto results = resolver::download_files(items, http, reporter, opts);
     for (size_t k = 0; k < results.size(); ++k) {

@@ -111,6 +111,12 @@ std::string direct_url_json(std::string_view url, std::string_view sha256_hex) {
            json_string(url) + "}";
 }
 
+size_t extracted_files(const WheelPlan& plan) {
+    return static_cast<size_t>(std::count_if(plan.files.begin(), plan.files.end(), [](const PlannedFile& f) {
+        return f.kind == PlannedFile::Kind::Extracted;
+    }));
+}
+
 Expected<WheelPlan> plan_wheel(const WheelFile& wheel, const InstallScheme& scheme, const ScriptTarget& target,
                                const WheelOptions& options) {
     WheelPlan plan;

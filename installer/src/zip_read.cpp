@@ -56,8 +56,10 @@ private:
 // The compressed data in pieces: each call gives the next one (empty once all was given).
 using NextInput = std::function<Expected<std::string_view>()>;
 
-[[maybe_unused]] Expected<void> inflate_pieces_isal(const ZipEntry& e, std::string_view source, const NextInput& next,
-                                                    std::span<char> buf, CheckedSink& out);
+#if defined(ENVFIX_HAVE_ISAL)
+Expected<void> inflate_pieces_isal(const ZipEntry& e, std::string_view source, const NextInput& next, std::span<char> buf,
+                                   CheckedSink& out);
+#endif
 Expected<void> inflate_pieces_zlib(const ZipEntry& e, std::string_view source, const NextInput& next, std::span<char> buf,
                                    CheckedSink& out);
 
@@ -80,9 +82,9 @@ Expected<void> decode_pieces(const ZipEntry& e, std::string_view source, const N
 // ISA-L streams deflate about 1.5 times as fast as zlib (970 against 640 MB/s on one of torch's
 // large libraries here: bench/proposals/isal_inflate_bench.cpp), in about 87 KB of state; the
 // large libraries that a torch install streams are what its unpacking waits for.
-Expected<void> inflate_pieces_isal(const ZipEntry& e, std::string_view source, const NextInput& next,
-                                                    std::span<char> buf, CheckedSink& out) {
 #if defined(ENVFIX_HAVE_ISAL)
+Expected<void> inflate_pieces_isal(const ZipEntry& e, std::string_view source, const NextInput& next, std::span<char> buf,
+                                   CheckedSink& out) {
     auto st = std::make_unique<inflate_state>();
     isal_inflate_init(st.get());
     st->crc_flag = ISAL_DEFLATE;  // raw deflate, as zip stores it; the CRC-32 is checked by CheckedSink
@@ -109,11 +111,8 @@ Expected<void> inflate_pieces_isal(const ZipEntry& e, std::string_view source, c
     ENVFIX_TRY(auto rest, next());
     if (input_left && !rest.empty()) return data_mismatch(source, e, "bytes after the end of its deflate data");
     return {};
-#else
-    (void)e, (void)source, (void)next, (void)buf, (void)out;
-    return {};
-#endif
 }
+#endif
 
 Expected<void> inflate_pieces_zlib(const ZipEntry& e, std::string_view source, const NextInput& next, std::span<char> buf,
                                    CheckedSink& out) {

@@ -29,6 +29,7 @@
 
 #include "envfix/common/error.hpp"
 #include "envfix/installer/wheel_cache.hpp"
+#include "envfix/resolver/installed.hpp"
 
 namespace envfix::installer {
 
@@ -55,7 +56,7 @@ Expected<CleanResult> clean_unpacked_cache(const std::filesystem::path& root);
 struct InstalledContent {
     struct File {
         std::filesystem::path path;
-        std::optional<uint64_t> size;
+        resolver::RecordEntry row;  // what the installed RECORD says of it
     };
     std::unordered_map<std::string, File> by_hash;
 };

@@ -61,9 +61,9 @@ struct FetchedWheel {
 // offline: only the cache (NotCached 55, naming the wheel). Errors: the downloader's
 // (HashMismatch 53, HttpStatus 51, Network 50, Interrupted 130 ...), for the first failed file;
 // a failed or interrupted run leaves only resumable .part files.
-// on_ready(wheel index, file, sha256): a wheel with a known hash is in the cache, checked (at
+// on_ready(file, sha256): a wheel with a known hash is in the cache, checked (at
 // once for cached ones, on the downloader's threads for the others, while the rest download).
-using WheelReady = std::function<void(size_t, const std::filesystem::path&, const std::string&)>;
+using WheelReady = std::function<void(const std::filesystem::path&, const std::string&)>;
 Expected<std::vector<FetchedWheel>> fetch_wheels(const std::filesystem::path& root, const std::vector<WheelFetch>& wheels,
                                                  const resolver::HttpOptions& http, bool offline, int parallel,
                                                  Reporter& reporter, const WheelReady& on_ready = {});

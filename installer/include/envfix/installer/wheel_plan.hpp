@@ -74,6 +74,10 @@ struct WheelPlan {
 Expected<WheelPlan> plan_wheel(const WheelFile& wheel, const InstallScheme& scheme, const ScriptTarget& target,
                                const WheelOptions& options);
 
+// How many of the plan's files are archive entries copied as they are (what the unpacked-wheel
+// cache keeps of a wheel). Pure.
+size_t extracted_files(const WheelPlan& plan);
+
 // A path as RECORD writes it: relative to `lib_dir` with "/" ("../../../bin/pip"), absolute
 // when on another drive.
 std::string record_path_for(const std::filesystem::path& dest, const std::filesystem::path& lib_dir);
