@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Two envfix builds, cold installs alternating, on one index folder (bench/real_stack.py or
+# bench/synth_stack.py output) served on 127.0.0.1: wall, user and system CPU, ru_maxrss per run;
+# then, for each build, a switch to the second variant and how many inodes and bytes it added to
+# the unpacked cache and the venv. Where no NVIDIA GPU is, the tests' stand-in H200 answers
+# (bench/standin.py). docs/performance.md ("Getting the CPU back"), docs/snapshots.md.
+#
+# Usage (repository root): bench/ab_cold.sh INDEX_DIR ENVFIX_A ENVFIX_B [REPS=3]
+set -u
+IDX=${1:?usage: bench/ab_cold.sh INDEX_DIR ENVFIX_A ENVFIX_B [REPS]}
+A=$(realpath "${2:?}"); B=$(realpath "${3:?}"); REPS=${4:-3}
+BASE=${BASE:-/usr/bin/python3}
+W=$(mktemp -d /tmp/envfix-ab.XXXXXX)
+python3 - "$IDX" "$W/url" > /dev/null 2>&1 <<'PY' &
+import sys, time; sys.path.insert(0, 'bench')
+import compare
+h, u = compare.serve(sys.argv[1]); open(sys.argv[2], 'w').write(u); time.sleep(3600)
+PY
+SERVER=$!; trap 'kill $SERVER 2>/dev/null; rm -rf "$W"' EXIT
+for _ in $(seq 50); do [[ -s $W/url ]] && break; sleep 0.1; done
+URL=$(cat "$W/url")
+command -v nvidia-smi > /dev/null || eval "$(python3 -c "import sys; sys.path.insert(0, 'bench'); import standin, shlex
+print(' '.join('export %s=%s' % (k, shlex.quote(v)) for k, v in standin.h200_env().items()))")"
+read -r -a R1 < <(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(' '.join(d['variants'][d['order'][0]]['requirements']))" "$IDX/stack.json")
+read -r -a R2 < <(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(' '.join(d['variants'][d['order'][1]]['requirements']))" "$IDX/stack.json")
+fresh() { rm -rf "$W/run"; mkdir -p "$W/run"; export ENVFIX_CACHE_DIR=$W/run/c ENVFIX_DATA_DIR=$W/run/d; "$BASE" -m venv --without-pip "$W/run/v"; sync; }
+usage() { du -s "$@" 2>/dev/null | awk '{s += $1} END {print s}'; }
+for rep in $(seq "$REPS"); do for e in "$A" "$B"; do
+  fresh
+  /usr/bin/time -f "cold $(basename "$e"): %e s wall, %U user, %S sys, max RSS %M KiB" \
+    "$e" install --no-verify --env "$W/run/v" --torch-from index --index-url "$URL" -y "${R1[@]}" 2>&1 | grep wall
+done; done
+for e in "$A" "$B"; do
+  fresh
+  "$e" install --no-verify --env "$W/run/v" --torch-from index --index-url "$URL" -y "${R1[@]}" > /dev/null 2>&1
+  b=$(usage -b "$W/run/c/unpacked" "$W/run/v"); bi=$(usage --inodes "$W/run/c/unpacked" "$W/run/v")
+  /usr/bin/time -f "switch $(basename "$e"): %e s wall, %U user, %S sys" \
+    "$e" install --no-verify --env "$W/run/v" --torch-from index --index-url "$URL" -y "${R2[@]}" 2>&1 | grep wall
+  a=$(usage -b "$W/run/c/unpacked" "$W/run/v"); ai=$(usage --inodes "$W/run/c/unpacked" "$W/run/v")
+  echo "switch $(basename "$e"): unpacked cache + venv grew by $(( (a - b) >> 20 )) MiB, $((ai - bi)) inodes"
+done
