@@ -7,6 +7,7 @@
 
 #include "app_target.hpp"
 #include "env_json.hpp"
+#include "envfix/common/platform.hpp"
 #include "envfix/common/strings.hpp"
 #include "envfix/installer/app_alignment.hpp"
 #include "envfix/installer/snapshot.hpp"
@@ -106,13 +107,15 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
     std::set<std::string> names;
     for (const auto& w : choice.wheels) names.insert(w.canonical_name);
     auto keep = std::make_shared<const installer::InstalledContent>(installer::installed_content(env.site_packages, env.root, names));
-    installer::UnpackAhead ahead(installer::unpacked_cache_root(), 4, o.threads, keep->by_hash.empty() ? nullptr : keep);
+    installer::UnpackAhead ahead(installer::unpacked_cache_root(), 0, o.threads, keep->by_hash.empty() ? nullptr : keep);
     auto ready = [&](const std::filesystem::path& file, const std::string& sha256) { ahead.add(file, sha256); };
     auto fetched = value_or_throw(installer::fetch_wheels(installer::wheel_cache_root(), fetch, sources.http, offline,
                                                           sources.parallel, *ctx.reporter, ready));
     {
         auto started = std::chrono::steady_clock::now();
         auto outcome = ahead.finish();
+        // The unpacking threads' arenas keep what they freed; the install peaks on its own next.
+        platform::release_free_memory();
         auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
         ctx.reporter->debug(msg("install.debug.unpacked_ahead", {{"unpacked", std::to_string(outcome.unpacked)},
                                                                  {"present", std::to_string(outcome.present)},

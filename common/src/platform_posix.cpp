@@ -73,4 +73,10 @@ void bound_allocator() {
 #endif
 }
 
+void release_free_memory() {
+#if defined(__GLIBC__)
+    ::malloc_trim(0);
+#endif
+}
+
 }  // namespace envfix::platform

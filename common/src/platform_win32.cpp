@@ -39,5 +39,6 @@ int terminal_width() {
 }
 
 void bound_allocator() {}  // the Windows heap returns large blocks by itself
+void release_free_memory() {}
 
 }  // namespace envfix::platform

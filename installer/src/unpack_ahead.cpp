@@ -109,7 +109,8 @@ UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std
     so.threads = threads ? threads
                          : static_cast<unsigned>(std::clamp<size_t>(items.size() / 128, 2,
                                                                     std::clamp(2 * std::thread::hardware_concurrency(), 4u, 32u)));
-    so.pool_buffers = 2;  // several runs at once: fewer whole-entry buffers each
+    // Several runs at once: fewer whole-entry buffers each (one for a small wheel's two threads).
+    so.pool_buffers = so.threads <= 2 ? 1 : 2;
     if (auto staged = stage_items(items, so); !staged) {
         std::vector<std::pair<stdfs::path, std::string>> again;
         for (const auto& o : opened) again.emplace_back(o->wheel.path, o->sha256);
@@ -147,8 +148,15 @@ Expected<bool> unpack_into_cache(const stdfs::path& root, const stdfs::path& fil
 }
 
 // Several runners, so a wheel that arrives while others unpack starts at once instead of waiting.
+// Half the cores: on the 16-core GPU machine four runners were all held by torch and three wheels
+// of one large library each (one thread streams each), and 28 wheels waited 1-2 s behind them.
+static unsigned default_runners() {
+    return std::clamp(std::thread::hardware_concurrency() / 2, 4u, 8u);
+}
+
 UnpackAhead::UnpackAhead(stdfs::path root, unsigned runners, unsigned threads, std::shared_ptr<const InstalledContent> keep)
     : root_(std::move(root)), threads_(threads), keep_(std::move(keep)), started_(std::chrono::steady_clock::now()) {
+    if (runners == 0) runners = default_runners();
     try {
         for (unsigned i = 0; i < std::max(1u, runners); ++i) workers_.emplace_back([this] { work(); });
     } catch (...) {  // the runners started must end before this object goes

@@ -269,6 +269,27 @@ TEST_F(UnpackedCache, UnpackAheadWorksOffEveryWheelHandedOverAndCountsTheFailure
     EXPECT_TRUE(stdfs::exists(entry_of(home) / "ENVFIX-UNPACKED"));
 }
 
+TEST_F(UnpackedCache, WheelsHandedOverFasterThanTheDefaultRunnersWorkThemOffAllEndInTheCache) {
+    auto home = dir / "home";
+    installer::UnpackAhead ahead(home / ".cache/envfix/unpacked");  // runners by the cores (4 to 8)
+    std::vector<std::string> shas;
+    for (int i = 0; i < 12; ++i) {
+        auto s = spec();
+        s["name"] = "cached-pkg" + std::to_string(i);
+        s["files"]["cached_pkg/__init__.py"] = "VERSION = '" + std::to_string(i) + "'\n";
+        auto w = build_wheel(s, dir / ("wheels" + std::to_string(i)));
+        shas.push_back(sha256_hex(read_text(w)));
+        ahead.add(into_wheel_cache(w, shas.back(), home), shas.back());
+    }
+    auto out = ahead.finish();
+    EXPECT_TRUE(out.errors.empty());
+    EXPECT_EQ(out.unpacked, 12u);
+    size_t batched = 0;
+    for (const auto& b : out.batches) batched += b.wheels;
+    EXPECT_EQ(batched, 12u);
+    for (const auto& s : shas) EXPECT_TRUE(stdfs::exists(cache_of(home) / s / "ENVFIX-UNPACKED")) << s;
+}
+
 TEST_F(UnpackedCache, WhatAKilledUnpackLeftIsSweptOnceItIsAnHourOld) {
     auto home = dir / "home";
     auto tmp = cache_of(home) / "tmp";

@@ -14,5 +14,8 @@ int terminal_width();              // 80 when unknown
 // Called once at start: memory freed by worker threads goes back to the system (glibc keeps
 // large blocks in each thread's arena otherwise; docs/performance.md, "Peak memory").
 void bound_allocator();
+// Gives the heap's free memory back to the system (every thread's arena): after a phase with
+// many threads, before one that peaks on its own.
+void release_free_memory();
 
 }  // namespace envfix::platform

@@ -78,9 +78,10 @@ Expected<bool> unpack_into_cache(const std::filesystem::path& root, const std::f
 // them. Best effort: an install inflates what did not make it.
 class UnpackAhead {
 public:
-    // runners: batches at once; threads: per batch (0: one per 128 files, 2 to twice the cores).
-    // keep: installed files to link where their hash matches (a switch), or nullptr.
-    explicit UnpackAhead(std::filesystem::path root, unsigned runners = 4, unsigned threads = 0,
+    // runners: batches at once (0: half the cores, 4 to 8); threads: per batch (0: one per 128
+    // files, 2 to twice the cores). keep: installed files to link where their hash matches (a
+    // switch), or nullptr.
+    explicit UnpackAhead(std::filesystem::path root, unsigned runners = 0, unsigned threads = 0,
                          std::shared_ptr<const InstalledContent> keep = nullptr);
     ~UnpackAhead();  // what has not started is dropped; what runs is waited for
     UnpackAhead(const UnpackAhead&) = delete;
