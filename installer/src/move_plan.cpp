@@ -17,13 +17,12 @@ namespace {
 
 class Planner {
 public:
-    Planner(const std::vector<Area>& areas, const std::set<stdfs::path>& remove) : areas_(areas) {
-        for (const auto& p : remove) remove_.insert(p.native());
-    }
+    Planner(const std::vector<Area>& areas, const std::unordered_set<stdfs::path::string_type>& remove)
+        : areas_(areas), remove_(remove) {}
 
     // Everything inside `dir` is either a file to remove or a folder that qualifies.
     bool qualifies(const stdfs::path& dir) {
-        if (auto it = memo_.find(dir); it != memo_.end()) return it->second;
+        if (auto it = memo_.find(dir.native()); it != memo_.end()) return it->second;
         bool ok = !holds_area(dir);
         std::error_code ec;
         if (ok && stdfs::symlink_status(dir, ec).type() != stdfs::file_type::directory) ok = false;
@@ -33,12 +32,12 @@ public:
             for (; ok && it != end; it.increment(ec)) {
                 if (ec) { ok = false; break; }
                 const auto& p = it->path();
-                auto type = it->symlink_status(ec).type();
-                if (type == stdfs::file_type::directory) ok = qualifies(p);
+                // The listing's own type (d_type) where the file system gives one: no stat per file.
+                if (!it->is_symlink(ec) && it->is_directory(ec)) ok = qualifies(p);
                 else ok = remove_.count(p.native()) > 0;
             }
         }
-        memo_[dir] = ok;
+        memo_[dir.native()] = ok;
         return ok;
     }
 
@@ -53,8 +52,8 @@ private:
     }
 
     const std::vector<Area>& areas_;
-    std::unordered_set<stdfs::path::string_type> remove_;  // hashed: every file of torch is looked up
-    std::map<stdfs::path, bool> memo_;
+    const std::unordered_set<stdfs::path::string_type>& remove_;  // hashed: every file of torch is looked up
+    std::unordered_map<stdfs::path::string_type, bool> memo_;
 };
 
 // Folders from just below the area root down to `p`'s parent, outermost first.
@@ -77,19 +76,19 @@ Expected<std::vector<JournalOp>> plan_moves(const std::vector<Area>& areas, cons
     auto outside = [](const stdfs::path& p) {
         return fail(ExitCode::Internal, "install.outside_areas", {{"path", p.string()}});
     };
-    std::set<stdfs::path> removing;
+    // Every file named, normalised; whether it is on disk is asked only of those that do not go
+    // with a whole folder (the folder's listing answers for the rest: torch's 12 000 files).
+    std::vector<stdfs::path> removing;
+    std::unordered_set<stdfs::path::string_type> removing_set;
     for (const auto& raw : remove) {
-        auto p = raw.lexically_normal();
+        auto p = normal_path(raw);
         std::string rel;
         if (!area_for(areas, p, &rel)) return outside(p);
-        std::error_code ec;
-        auto type = stdfs::symlink_status(p, ec).type();
-        if (type == stdfs::file_type::not_found || type == stdfs::file_type::directory) continue;  // nothing to move
-        removing.insert(p);
+        if (removing_set.insert(p.native()).second) removing.push_back(std::move(p));
     }
 
     // Out: the outermost qualifying folder above each file, else the file.
-    Planner planner(areas, removing);
+    Planner planner(areas, removing_set);
     std::set<stdfs::path> out_units;
     // Files of one folder share the answer about their ancestors (torch: 13 000 files, 600 folders).
     std::unordered_map<stdfs::path::string_type, stdfs::path> out_of_parent;  // empty: the file itself
@@ -105,7 +104,14 @@ Expected<std::vector<JournalOp>> plan_moves(const std::vector<Area>& areas, cons
                 }
             }
         }
-        out_units.insert(known->second.empty() ? p : known->second);
+        if (!known->second.empty()) {
+            out_units.insert(known->second);
+            continue;
+        }
+        std::error_code ec;
+        auto type = stdfs::symlink_status(p, ec).type();
+        if (type == stdfs::file_type::not_found || type == stdfs::file_type::directory) continue;  // nothing to move
+        out_units.insert(p);
     }
     // Drop units inside another unit (a file whose folder also goes).
     std::vector<stdfs::path> outs;
@@ -138,7 +144,7 @@ Expected<std::vector<JournalOp>> plan_moves(const std::vector<Area>& areas, cons
     // As for the outs, the files of one folder share the answer about their ancestors.
     std::unordered_map<stdfs::path::string_type, stdfs::path> in_of_parent;  // empty: every folder exists
     for (const auto& raw : add) {
-        auto p = raw.lexically_normal();
+        auto p = normal_path(raw);
         auto [known, fresh] = in_of_parent.try_emplace(p.parent_path().native());
         if (fresh) {
             std::string rel;

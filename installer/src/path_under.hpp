@@ -17,4 +17,39 @@ inline bool path_under(const std::filesystem::path& p, const std::filesystem::pa
     return d.back() == sep || s[d.size()] == sep;
 }
 
+// No "." or ".." part, no doubled separator, not ending in a separator: lexically_normal would
+// return it unchanged (POSIX separators only; Windows paths are always normalised).
+inline bool plainly_normal(std::string_view s) {
+    if (s.empty() || s.back() == '/' || s.find("//") != std::string_view::npos) return false;
+    for (size_t start = 0; start <= s.size();) {
+        size_t end = s.find('/', start);
+        if (end == std::string_view::npos) end = s.size();
+        auto part = s.substr(start, end - start);
+        if (part == "." || part == "..") return false;
+        start = end + 1;
+    }
+    return true;
+}
+
+// lexically_normal without its cost for the paths that are normal already (every path of an
+// install: a plan joins normal folders and RECORD rows).
+template <class Path = std::filesystem::path>  // a template, so Windows never compiles the POSIX branch
+Path normal_path(const Path& p) {
+    if constexpr (Path::preferred_separator == '/') {
+        if (plainly_normal(p.native())) return p;
+    }
+    return p.lexically_normal();
+}
+
+// `p` relative to `dir`, '/'-separated, when `p` lies strictly under it (both lexically
+// normal), else "": lexically_relative's walk over components without its cost.
+template <class Path = std::filesystem::path>
+std::string relative_generic(const Path& p, const Path& dir) {
+    if (!path_under(p, dir, false)) return {};
+    const auto& d = dir.native();
+    auto rel = p.native().substr(d.size() + (d.back() == Path::preferred_separator ? 0 : 1));
+    if constexpr (Path::preferred_separator == '/') return rel;
+    else return Path(rel).generic_string();
+}
+
 }  // namespace envfix::installer

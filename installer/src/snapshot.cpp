@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <unordered_set>
 #include <unordered_map>
 
 #include "envfix/common/fs.hpp"
@@ -17,6 +18,7 @@
 #include "envfix/common/strings.hpp"
 #include "envfix/installer/wheel_plan.hpp"
 #include "envfix/resolver/installed.hpp"
+#include "path_under.hpp"
 #include "snapshot_internal.hpp"
 #include "store_ops.hpp"
 #include "tx_internal.hpp"
@@ -109,11 +111,9 @@ std::string utc_now() {
     return buf;
 }
 
-bool within(const stdfs::path& rel) { return !rel.empty() && rel != "." && *rel.begin() != ".."; }
-
-std::optional<std::string> record_hex(const resolver::RecordEntry& row) {
-    if (row.hash_algorithm != "sha256") return std::nullopt;
-    auto raw = base64_urlsafe_decode(row.hash_digest);
+std::optional<std::string> record_hex(const std::string& digest) {
+    if (digest.empty()) return std::nullopt;
+    auto raw = base64_urlsafe_decode(digest);
     if (!raw || raw->size() != 32) return std::nullopt;
     return to_hex(reinterpret_cast<const uint8_t*>(raw->data()), raw->size());
 }
@@ -122,7 +122,7 @@ std::optional<std::string> record_hex(const resolver::RecordEntry& row) {
 struct Candidate {
     std::string rel;
     stdfs::path abs;
-    std::optional<std::string> record_sha;
+    std::string record_digest;  // the RECORD's sha256, base64 as written: decoded only where trusted
     std::optional<uint64_t> record_size;
     int64_t record_mtime = 0;  // the RECORD file's mtime, for files of envfix installs
     bool trust_record = false;
@@ -195,7 +195,7 @@ Expected<Snapshot> capture(const probe::Environment& env, bool store, Reporter& 
     Snapshot s;
     s.root = root.string();
     std::vector<Candidate> cands;
-    std::set<std::string> listed;
+    std::unordered_set<std::string> listed;
     for (const auto& d : installed.dists) {
         s.dists.push_back({d.name, d.version, d.dist_info.lexically_normal().lexically_relative(root).generic_string()});
         if (!d.has_record) {
@@ -209,11 +209,9 @@ Expected<Snapshot> capture(const probe::Environment& env, bool store, Reporter& 
             if (auto st = storeops::stat_path(d.dist_info / "RECORD")) record_mtime = st->mtime_ns;
         for (const auto& row : rows) {
             auto abs = record_row_path(d.site_packages, row.path);
-            auto rel = abs.lexically_relative(root);
-            if (!within(rel)) continue;
-            auto key = rel.generic_string();
-            if (key.starts_with(".envfix/") || !listed.insert(key).second) continue;
-            Candidate c{key, abs, record_hex(row), row.size, record_mtime, envfix_made};
+            auto key = relative_generic(abs, root);  // 17 000 rows: string work, not path walks
+            if (key.empty() || key.starts_with(".envfix/") || !listed.insert(key).second) continue;
+            Candidate c{key, abs, row.hash_algorithm == "sha256" ? row.hash_digest : std::string(), row.size, record_mtime, envfix_made};
             cands.push_back(std::move(c));
         }
     }
@@ -236,8 +234,9 @@ Expected<Snapshot> capture(const probe::Environment& env, bool store, Reporter& 
             it->second.mtime_ns == st->mtime_ns) {
             o.file.sha256 = it->second.sha256;
             o.known = true;
-        } else if (c.trust_record && c.record_sha && c.record_size == st->size && st->mtime_ns <= c.record_mtime) {
-            o.file.sha256 = *c.record_sha;
+        } else if (auto sha = c.trust_record && c.record_size == st->size && st->mtime_ns <= c.record_mtime ? record_hex(c.record_digest)
+                                                                                                           : std::nullopt) {
+            o.file.sha256 = std::move(*sha);
         } else {
             auto h = sha256_file_hex(c.abs);
             if (!h) {

@@ -43,20 +43,6 @@ bool is_bytecode_of(const std::string& name, const std::string& stem) {
     return !tag.empty() && tag.find('.') == std::string::npos;
 }
 
-// No "." or ".." part, no doubled separator, not ending in a separator: lexically_normal would
-// return it unchanged (POSIX separators only).
-bool plainly_normal(std::string_view s) {
-    if (s.empty() || s.back() == '/' || s.find("//") != std::string_view::npos) return false;
-    for (size_t start = 0; start <= s.size();) {
-        size_t end = s.find('/', start);
-        if (end == std::string_view::npos) end = s.size();
-        auto part = s.substr(start, end - start);
-        if (part == "." || part == "..") return false;
-        start = end + 1;
-    }
-    return true;
-}
-
 }  // namespace
 
 stdfs::path record_row_path(const stdfs::path& site_packages, const std::string& row) {

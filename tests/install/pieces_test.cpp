@@ -51,6 +51,21 @@ TEST(PathUnder, PrefixEndsAtASeparator) {
     }
 }
 
+TEST(PathUnder, NormalPathAndRelativeGenericAgreeWithTheStandardLibrary) {
+    namespace stdfs = std::filesystem;
+    for (const char* p : {"/v/lib/x.py", "/v/lib/../x", "/v/./lib", "/v//lib", "/v/lib/", "v/lib", "/", "..", "a/b/..", "/v/.hidden/x"}) {
+        stdfs::path path(p);
+        EXPECT_EQ(normal_path(path), path.lexically_normal()) << p;
+        if (plainly_normal(p)) EXPECT_EQ(path.lexically_normal().native(), path.native()) << p;  // never wrong; may say no
+    }
+    for (const char* dir : {"/v", "/v/", "/", "/v/lib"})
+        for (const char* p : {"/v/lib/x.py", "/v/lib", "/v", "/vx/lib", "/w/x", "/v/lib/sub/y"}) {
+            auto rel = stdfs::path(p).lexically_relative(dir);
+            bool strictly = !rel.empty() && rel != "." && *rel.begin() != "..";
+            EXPECT_EQ(relative_generic(stdfs::path(p), stdfs::path(dir)), strictly ? rel.generic_string() : "") << p << " in " << dir;
+        }
+}
+
 TEST(Journal, RoundTripsAndKeepsAnyFileName) {
     Journal j;
     j.id = "20261129T164000Z-1-abc";
