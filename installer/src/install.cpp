@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "envfix/common/fs.hpp"
 #include "envfix/common/interrupt.hpp"
@@ -70,8 +71,10 @@ void release_staging_state(std::vector<Input>& inputs) {
 constexpr size_t kNoItem = static_cast<size_t>(-1);
 
 // item_of: per input, per planned file, the stage item that wrote it (kNoItem when another wheel did).
+// in_place: per input, per planned file, whether it stays where it is (a switch): linked from there.
 void fill_unpacked_cache(const stdfs::path& root, const std::vector<Input>& inputs, const std::vector<StageItem>& items,
-                         const std::vector<std::vector<size_t>>& item_of, Reporter& reporter) {
+                         const std::vector<std::vector<size_t>>& item_of, const std::vector<std::vector<char>>& in_place,
+                         Reporter& reporter) {
     for (size_t i = 0; i < inputs.size(); ++i) {
         const auto& in = inputs[i];
         if (in.skip || !in.sha256 || in.unpacked) continue;
@@ -80,6 +83,10 @@ void fill_unpacked_cache(const stdfs::path& root, const std::vector<Input>& inpu
         for (size_t k = 0; k < in.plan.files.size() && whole; ++k) {
             const auto& f = in.plan.files[k];
             if (f.kind != PlannedFile::Kind::Extracted) continue;
+            if (!in_place.empty() && in_place[i][k]) {
+                files.emplace_back(f.entry, &f.dest);
+                continue;
+            }
             whole = item_of[i][k] != kNoItem;
             if (whole) files.emplace_back(f.entry, &items[item_of[i][k]].stage);
         }
@@ -259,11 +266,13 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     auto protect = environment_files(env, scheme);
     for (const auto& [p, owner] : owners) protect.insert(p);
     std::vector<stdfs::path> remove_files;
+    InstalledRows replaced_rows;  // what the removed files' RECORD rows promise (keep_links.hpp)
     for (const auto* d : removing) {
         ENVFIX_TRY(auto rp, plan_removal(*d, env.root, protect));
         for (auto& m : rp.skipped) reporter.warn(m);
         result.removed.push_back({d->name, d->version, d->dist_info, "", rp.files.size(), 0});
         remove_files.insert(remove_files.end(), rp.files.begin(), rp.files.end());
+        for (auto& [p, row] : rp.rows) replaced_rows.try_emplace(p.native(), InstalledRow{std::move(row), d});
     }
 
     // 5. Dependencies of the new distributions against what will be installed afterwards.
@@ -311,6 +320,46 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
             it->second = {i, k};
         }
     }
+    // A switch: the files whose bytes the new wheel repeats stay where they are, with their
+    // bytecode; they are neither staged nor moved (keep_links.hpp). Not for --force-reinstall,
+    // which asks for every file to be written again.
+    std::set<const stdfs::path*> in_place;  // writer keys
+    std::vector<std::vector<char>> in_place_of;  // per input, per planned file (empty: none)
+    if (!replaced_rows.empty() && !request.force_reinstall) {
+        std::vector<WantedFile> wanted;
+        std::vector<stdfs::path> normal;  // the dests, lexically normal, for the lookups
+        normal.reserve(writer.size());
+        for (const auto& [dest, who] : writer) normal.push_back(normal_path(*dest));
+        size_t n = 0;
+        for (const auto& [dest, who] : writer) {
+            const auto& in = inputs[who.first];
+            const auto& f = in.plan.files[who.second];
+            const auto& path = normal[n++];
+            if (f.kind != PlannedFile::Kind::Extracted || in.wheel.record_row[f.entry] < 0) continue;
+            wanted.push_back({&path, &in.wheel.record[static_cast<size_t>(in.wheel.record_row[f.entry])], in.wheel.zip.entries[f.entry].size, f.executable});
+        }
+        auto same = unchanged_in_place(replaced_rows, wanted);
+        std::unordered_set<stdfs::path::string_type> staying_paths;
+        n = 0;
+        size_t w = 0;
+        for (const auto& [dest, who] : writer) {
+            const auto& path = normal[n++];
+            if (w < wanted.size() && wanted[w].dest == &path) {
+                if (same[w]) {
+                    in_place.insert(dest);
+                    staying_paths.insert(path.native());
+                    if (in_place_of.empty()) {
+                        in_place_of.resize(inputs.size());
+                        for (size_t i = 0; i < inputs.size(); ++i) in_place_of[i].assign(inputs[i].plan.files.size(), 0);
+                    }
+                    in_place_of[who.first][who.second] = 1;
+                }
+                ++w;
+            }
+        }
+        if (!in_place.empty())
+            std::erase_if(remove_files, [&](const stdfs::path& p) { return staying_paths.count(p.native()) || bytecode_of(p, staying_paths); });
+    }
     std::map<std::string, std::map<std::string, size_t>> overwritten;  // new dist -> owner -> files
     std::set<stdfs::path> removing_set(remove_files.begin(), remove_files.end());
     for (const auto& [dest, who] : writer) {
@@ -353,6 +402,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     items.reserve(writer.size() + extra_files.size() + inputs.size());
     std::vector<stdfs::path> dests;
     for (const auto& [dest, who] : writer) {
+        if (in_place.count(dest)) continue;
         const auto& in = inputs[who.first];
         items.push_back({&in.wheel, &in.plan.files[who.second], tx.stage_path(*dest)});
         dests.push_back(*dest);
@@ -366,19 +416,19 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     for (auto& in : inputs) {
         if (in.skip) continue;
         in.sha256 = unpacked::known_sha256(unpacked_root, in.wheel);
-        if (in.sha256) in.unpacked = unpacked::find_entry(unpacked_root, *in.sha256, extracted_files(in.plan));
+        // --force-reinstall writes from the wheel itself, and its entry is made again below: the
+        // entry's files share inodes with earlier installs, which may have been edited in place.
+        if (in.sha256 && request.force_reinstall) unpacked::drop_entry(unpacked_root, *in.sha256);
+        else if (in.sha256) in.unpacked = unpacked::find_entry(unpacked_root, *in.sha256, extracted_files(in.plan));
     }
     std::vector<std::vector<size_t>> item_of(inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) item_of[i].assign(inputs[i].plan.files.size(), kNoItem);
     // A switch: what the replaced distributions installed with the same bytes is linked from
     // there, not inflated (keep_links.hpp); the old files still move into the backup as they are.
     // The unpacked-wheel cache comes first: it has every file of its wheel.
-    // Read only where a wheel is not in the unpacked cache: an install from an index has unpacked
-    // every wheel ahead, and the replaced RECORDs (torch: 12 000 rows) cost 0.1 s to read again.
-    const bool all_unpacked = std::all_of(inputs.begin(), inputs.end(), [](const Input& in) { return in.skip || in.unpacked; });
-    const auto kept_rows = all_unpacked ? decltype(installed_rows(removing, removing_set)){} : installed_rows(removing, removing_set);
     size_t item = 0;  // the first items are the writer's, in its order
     for (const auto& [dest, who] : writer) {
+        if (in_place.count(dest)) continue;  // kNoItem: the RECORD row is the wheel's
         item_of[who.first][who.second] = item;
         auto& it = items[item++];
         const auto& in = inputs[who.first];
@@ -386,9 +436,9 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         const auto entry = it.file->entry;
         if (in.unpacked) {
             it.linked_from = unpacked::entry_file(*in.unpacked, entry);
-        } else if (auto row = kept_rows.find(normal_path(*dest));
-                   row != kept_rows.end() &&
-                   same_content(row->second, in.wheel.record[static_cast<size_t>(in.wheel.record_row[entry])], in.wheel.zip.entries[entry].size)) {
+        } else if (auto row = replaced_rows.find(normal_path(*dest).native());
+                   row != replaced_rows.end() &&
+                   same_content(row->second.row, in.wheel.record[static_cast<size_t>(in.wheel.record_row[entry])], in.wheel.zip.entries[entry].size)) {
             it.linked_from = row->first;
             it.verify_link = true;
         }
@@ -419,7 +469,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         unpacked::remember_sha256(unpacked_root, inputs[i].wheel, digests[item].digest);
     }
     lap("files staged");
-    fill_unpacked_cache(unpacked_root, inputs, items, item_of, reporter);
+    fill_unpacked_cache(unpacked_root, inputs, items, item_of, in_place_of, reporter);
     lap("unpacked cache filled");
     for (size_t k = 0; k < file_items; ++k) {
         if (items[k].verify_link && digests[k].linked) ++result.files_kept;
@@ -432,9 +482,17 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         for (size_t k = 0; k < in.plan.files.size(); ++k) {
             const auto& f = in.plan.files[k];
             size_t written_by = item_of[i][k];
+            auto from = std::pair{i, k};
             if (written_by == kNoItem) {  // the later wheel that wrote the same path
-                auto w = writer.at(&f.dest);
-                written_by = item_of[w.first][w.second];
+                from = writer.at(&f.dest);
+                written_by = item_of[from.first][from.second];
+            }
+            if (written_by == kNoItem) {  // left in place: the bytes its wheel's RECORD names
+                const auto& src = inputs[from.first];
+                const auto entry = src.plan.files[from.second].entry;
+                const auto& r = src.wheel.record[static_cast<size_t>(src.wheel.record_row[entry])];
+                rows.push_back({f.record_path, r.hash_algorithm, r.hash_digest, src.wheel.zip.entries[entry].size});
+                continue;
             }
             const StagedDigest* d = &digests[written_by];
             rows.push_back({f.record_path, d->algorithm, d->digest, d->size});
@@ -455,6 +513,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     writer.clear();
     release_staging_state(inputs);
     result.files_written = dests.size() - result.files_kept;
+    result.files_kept += in_place.size();
     lap("RECORD files written");
     if (interrupt_requested()) return fail(ExitCode::Interrupted, "install.interrupted");
     // Taken once every check has passed, so a refused install leaves no snapshot; dropped again

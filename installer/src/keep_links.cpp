@@ -5,24 +5,47 @@
 #include "envfix/installer/uninstall.hpp"
 #include "envfix/installer/unpacked_cache.hpp"
 #include "path_under.hpp"
+#include "store_ops.hpp"
+#include "tx_internal.hpp"
 
 namespace envfix::installer {
 
 namespace stdfs = std::filesystem;
 
-InstalledRows installed_rows(const std::vector<const resolver::InstalledDist*>& replaced, const std::set<stdfs::path>& removing) {
-    InstalledRows out;
-    for (const auto* d : replaced) {
-        if (!d->has_record) continue;
-        auto rows = resolver::read_record(*d);
-        if (!rows) continue;  // plan_removal reported it already
-        for (auto& r : *rows) {
-            if (r.hash_digest.empty()) continue;
-            auto p = record_row_path(d->site_packages, r.path);
-            if (removing.count(p)) out.emplace(std::move(p), std::move(r));
-        }
+std::vector<bool> unchanged_in_place(const InstalledRows& installed, const std::vector<WantedFile>& wanted) {
+    std::vector<bool> out(wanted.size(), false);
+    // Per replaced distribution: its RECORD's mtime, or nothing when another tool installed it.
+    std::unordered_map<const resolver::InstalledDist*, std::optional<int64_t>> record_mtime;
+    std::vector<std::pair<size_t, const InstalledRow*>> ask;
+    for (size_t i = 0; i < wanted.size(); ++i) {
+        auto it = installed.find(wanted[i].dest->native());
+        if (it == installed.end() || !same_content(it->second.row, *wanted[i].row, wanted[i].size)) continue;
+        auto [m, fresh] = record_mtime.try_emplace(it->second.dist);
+        if (fresh && it->second.dist->installer == "envfix")
+            if (auto st = storeops::stat_path(it->second.dist->dist_info / "RECORD")) m->second = st->mtime_ns;
+        if (m->second) ask.emplace_back(i, &it->second);
     }
+    std::vector<char> same(ask.size(), 0);
+    tx::parallel_for(ask.size(), [&](size_t k) {
+        const auto& w = wanted[ask[k].first];
+        auto st = storeops::stat_path(*w.dest);
+        same[k] = st && st->regular && st->size == w.size && st->mtime_ns <= *record_mtime.at(ask[k].second->dist) &&
+                  ((st->mode & 0111) != 0) == w.executable && (st->mode & 0200);
+    }, 256);
+    for (size_t k = 0; k < ask.size(); ++k) out[ask[k].first] = same[k] != 0;
     return out;
+}
+
+bool bytecode_of(const stdfs::path& p, const std::unordered_set<stdfs::path::string_type>& sources) {
+    if (p.extension() != ".pyc") return false;
+    auto dir = p.parent_path();
+    if (dir.filename() == "__pycache__") {
+        auto name = p.filename().string();  // mod.cpython-312.pyc, mod.cpython-312.opt-1.pyc
+        auto dot = name.find('.');
+        return sources.count((dir.parent_path() / (name.substr(0, dot) + ".py")).native()) > 0;
+    }
+    auto source = p;
+    return sources.count(source.replace_extension(".py").native()) > 0;
 }
 
 InstalledContent installed_content(const std::vector<stdfs::path>& site_packages, const stdfs::path& root,

@@ -8,6 +8,8 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "envfix/resolver/installed.hpp"
@@ -15,11 +17,33 @@
 namespace envfix::installer {
 
 // What the replaced distributions' RECORDs say of each file that is being removed, by absolute
-// lexically normal path. Only paths in `removing` (plan_removal's files: inside the environment,
-// not protected) are considered, so an untrusted RECORD cannot point staging anywhere else.
-using InstalledRows = std::map<std::filesystem::path, resolver::RecordEntry>;
-InstalledRows installed_rows(const std::vector<const resolver::InstalledDist*>& replaced,
-                             const std::set<std::filesystem::path>& removing);
+// lexically normal path, and which distribution says it. Only plan_removal's files (inside the
+// environment, not protected), so an untrusted RECORD cannot point staging anywhere else.
+struct InstalledRow {
+    resolver::RecordEntry row;
+    const resolver::InstalledDist* dist = nullptr;
+};
+using InstalledRows = std::unordered_map<std::filesystem::path::string_type, InstalledRow>;
+
+// A new file the install would write: where, the wheel's RECORD row, the entry's size.
+struct WantedFile {
+    const std::filesystem::path* dest = nullptr;  // lexically normal
+    const resolver::RecordEntry* row = nullptr;
+    uint64_t size = 0;
+    bool executable = false;  // the mode the stager would give it (PlannedFile::executable)
+};
+
+// Which of `wanted` are in place already with the wheel's bytes, so a switch leaves them where
+// they are (not staged, not moved: torch +cu126 -> +cu128 changes about 100 of its 12 000 files).
+// The replaced distribution's row promises the same bytes (same_content), envfix installed it,
+// and the file is a regular, writable file of that size and exec bit, not modified since its
+// RECORD was written (the snapshot's rule, snapshot.cpp; the mode rule is the keep links'). Other installers' files (pip's) go through the keep links
+// instead, which hash them.
+std::vector<bool> unchanged_in_place(const InstalledRows& installed, const std::vector<WantedFile>& wanted);
+
+// Whether `p` is bytecode (__pycache__/name.*.pyc, or a name.pyc beside it) of one of `sources`
+// (absolute .py paths): bytecode of a file left in place stays with it.
+bool bytecode_of(const std::filesystem::path& p, const std::unordered_set<std::filesystem::path::string_type>& sources);
 
 // Whether the installed file's RECORD row promises the bytes the wheel's row does: same hash
 // algorithm and digest, and the size (when the installed row has one) equal to the entry's. Pure.

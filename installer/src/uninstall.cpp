@@ -117,7 +117,9 @@ Expected<RemovalPlan> plan_removal(const resolver::InstalledDist& dist, const st
         std::error_code ec;
         auto type = type_of(p);
         if (type == stdfs::file_type::not_found || type == stdfs::file_type::directory) continue;
+        const size_t before = plan.files.size();
         add(p);
+        if (plan.files.size() > before && !row.hash_digest.empty()) plan.rows.emplace_back(p, row);
         if (p.extension() == ".py") {
             auto dir = p.parent_path();
             auto [it, fresh] = pycache.try_emplace(dir);

@@ -178,6 +178,16 @@ Expected<stdfs::path> begin_entry(const stdfs::path& root, const std::string& sh
     return tmp;
 }
 
+void drop_entry(const stdfs::path& root, const std::string& sha256) {
+    std::error_code ec;
+    auto dest = root / kLayout / sha256;
+    if (!stdfs::exists(dest, ec)) return;
+    auto aside = root / kLayout / "tmp" / ("old-" + unique_name());
+    stdfs::create_directories(aside.parent_path(), ec);
+    stdfs::rename(dest, aside, ec);  // out of sight at once; a concurrent install sees no entry
+    if (!ec) remove_tree(aside);
+}
+
 Expected<void> add_entry(const stdfs::path& root, const std::string& sha256, const std::vector<std::pair<size_t, const stdfs::path*>>& files) {
     ENVFIX_TRY(auto tmp, begin_entry(root, sha256));
     auto cleanup = [&] { remove_tree(tmp); };

@@ -22,6 +22,9 @@ void remember_sha256(const std::filesystem::path& root, const WheelFile& wheel, 
 std::optional<std::filesystem::path> find_entry(const std::filesystem::path& root, const std::string& sha256, size_t files);
 // Whether the entry of this wheel is there with a valid marker, whatever its file count.
 bool has_entry(const std::filesystem::path& root, const std::string& sha256);
+// Removes the entry (--force-reinstall: its files share inodes with installs, which a user may
+// have edited in place), so the next add_entry makes it afresh.
+void drop_entry(const std::filesystem::path& root, const std::string& sha256);
 std::filesystem::path entry_file(const std::filesystem::path& entry, size_t zip_entry);
 
 // Makes the entry from staged, verified files: (zip entry, staged path; the caller's, not a

@@ -3,7 +3,10 @@
 // and size B's RECORD repeats (hashed first), and writes the rest. The built binary, real venvs,
 // wheels from tests/tools/mkwheel.py; every result compared byte for byte with a cold install.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
+
+#include <regex>
 
 #include "install_fixtures.hpp"
 #include "keep_links.hpp"
@@ -141,7 +144,7 @@ TEST_F(KeepSwitch, RollbackRestoresTheFirstVersionExactly) {
     EXPECT_EQ(tree_diff(cold2, state()), "");
 }
 
-TEST_F(KeepSwitch, TheUnpackedCacheIsFilledFromKeptFilesAndComesFirst) {
+TEST_F(KeepSwitch, TheUnpackedCacheIsFilledFromKeptFilesAndUnchangedFilesStayInPlace) {
     ASSERT_EQ(envfix({"install", w2.string()}).code, 0);
     // The cache entry made from this switch (some of its files kept links) serves a new venv.
     auto other = dir / "other";
@@ -149,11 +152,90 @@ TEST_F(KeepSwitch, TheUnpackedCacheIsFilledFromKeptFilesAndComesFirst) {
     auto r = run_envfix({"install", "--json", "--env", other.string(), w2.string()}, {}, home);
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(inode(site_packages(other) / "keep_pkg/big.bin"), inode(sp / "keep_pkg/big.bin"));
-    // A switch whose wheel the cache has: every file linked from there, none kept.
+    // A switch whose wheel the cache has: the unchanged files still stay where they are (no
+    // link, no move), the others are linked from the cache.
     fresh_venv();
     ASSERT_EQ(envfix({"install", w1.string()}).code, 0);
+    const auto same_before = inode(sp / "keep_pkg/same.py");
     r = envfix({"install", "--json", w2.string()});
     ASSERT_EQ(r.code, 0) << r.err;
-    EXPECT_EQ(r.json()["transaction"]["files_kept"], 0) << r.out;
+    EXPECT_EQ(r.json()["transaction"]["files_kept"], 7) << r.out;
+    EXPECT_EQ(inode(sp / "keep_pkg/same.py"), same_before);
+    EXPECT_EQ(inode(sp / "keep_pkg/lib.so"), inode(site_packages(other) / "keep_pkg/lib.so"));
     EXPECT_EQ(tree_diff(cold2, state()), "");
+}
+
+// In place: an envfix-installed version's files that version 2 repeats are not touched at all.
+TEST_F(KeepSwitch, UnchangedFilesStayInPlaceWithTheirBytecodeAndChangedOnesLoseTheirs) {
+    // Bytecode as Python writes it on import: of an unchanged file, a changed one, a removed one.
+    for (const char* stem : {"same", "__init__", "only_one"})
+        write_text(sp / "keep_pkg/__pycache__" / (std::string(stem) + ".cpython-311.pyc"), "bytecode");
+    write_text(sp / "keep_pkg/same.pyc", "legacy bytecode beside its source");
+    auto r = envfix({"install", "--json", w2.string()});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(stdfs::exists(sp / "keep_pkg/__pycache__/same.cpython-311.pyc"));
+    EXPECT_TRUE(stdfs::exists(sp / "keep_pkg/same.pyc"));
+    EXPECT_FALSE(stdfs::exists(sp / "keep_pkg/__pycache__/__init__.cpython-311.pyc"));
+    EXPECT_FALSE(stdfs::exists(sp / "keep_pkg/__pycache__/only_one.cpython-311.pyc"));
+    stdfs::remove_all(sp / "keep_pkg/__pycache__");
+    stdfs::remove(sp / "keep_pkg/same.pyc");
+    EXPECT_EQ(tree_diff(cold2, state()), "");
+    // The new RECORD vouches for the files left in place: `envfix check` and a later switch read it.
+    auto back = envfix({"install", "--json", w1.string()});
+    ASSERT_EQ(back.code, 0) << back.err;
+    EXPECT_EQ(back.json()["transaction"]["files_kept"], 7) << back.out;
+}
+
+// --force-reinstall trusts no mtime: a file changed behind the same size and an old mtime (which
+// a plain switch would leave in place) is found by its hash and written again.
+TEST_F(KeepSwitch, ForceReinstallChecksEveryFileByItsHash) {
+    ASSERT_EQ(envfix({"install", w2.string()}).code, 0);
+    write_text(sp / "keep_pkg/same.py", "def same():\n    return 'SAME'\n");
+    stdfs::last_write_time(sp / "keep_pkg/same.py", stdfs::last_write_time(sp / "keep_pkg-2.0.dist-info/RECORD") - std::chrono::hours(1));
+    auto r = envfix({"install", "--json", "--force-reinstall", w2.string()});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(read_text(sp / "keep_pkg/same.py"), "def same():\n    return 'same'\n");
+    EXPECT_EQ(tree_diff(cold2, state()), "");
+}
+
+// Another tool's install is not trusted by its mtimes: a file changed behind the same size and an
+// old mtime is found by its hash and written again.
+TEST_F(KeepSwitch, AnotherInstallersFilesAreHashedNotTrustedInPlace) {
+    auto dist_info = sp / "keep_pkg-1.0.dist-info";
+    write_text(dist_info / "INSTALLER", "pip\n");
+    write_text(sp / "keep_pkg/same.py", "def same():\n    return 'SAME'\n");
+    auto old = stdfs::last_write_time(dist_info / "RECORD") - std::chrono::hours(1);
+    stdfs::last_write_time(sp / "keep_pkg/same.py", old);
+    auto r = envfix({"install", "--json", w2.string()});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(read_text(sp / "keep_pkg/same.py"), "def same():\n    return 'same'\n");
+    EXPECT_EQ(tree_diff(cold2, state()), "");
+}
+
+// Killed at every fault point of a switch that leaves files in place, the next `envfix recover`
+// leaves version 1 or version 2, byte for byte.
+TEST_F(KeepSwitch, KilledAtEveryFaultPointOfAnInPlaceSwitchRecoversToOldOrNew) {
+    auto one = state();
+    auto v = envfix({"install", "-v", w2.string()});
+    ASSERT_EQ(v.code, 0) << v.err;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(v.err, m, std::regex(R"((\d+) fault points passed)"))) << v.err;
+    const int points = std::stoi(m[1]);
+    std::map<std::string, int> seen;
+    for (int n = 1; n <= points; ++n) {
+        SCOPED_TRACE("ENVFIX_FAULT_AFTER=" + std::to_string(n));
+        fresh_venv();
+        ASSERT_EQ(envfix({"install", w1.string()}).code, 0);
+        ASSERT_EQ(tree_diff(one, state()), "");
+        auto killed = run_envfix({"install", "--env", venv.string(), w2.string()}, {{"ENVFIX_FAULT_AFTER", std::to_string(n)}}, home);
+        ASSERT_EQ(killed.code, 128 + SIGKILL) << killed.err;
+        auto r = envfix({"recover"});
+        ASSERT_EQ(r.code, 0) << r.err;
+        auto now = state();
+        if (tree_diff(one, now).empty()) seen["old"]++;
+        else if (tree_diff(cold2, now).empty()) seen["new"]++;
+        else FAIL() << "neither; against old:\n" << tree_diff(one, now) << "against new:\n" << tree_diff(cold2, now);
+    }
+    EXPECT_GT(seen["old"], 0);
+    EXPECT_GT(seen["new"], 0);
 }

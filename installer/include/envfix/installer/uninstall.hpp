@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "envfix/common/error.hpp"
@@ -18,6 +19,9 @@ namespace envfix::installer {
 struct RemovalPlan {
     std::vector<std::filesystem::path> files;  // absolute, lexically normal
     std::vector<Message> skipped;              // rows not followed, and why (warnings)
+    // The RECORD rows with a hash among `files`, by the same path: what a switch compares with
+    // the new wheel's rows (keep_links.hpp) without reading the RECORD again.
+    std::vector<std::pair<std::filesystem::path, resolver::RecordEntry>> rows;
 };
 
 // Errors: ExitCode::NoRecord, "install.no_record" (no RECORD: envfix does not guess what the
