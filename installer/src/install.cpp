@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <map>
 #include <optional>
 #include <set>
@@ -263,7 +264,8 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     for (const auto& d : installed.dists)
         if (std::find(removing.begin(), removing.end(), &d) == removing.end()) staying.push_back(&d);
     auto owners = recorded_owners(staying);
-    auto protect = environment_files(env, scheme);
+    PathSet protect;
+    for (const auto& p : environment_files(env, scheme)) protect.insert(p.native());
     for (const auto& [p, owner] : owners) protect.insert(p);
     std::vector<stdfs::path> remove_files;
     InstalledRows replaced_rows;  // what the removed files' RECORD rows promise (keep_links.hpp)
@@ -272,7 +274,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         for (auto& m : rp.skipped) reporter.warn(m);
         result.removed.push_back({d->name, d->version, d->dist_info, "", rp.files.size(), 0});
         remove_files.insert(remove_files.end(), rp.files.begin(), rp.files.end());
-        for (auto& [p, row] : rp.rows) replaced_rows.try_emplace(p.native(), InstalledRow{std::move(row), d});
+        for (auto& [k, row] : rp.rows) replaced_rows.try_emplace(rp.files[k].native(), InstalledRow{std::move(row), d});
     }
 
     // 5. Dependencies of the new distributions against what will be installed afterwards.
@@ -322,49 +324,47 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     }
     // A switch: the files whose bytes the new wheel repeats stay where they are, with their
     // bytecode; they are neither staged nor moved (keep_links.hpp). Not for --force-reinstall,
-    // which asks for every file to be written again.
-    std::set<const stdfs::path*> in_place;  // writer keys
+    // which checks every file by its hash (a repair).
+    std::unordered_set<const stdfs::path*> in_place;  // writer keys
     std::vector<std::vector<char>> in_place_of;  // per input, per planned file (empty: none)
     if (!replaced_rows.empty() && !request.force_reinstall) {
         std::vector<WantedFile> wanted;
-        std::vector<stdfs::path> normal;  // the dests, lexically normal, for the lookups
-        normal.reserve(writer.size());
-        for (const auto& [dest, who] : writer) normal.push_back(normal_path(*dest));
-        size_t n = 0;
+        std::vector<std::pair<const stdfs::path*, std::pair<size_t, size_t>>> wanted_key;  // writer entry of each
+        std::deque<stdfs::path> normalised;  // the dests that were not plainly normal
         for (const auto& [dest, who] : writer) {
             const auto& in = inputs[who.first];
             const auto& f = in.plan.files[who.second];
-            const auto& path = normal[n++];
             if (f.kind != PlannedFile::Kind::Extracted || in.wheel.record_row[f.entry] < 0) continue;
-            wanted.push_back({&path, &in.wheel.record[static_cast<size_t>(in.wheel.record_row[f.entry])], in.wheel.zip.entries[f.entry].size, f.executable});
+            stdfs::path scratch;
+            const auto* path = &normal_ref(*dest, scratch);
+            if (path == &scratch) path = &normalised.emplace_back(std::move(scratch));
+            wanted.push_back({path, &in.wheel.record[static_cast<size_t>(in.wheel.record_row[f.entry])], in.wheel.zip.entries[f.entry].size, f.executable});
+            wanted_key.emplace_back(dest, who);
         }
         auto same = unchanged_in_place(replaced_rows, wanted);
-        std::unordered_set<stdfs::path::string_type> staying_paths;
-        n = 0;
-        size_t w = 0;
-        for (const auto& [dest, who] : writer) {
-            const auto& path = normal[n++];
-            if (w < wanted.size() && wanted[w].dest == &path) {
-                if (same[w]) {
-                    in_place.insert(dest);
-                    staying_paths.insert(path.native());
-                    if (in_place_of.empty()) {
-                        in_place_of.resize(inputs.size());
-                        for (size_t i = 0; i < inputs.size(); ++i) in_place_of[i].assign(inputs[i].plan.files.size(), 0);
-                    }
-                    in_place_of[who.first][who.second] = 1;
-                }
-                ++w;
+        PathSet staying_paths;
+        for (size_t w = 0; w < wanted.size(); ++w) {
+            if (!same[w]) continue;
+            const auto& [dest, who] = wanted_key[w];
+            in_place.insert(dest);
+            staying_paths.insert(wanted[w].dest->native());
+            if (in_place_of.empty()) {
+                in_place_of.resize(inputs.size());
+                for (size_t i = 0; i < inputs.size(); ++i) in_place_of[i].assign(inputs[i].plan.files.size(), 0);
             }
+            in_place_of[who.first][who.second] = 1;
         }
         if (!in_place.empty())
             std::erase_if(remove_files, [&](const stdfs::path& p) { return staying_paths.count(p.native()) || bytecode_of(p, staying_paths); });
     }
     std::map<std::string, std::map<std::string, size_t>> overwritten;  // new dist -> owner -> files
-    std::set<stdfs::path> removing_set(remove_files.begin(), remove_files.end());
+    PathSet removing_set;
+    for (const auto& p : remove_files) removing_set.insert(p.native());
     for (const auto& [dest, who] : writer) {
-        auto it = owners.find(*dest);
-        if (it != owners.end() && !removing_set.count(*dest)) overwritten[inputs[who.first].plan.name][it->second]++;
+        stdfs::path scratch;
+        const auto& path = normal_ref(*dest, scratch);
+        auto it = owners.find(path.native());
+        if (it != owners.end() && !removing_set.count(path.native())) overwritten[inputs[who.first].plan.name][it->second]++;
     }
     for (const auto& [name, by] : overwritten)
         for (const auto& [owner, count] : by)

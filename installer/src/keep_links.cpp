@@ -37,7 +37,7 @@ std::vector<bool> unchanged_in_place(const InstalledRows& installed, const std::
 }
 
 bool bytecode_of(const stdfs::path& p, const std::unordered_set<stdfs::path::string_type>& sources) {
-    if (p.extension() != ".pyc") return false;
+    if (!ends_with_ascii(p.native(), ".pyc")) return false;
     auto dir = p.parent_path();
     if (dir.filename() == "__pycache__") {
         auto name = p.filename().string();  // mod.cpython-312.pyc, mod.cpython-312.opt-1.pyc

@@ -41,6 +41,26 @@ Path normal_path(const Path& p) {
     return p.lexically_normal();
 }
 
+// Whether a native path string ends with an ASCII suffix (".py"): for char and wchar_t strings.
+template <class Str>
+bool ends_with_ascii(const Str& s, std::string_view suffix) {
+    if (s.size() < suffix.size()) return false;
+    for (size_t i = 0; i < suffix.size(); ++i)
+        if (s[s.size() - suffix.size() + i] != static_cast<typename Str::value_type>(suffix[i])) return false;
+    return true;
+}
+
+// `p` itself when it is plainly normal, else its lexically normal form kept in `scratch`: no copy
+// for the 17 000 paths of an install, which are all normal.
+template <class Path = std::filesystem::path>
+const Path& normal_ref(const Path& p, Path& scratch) {
+    if constexpr (Path::preferred_separator == '/') {
+        if (plainly_normal(p.native())) return p;
+    }
+    scratch = p.lexically_normal();
+    return scratch;
+}
+
 // `p` relative to `dir`, '/'-separated, when `p` lies strictly under it (both lexically
 // normal), else "": lexically_relative's walk over components without its cost.
 template <class Path = std::filesystem::path>

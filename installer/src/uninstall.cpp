@@ -54,83 +54,96 @@ stdfs::path record_row_path(const stdfs::path& site_packages, const std::string&
     return (site_packages / stdfs::path(row)).lexically_normal();
 }
 
-std::map<stdfs::path, std::string> recorded_owners(const std::vector<const resolver::InstalledDist*>& dists) {
-    std::map<stdfs::path, std::string> out;
+std::unordered_map<stdfs::path::string_type, std::string> recorded_owners(const std::vector<const resolver::InstalledDist*>& dists) {
+    std::unordered_map<stdfs::path::string_type, std::string> out;
     for (const auto* d : dists) {
         if (!d->has_record) continue;
         auto rows = resolver::read_record(*d);
         if (!rows) continue;
-        for (const auto& r : *rows) out.emplace(record_row_path(d->site_packages, r.path), d->name);
+        for (const auto& r : *rows) out.try_emplace(record_row_path(d->site_packages, r.path).native(), d->name);
     }
     return out;
 }
 
-Expected<RemovalPlan> plan_removal(const resolver::InstalledDist& dist, const stdfs::path& env_root,
-                                   const std::set<stdfs::path>& protect) {
+Expected<RemovalPlan> plan_removal(const resolver::InstalledDist& dist, const stdfs::path& env_root, const PathSet& protect) {
     if (!dist.has_record)
         return fail(ExitCode::NoRecord, "install.no_record",
                     {{"name", dist.name}, {"version", dist.version}, {"path", dist.dist_info.string()},
                      {"installer", dist.installer.empty() ? "?" : dist.installer}});
     ENVFIX_TRY(auto rows, resolver::read_record(dist));
+    using Str = stdfs::path::string_type;
+    constexpr auto sep = stdfs::path::preferred_separator;
     RemovalPlan plan;
     const stdfs::path root = env_root.lexically_normal();
     const stdfs::path real_root = canonical_or_self(root);
-    std::map<stdfs::path, std::vector<std::string>> pycache;  // folder -> names in its __pycache__
-    std::unordered_set<stdfs::path::string_type> chosen, protected_files;
-    for (const auto& p : protect) protected_files.insert(p.native());
+    std::unordered_map<Str, std::vector<std::string>> pycache;  // folder -> names in its __pycache__
+    PathSet chosen;
     size_t outside = 0, kept = 0;
-    auto add = [&](const stdfs::path& p) {
-        if (protected_files.count(p.native())) {
+    // Torch's RECORD lists 12 000 rows: folder and name are cut from the path's string, and a
+    // std::filesystem::path (which splits itself into parts) is made only for what is kept.
+    auto add = [&](Str path) -> bool {
+        if (protect.count(path)) {
             ++kept;
-            return;
+            return false;
         }
-        if (chosen.insert(p.native()).second) plan.files.push_back(p);
+        auto [it, fresh] = chosen.insert(std::move(path));
+        if (fresh) plan.files.emplace_back(*it);
+        return fresh;
     };
-    std::unordered_map<stdfs::path::string_type, Listing> listings;
-    auto type_of = [&](const stdfs::path& p) {
-        auto [it, fresh] = listings.try_emplace(p.parent_path().native());
+    std::unordered_map<Str, Listing> listings;
+    // The type of `name` in folder `dir`, from the folder's listing (read once).
+    auto type_in = [&](const Str& dir, const Str& name) {
+        auto [it, fresh] = listings.try_emplace(dir);
         if (fresh) {
             std::error_code ec;
-            for (stdfs::directory_iterator d(p.parent_path(), ec), end; !ec && d != end; d.increment(ec))
+            for (stdfs::directory_iterator d(stdfs::path(dir), ec), end; !ec && d != end; d.increment(ec))
                 it->second.emplace(d->path().filename().native(), entry_type(*d));
         }
-        auto e = it->second.find(p.filename().native());
+        auto e = it->second.find(name);
         return e == it->second.end() ? stdfs::file_type::not_found : e->second;
     };
     // Whether a folder, symlinks resolved, lies in the root: asked once per folder (torch lists
     // 17 000 files in about 1 000 folders). A file is inside when its real folder is the root or in it.
-    std::unordered_map<stdfs::path::string_type, bool> real_inside;
-    auto in_real_root = [&](const stdfs::path& dir) {
-        auto [it, fresh] = real_inside.try_emplace(dir.native());
-        if (fresh) {
-            auto real = canonical_or_self(dir);
-            it->second = path_under(real, real_root, true);
-        }
+    std::unordered_map<Str, bool> real_inside;
+    auto in_real_root = [&](const Str& dir) {
+        auto [it, fresh] = real_inside.try_emplace(dir);
+        if (fresh) it->second = path_under(canonical_or_self(stdfs::path(dir)), real_root, true);
         return it->second;
     };
-    for (const auto& row : rows) {
+    const Str pyc_ext = stdfs::path(".pyc").native(), pycache_dir = stdfs::path("__pycache__").native();
+    for (auto& row : rows) {
         stdfs::path p = record_row_path(dist.site_packages, row.path);
-        if (!path_under(p, root, false) || !in_real_root(p.parent_path())) {
+        const Str& s = p.native();
+        const size_t cut = s.rfind(sep);
+        if (cut == Str::npos || !path_under(p, root, false)) {
             ++outside;
             continue;
         }
-        std::error_code ec;
-        auto type = type_of(p);
+        const Str dir = s.substr(0, cut == 0 ? 1 : cut), name = s.substr(cut + 1);
+        if (!in_real_root(dir)) {
+            ++outside;
+            continue;
+        }
+        auto type = type_in(dir, name);
         if (type == stdfs::file_type::not_found || type == stdfs::file_type::directory) continue;
-        const size_t before = plan.files.size();
-        add(p);
-        if (plan.files.size() > before && !row.hash_digest.empty()) plan.rows.emplace_back(p, row);
-        if (p.extension() == ".py") {
-            auto dir = p.parent_path();
+        const bool python = ends_with_ascii(name, ".py");
+        const bool hashed = !row.hash_digest.empty();
+        if (add(s) && hashed) plan.rows.emplace_back(plan.files.size() - 1, std::move(row));
+        if (python) {
+            const Str slash(1, sep);
             auto [it, fresh] = pycache.try_emplace(dir);
-            if (fresh)
-                for (stdfs::directory_iterator d(dir / "__pycache__", ec), end; !ec && d != end; d.increment(ec))
+            if (fresh) {
+                std::error_code ec;
+                for (stdfs::directory_iterator d(stdfs::path(dir + slash + pycache_dir), ec), end; !ec && d != end; d.increment(ec))
                     it->second.push_back(d->path().filename().string());
-            std::string stem = p.stem().string();
-            for (const auto& name : it->second)
-                if (is_bytecode_of(name, stem)) add(dir / "__pycache__" / name);
-            auto legacy = dir / (stem + ".pyc");  // Python 2 style, beside the source
-            if (type_of(legacy) == stdfs::file_type::regular) add(legacy);
+            }
+            const Str stem = name.substr(0, name.size() - 3);
+            if (!it->second.empty()) {
+                const std::string narrow = stdfs::path(stem).string();
+                for (const auto& pyc : it->second)
+                    if (is_bytecode_of(pyc, narrow)) add((stdfs::path(dir) / pycache_dir / pyc).native());
+            }
+            if (type_in(dir, stem + pyc_ext) == stdfs::file_type::regular) add(dir + slash + stem + pyc_ext);  // Python 2 style
         }
     }
     if (outside > 0)

@@ -45,7 +45,9 @@ TEST(Tls, RightCaFromCertOptionWorksOverHttp2) {
     HttpClient http(opts);
     auto resp = http.get(HttpRequest{h.nginx->url("/cu130/torch/"), std::string(kIndexAccept), {}, true});
     ASSERT_TRUE(resp) << text(resp.error());
-    if (http2_available()) EXPECT_EQ(resp->http_version, 2);
+    if (http2_available()) {
+        EXPECT_EQ(resp->http_version, 2);
+    }
     IndexClient client(http);
     auto page = client.project_page(h.nginx->url("/cu130/"), "torch");
     ASSERT_TRUE(page) << text(page.error());

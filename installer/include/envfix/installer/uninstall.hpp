@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -19,17 +21,21 @@ namespace envfix::installer {
 struct RemovalPlan {
     std::vector<std::filesystem::path> files;  // absolute, lexically normal
     std::vector<Message> skipped;              // rows not followed, and why (warnings)
-    // The RECORD rows with a hash among `files`, by the same path: what a switch compares with
-    // the new wheel's rows (keep_links.hpp) without reading the RECORD again.
-    std::vector<std::pair<std::filesystem::path, resolver::RecordEntry>> rows;
+    // The RECORD rows with a hash among `files` (by index): what a switch compares with the new
+    // wheel's rows (keep_links.hpp) without reading the RECORD again.
+    std::vector<std::pair<size_t, resolver::RecordEntry>> rows;
 };
+
+// Paths by their native string (absolute, lexically normal): torch's stack holds 17 000, looked
+// up by hash rather than compared component by component.
+using PathSet = std::unordered_set<std::filesystem::path::string_type>;
 
 // Errors: ExitCode::NoRecord, "install.no_record" (no RECORD: envfix does not guess what the
 // distribution installed, as pip refuses too); a RECORD that cannot be parsed (BadInput).
 // `protect`: files that stay whatever RECORD says (the interpreter, pyvenv.cfg, files other
 // installed distributions list).
 Expected<RemovalPlan> plan_removal(const resolver::InstalledDist& dist, const std::filesystem::path& env_root,
-                                   const std::set<std::filesystem::path>& protect);
+                                   const PathSet& protect);
 
 // The absolute, lexically normal path of a RECORD row of a distribution in `site_packages`
 // (rows may climb out: "../../../bin/torchrun"). Where both are already plainly normal (POSIX,
@@ -39,6 +45,6 @@ std::filesystem::path record_row_path(const std::filesystem::path& site_packages
 
 // The files the RECORDs of `dists` list, each with the name of (the first) distribution listing
 // it: what must stay when another distribution goes, and whose file a new one replaces.
-std::map<std::filesystem::path, std::string> recorded_owners(const std::vector<const resolver::InstalledDist*>& dists);
+std::unordered_map<std::filesystem::path::string_type, std::string> recorded_owners(const std::vector<const resolver::InstalledDist*>& dists);
 
 }  // namespace envfix::installer
