@@ -1,8 +1,9 @@
 #pragma once
 // A switch (a wheel replacing an installed distribution of the same name, e.g. torch +cu126 ->
-// +cu128) rewrites thousands of files whose bytes do not change (.py, .pyi, headers). Those are
-// linked from the installed copy into staging instead of inflated; the stager hashes each one
-// before trusting it (a user may have edited it) and inflates the entry when it differs.
+// +cu128) would rewrite thousands of files whose bytes do not change (.py, .pyi, headers). Where
+// envfix installed the old version they stay where they are (unchanged_in_place); otherwise they
+// are linked from the installed copy into staging instead of inflated, and the stager hashes each
+// one before trusting it (a user may have edited it) and inflates the entry when it differs.
 #include <cstdint>
 #include <filesystem>
 #include <map>

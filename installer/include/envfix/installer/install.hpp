@@ -79,7 +79,7 @@ struct InstallResult {
     std::string transaction;                // its id ("" when nothing changed)
     std::string snapshot;                   // the snapshot taken before the change ("" when none)
     size_t files_written = 0;               // new files put in place (not counting files_kept)
-    size_t files_kept = 0;                  // unchanged files of a replaced version, linked, not rewritten
+    size_t files_kept = 0;                  // unchanged files of a replaced version, left in place or linked, not rewritten
     uint64_t bytes_written = 0;             // of files_written
     size_t moves = 0;
     double seconds_stage = 0, seconds_commit = 0, seconds_total = 0;
