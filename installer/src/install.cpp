@@ -274,7 +274,10 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         for (auto& m : rp.skipped) reporter.warn(m);
         result.removed.push_back({d->name, d->version, d->dist_info, "", rp.files.size(), 0});
         remove_files.insert(remove_files.end(), rp.files.begin(), rp.files.end());
-        for (auto& [k, row] : rp.rows) replaced_rows.try_emplace(rp.files[k].native(), InstalledRow{std::move(row), d});
+        for (auto& [k, row] : rp.rows) {
+            auto [it, fresh] = replaced_rows.try_emplace(rp.files[k].native(), InstalledRow{std::move(row), d});
+            if (!fresh) it->second.dist = nullptr;  // two distributions list it: which bytes are there is not known
+        }
     }
 
     // 5. Dependencies of the new distributions against what will be installed afterwards.

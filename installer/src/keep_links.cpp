@@ -19,7 +19,7 @@ std::vector<bool> unchanged_in_place(const InstalledRows& installed, const std::
     std::vector<std::pair<size_t, const InstalledRow*>> ask;
     for (size_t i = 0; i < wanted.size(); ++i) {
         auto it = installed.find(wanted[i].dest->native());
-        if (it == installed.end() || !same_content(it->second.row, *wanted[i].row, wanted[i].size)) continue;
+        if (it == installed.end() || !it->second.dist || !same_content(it->second.row, *wanted[i].row, wanted[i].size)) continue;
         auto [m, fresh] = record_mtime.try_emplace(it->second.dist);
         if (fresh && it->second.dist->installer == "envfix")
             if (auto st = storeops::stat_path(it->second.dist->dist_info / "RECORD")) m->second = st->mtime_ns;

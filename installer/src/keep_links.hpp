@@ -22,7 +22,7 @@ namespace envfix::installer {
 // environment, not protected), so an untrusted RECORD cannot point staging anywhere else.
 struct InstalledRow {
     resolver::RecordEntry row;
-    const resolver::InstalledDist* dist = nullptr;
+    const resolver::InstalledDist* dist = nullptr;  // nullptr: more than one lists the file (never left in place)
 };
 using InstalledRows = std::unordered_map<std::filesystem::path::string_type, InstalledRow>;
 

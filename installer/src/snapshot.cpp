@@ -195,7 +195,7 @@ Expected<Snapshot> capture(const probe::Environment& env, bool store, Reporter& 
     Snapshot s;
     s.root = root.string();
     std::vector<Candidate> cands;
-    std::unordered_set<std::string> listed;
+    std::unordered_set<std::string> listed, shared;  // shared: listed by two distributions
     for (const auto& d : installed.dists) {
         s.dists.push_back({d.name, d.version, d.dist_info.lexically_normal().lexically_relative(root).generic_string()});
         if (!d.has_record) {
@@ -210,12 +210,21 @@ Expected<Snapshot> capture(const probe::Environment& env, bool store, Reporter& 
         for (const auto& row : rows) {
             auto abs = record_row_path(d.site_packages, row.path);
             auto key = relative_generic(abs, root);  // 17 000 rows: string work, not path walks
-            if (key.empty() || key.starts_with(".envfix/") || !listed.insert(key).second) continue;
+            if (key.empty() || key.starts_with(".envfix/")) continue;
+            if (!listed.insert(key).second) {
+                shared.insert(std::move(key));
+                continue;
+            }
             Candidate c{key, abs, row.hash_algorithm == "sha256" ? row.hash_digest : std::string(), row.size, record_mtime, envfix_made};
             cands.push_back(std::move(c));
         }
     }
     std::sort(s.dists.begin(), s.dists.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+    // A file two distributions list may hold either one's bytes, whatever its mtime says (a link
+    // from the unpacked cache keeps the mtime of its unpacking): hashed, not taken from a RECORD.
+    if (!shared.empty())
+        for (auto& c : cands)
+            if (shared.count(c.rel)) c.trust_record = false;
 
     auto ids = load_identities(root);
     std::vector<Outcome> outs(cands.size());

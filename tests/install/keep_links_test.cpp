@@ -239,3 +239,25 @@ TEST_F(KeepSwitch, KilledAtEveryFaultPointOfAnInPlaceSwitchRecoversToOldOrNew) {
     EXPECT_GT(seen["old"], 0);
     EXPECT_GT(seen["new"], 0);
 }
+
+// A file two replaced distributions list may hold either one's bytes, and a link from the unpacked
+// cache keeps the mtime of its unpacking, older than either RECORD: it is never left in place.
+TEST_F(KeepSwitch, AFileTwoReplacedDistributionsListIsNotLeftInPlace) {
+    Json other = {{"name", "other-pkg"}, {"version", "1.0"},
+                  {"files", {{"keep_pkg/same.py", "def same():\n    return 'SAME'\n"}, {"other_pkg/__init__.py", ""}}}};
+    auto other1 = build_wheel(other, dir / "other");
+    other["version"] = "2.0";
+    other["files"].erase("keep_pkg/same.py");
+    auto other2 = build_wheel(other, dir / "other");
+    // Unpacked into the shared cache first, so its link below carries an mtime older than the RECORDs.
+    auto first = dir / "first";
+    make_bare_venv(first);
+    ASSERT_EQ(run_envfix({"install", "--env", first.string(), other1.string()}, {}, home).code, 0);
+    fresh_venv();
+    ASSERT_EQ(envfix({"install", w1.string()}).code, 0);
+    ASSERT_EQ(envfix({"install", other1.string()}).code, 0);  // overwrites keep_pkg/same.py, with a warning
+    ASSERT_EQ(read_text(sp / "keep_pkg/same.py"), "def same():\n    return 'SAME'\n");
+    auto r = envfix({"install", "--json", w2.string(), other2.string()});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(read_text(sp / "keep_pkg/same.py"), "def same():\n    return 'same'\n");
+}
