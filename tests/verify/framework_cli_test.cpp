@@ -213,6 +213,8 @@ TEST_F(FrameworkCheck, InstallUndoesABuildWhoseFrameworkCheckFails) {
     EXPECT_TRUE(contains(j["error"]["message"], "no kernel image is available")) << j["error"].dump();
     EXPECT_EQ(j["verification"]["framework_check"]["outcome"], "no-kernel-image");
     EXPECT_TRUE(contains(r.err, "undone")) << r.err;
+    // The five .py files both builds share stayed in place (a switch), and are still right after the undo.
+    EXPECT_EQ(j["transaction"]["files_kept"], 5) << j.dump();
     EXPECT_EQ(fx::tree(venv), before);  // byte for byte, links and folders included
 
     // The same in text, then the 2.7.0 build still runs.
