@@ -28,6 +28,7 @@
 #include "keep_links.hpp"
 #include "path_under.hpp"
 #include "record_hash.hpp"
+#include "snapshot_internal.hpp"
 #include "stager.hpp"
 #include "tx_internal.hpp"
 #include "unpacked_store.hpp"
@@ -274,10 +275,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         for (auto& m : rp.skipped) reporter.warn(m);
         result.removed.push_back({d->name, d->version, d->dist_info, "", rp.files.size(), 0});
         remove_files.insert(remove_files.end(), rp.files.begin(), rp.files.end());
-        for (auto& [k, row] : rp.rows) {
-            auto [it, fresh] = replaced_rows.try_emplace(rp.files[k].native(), InstalledRow{std::move(row), d});
-            if (!fresh) it->second.dist = nullptr;  // two distributions list it: which bytes are there is not known
-        }
+        for (auto& [k, row] : rp.rows) replaced_rows.try_emplace(rp.files[k].native(), std::move(row));
     }
 
     // 5. Dependencies of the new distributions against what will be installed afterwards.
@@ -325,41 +323,6 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
             it->second = {i, k};
         }
     }
-    // A switch: the files whose bytes the new wheel repeats stay where they are, with their
-    // bytecode; they are neither staged nor moved (keep_links.hpp). Not for --force-reinstall,
-    // which checks every file by its hash (a repair).
-    std::unordered_set<const stdfs::path*> in_place;  // writer keys
-    std::vector<std::vector<char>> in_place_of;  // per input, per planned file (empty: none)
-    if (!replaced_rows.empty() && !request.force_reinstall) {
-        std::vector<WantedFile> wanted;
-        std::vector<std::pair<const stdfs::path*, std::pair<size_t, size_t>>> wanted_key;  // writer entry of each
-        std::deque<stdfs::path> normalised;  // the dests that were not plainly normal
-        for (const auto& [dest, who] : writer) {
-            const auto& in = inputs[who.first];
-            const auto& f = in.plan.files[who.second];
-            if (f.kind != PlannedFile::Kind::Extracted || in.wheel.record_row[f.entry] < 0) continue;
-            stdfs::path scratch;
-            const auto* path = &normal_ref(*dest, scratch);
-            if (path == &scratch) path = &normalised.emplace_back(std::move(scratch));
-            wanted.push_back({path, &in.wheel.record[static_cast<size_t>(in.wheel.record_row[f.entry])], in.wheel.zip.entries[f.entry].size, f.executable});
-            wanted_key.emplace_back(dest, who);
-        }
-        auto same = unchanged_in_place(replaced_rows, wanted);
-        PathSet staying_paths;
-        for (size_t w = 0; w < wanted.size(); ++w) {
-            if (!same[w]) continue;
-            const auto& [dest, who] = wanted_key[w];
-            in_place.insert(dest);
-            staying_paths.insert(wanted[w].dest->native());
-            if (in_place_of.empty()) {
-                in_place_of.resize(inputs.size());
-                for (size_t i = 0; i < inputs.size(); ++i) in_place_of[i].assign(inputs[i].plan.files.size(), 0);
-            }
-            in_place_of[who.first][who.second] = 1;
-        }
-        if (!in_place.empty())
-            std::erase_if(remove_files, [&](const stdfs::path& p) { return staying_paths.count(p.native()) || bytecode_of(p, staying_paths); });
-    }
     std::map<std::string, std::map<std::string, size_t>> overwritten;  // new dist -> owner -> files
     PathSet removing_set;
     for (const auto& p : remove_files) removing_set.insert(p.native());
@@ -386,6 +349,55 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
             for (auto& w : in.plan.warnings) reporter.warn(w);
         result.seconds_total = seconds_since(started);
         return result;
+    }
+
+    // The snapshot of the present: captured now, before staging (stored and written only once
+    // every check has passed, below), so a switch reads from it which installed files already hold
+    // the new wheel's bytes instead of reading them again.
+    std::optional<Snapshot> present;
+    std::vector<snap::Seen> present_seen;
+    SnapshotStats snap_stats;
+    if (!request.snapshot_reason.empty()) {
+        ENVFIX_TRY(auto captured, snap::capture(env, false, reporter, &snap_stats, &present_seen));
+        present = std::move(captured);
+    }
+    // A switch: the files whose bytes the new wheel repeats stay where they are, with their
+    // bytecode; they are neither staged nor moved (keep_links.hpp). Not for --force-reinstall,
+    // which checks every file by its hash (a repair).
+    std::unordered_set<const stdfs::path*> in_place;  // writer keys
+    std::vector<std::vector<char>> in_place_of;  // per input, per planned file (empty: none)
+    // Without a snapshot (an API caller's choice) the keep links below still spare the inflating.
+    if (present && !replaced_rows.empty() && !request.force_reinstall) {
+        KnownFiles known;
+        for (const auto& f : present->files) known.emplace(f.path, &f);
+        std::vector<WantedFile> wanted;
+        std::vector<std::pair<const stdfs::path*, std::pair<size_t, size_t>>> wanted_key;  // writer entry of each
+        std::deque<stdfs::path> normalised;  // the dests that were not plainly normal
+        for (const auto& [dest, who] : writer) {
+            const auto& in = inputs[who.first];
+            const auto& f = in.plan.files[who.second];
+            if (f.kind != PlannedFile::Kind::Extracted || in.wheel.record_row[f.entry] < 0) continue;
+            stdfs::path scratch;
+            const auto* path = &normal_ref(*dest, scratch);
+            if (path == &scratch) path = &normalised.emplace_back(std::move(scratch));
+            wanted.push_back({path, &in.wheel.record[static_cast<size_t>(in.wheel.record_row[f.entry])], in.wheel.zip.entries[f.entry].size, f.executable});
+            wanted_key.emplace_back(dest, who);
+        }
+        auto same = unchanged_in_place(replaced_rows, wanted, env.root.lexically_normal(), known);
+        PathSet staying_paths;
+        for (size_t w = 0; w < wanted.size(); ++w) {
+            if (!same[w]) continue;
+            const auto& [dest, who] = wanted_key[w];
+            in_place.insert(dest);
+            staying_paths.insert(wanted[w].dest->native());
+            if (in_place_of.empty()) {
+                in_place_of.resize(inputs.size());
+                for (size_t i = 0; i < inputs.size(); ++i) in_place_of[i].assign(inputs[i].plan.files.size(), 0);
+            }
+            in_place_of[who.first][who.second] = 1;
+        }
+        if (!in_place.empty())
+            std::erase_if(remove_files, [&](const stdfs::path& p) { return staying_paths.count(p.native()) || bytecode_of(p, staying_paths); });
     }
 
     // 7. Room for the new files (renames need none for the old ones).
@@ -441,7 +453,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
             it.linked_from = unpacked::entry_file(*in.unpacked, entry);
         } else if (auto row = replaced_rows.find(normal_path(*dest).native());
                    row != replaced_rows.end() &&
-                   same_content(row->second.row, in.wheel.record[static_cast<size_t>(in.wheel.record_row[entry])], in.wheel.zip.entries[entry].size)) {
+                   same_content(row->second, in.wheel.record[static_cast<size_t>(in.wheel.record_row[entry])], in.wheel.zip.entries[entry].size)) {
             it.linked_from = row->first;
             it.verify_link = true;
         }
@@ -521,12 +533,18 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     if (interrupt_requested()) return fail(ExitCode::Interrupted, "install.interrupted");
     // Taken once every check has passed, so a refused install leaves no snapshot; dropped again
     // when the transaction fails (the environment did not change).
-    if (!request.snapshot_reason.empty()) {
-        SnapshotStats st;
-        ENVFIX_TRY(auto snap, take_snapshot(env, request.snapshot_reason, "", reporter, &st));
-        result.snapshot = snap.id;
-        reporter.debug(msg("snapshot.stats", {{"id", snap.id}, {"files", std::to_string(st.files)}, {"hashed", std::to_string(st.hashed)},
-                                              {"stored", std::to_string(st.stored)}, {"seconds", std::to_string(st.seconds)}}));
+    if (present) {
+        auto snap_started = Clock::now();
+        ENVFIX_TRY_VOID(snap::store_captured(env, *present, &snap_stats, &present_seen));
+        present->reason = request.snapshot_reason;
+        ENVFIX_TRY_VOID(snap::write_snapshot(env.root.lexically_normal(), *present));
+        result.snapshot = present->id;
+        const auto& st = snap_stats;
+        reporter.debug(msg("snapshot.stats", {{"id", present->id}, {"files", std::to_string(st.files)}, {"hashed", std::to_string(st.hashed)},
+                                              {"stored", std::to_string(st.stored)},
+                                              {"seconds", std::to_string(st.seconds + seconds_since(snap_started))}}));
+        present.reset();
+        present_seen = {};
     }
     auto drop_snapshot = [&](Error e) -> Unexpected<Error> {
         if (!result.snapshot.empty()) forget_snapshot(env.root, result.snapshot);

@@ -2,37 +2,28 @@
 // while downloading (installed_content, unpacked_cache.hpp).
 #include "keep_links.hpp"
 
+#include "envfix/common/hash.hpp"
 #include "envfix/installer/uninstall.hpp"
 #include "envfix/installer/unpacked_cache.hpp"
 #include "path_under.hpp"
-#include "store_ops.hpp"
-#include "tx_internal.hpp"
 
 namespace envfix::installer {
 
 namespace stdfs = std::filesystem;
 
-std::vector<bool> unchanged_in_place(const InstalledRows& installed, const std::vector<WantedFile>& wanted) {
+std::vector<bool> unchanged_in_place(const InstalledRows& installed, const std::vector<WantedFile>& wanted, const stdfs::path& root,
+                                     const KnownFiles& known) {
     std::vector<bool> out(wanted.size(), false);
-    // Per replaced distribution: its RECORD's mtime, or nothing when another tool installed it.
-    std::unordered_map<const resolver::InstalledDist*, std::optional<int64_t>> record_mtime;
-    std::vector<std::pair<size_t, const InstalledRow*>> ask;
     for (size_t i = 0; i < wanted.size(); ++i) {
-        auto it = installed.find(wanted[i].dest->native());
-        if (it == installed.end() || !it->second.dist || !same_content(it->second.row, *wanted[i].row, wanted[i].size)) continue;
-        auto [m, fresh] = record_mtime.try_emplace(it->second.dist);
-        if (fresh && it->second.dist->installer == "envfix")
-            if (auto st = storeops::stat_path(it->second.dist->dist_info / "RECORD")) m->second = st->mtime_ns;
-        if (m->second) ask.emplace_back(i, &it->second);
+        const auto& w = wanted[i];
+        if (!installed.count(w.dest->native()) || w.row->hash_algorithm != "sha256") continue;
+        auto it = known.find(relative_generic(*w.dest, root));
+        if (it == known.end()) continue;
+        const SnapshotFile& f = *it->second;
+        if (f.size != w.size || ((f.mode & 0111) != 0) != w.executable || !(f.mode & 0200)) continue;
+        auto raw = base64_urlsafe_decode(w.row->hash_digest);
+        out[i] = raw && raw->size() == 32 && to_hex(reinterpret_cast<const uint8_t*>(raw->data()), raw->size()) == f.sha256;
     }
-    std::vector<char> same(ask.size(), 0);
-    tx::parallel_for(ask.size(), [&](size_t k) {
-        const auto& w = wanted[ask[k].first];
-        auto st = storeops::stat_path(*w.dest);
-        same[k] = st && st->regular && st->size == w.size && st->mtime_ns <= *record_mtime.at(ask[k].second->dist) &&
-                  ((st->mode & 0111) != 0) == w.executable && (st->mode & 0200);
-    }, 256);
-    for (size_t k = 0; k < ask.size(); ++k) out[ask[k].first] = same[k] != 0;
     return out;
 }
 

@@ -13,18 +13,15 @@
 #include <unordered_set>
 #include <vector>
 
+#include "envfix/installer/snapshot.hpp"
 #include "envfix/resolver/installed.hpp"
 
 namespace envfix::installer {
 
 // What the replaced distributions' RECORDs say of each file that is being removed, by absolute
-// lexically normal path, and which distribution says it. Only plan_removal's files (inside the
-// environment, not protected), so an untrusted RECORD cannot point staging anywhere else.
-struct InstalledRow {
-    resolver::RecordEntry row;
-    const resolver::InstalledDist* dist = nullptr;  // nullptr: more than one lists the file (never left in place)
-};
-using InstalledRows = std::unordered_map<std::filesystem::path::string_type, InstalledRow>;
+// lexically normal path (native string). Only plan_removal's files (inside the environment, not
+// protected), so an untrusted RECORD cannot point staging anywhere else.
+using InstalledRows = std::unordered_map<std::filesystem::path::string_type, resolver::RecordEntry>;
 
 // A new file the install would write: where, the wheel's RECORD row, the entry's size.
 struct WantedFile {
@@ -35,12 +32,14 @@ struct WantedFile {
 };
 
 // Which of `wanted` are in place already with the wheel's bytes, so a switch leaves them where
-// they are (not staged, not moved: torch +cu126 -> +cu128 changes about 100 of its 12 000 files).
-// The replaced distribution's row promises the same bytes (same_content), envfix installed it,
-// and the file is a regular, writable file of that size and exec bit, not modified since its
-// RECORD was written (the snapshot's rule, snapshot.cpp; the mode rule is the keep links'). Other installers' files (pip's) go through the keep links
-// instead, which hash them.
-std::vector<bool> unchanged_in_place(const InstalledRows& installed, const std::vector<WantedFile>& wanted);
+// they are (not staged, not moved: torch +cu126 -> +cu128 changes about 100 of its 12 000 files):
+// a replaced distribution lists the file, and the snapshot of the present (`known`, by path
+// relative to `root`) holds the wheel's sha256 for it, its size, its exec bit, and owner write
+// permission (the keep links' mode rule). That snapshot read every file whose identity or envfix
+// RECORD it could not trust (snapshot.cpp), so this holds for any installer's files.
+using KnownFiles = std::unordered_map<std::string, const SnapshotFile*>;
+std::vector<bool> unchanged_in_place(const InstalledRows& installed, const std::vector<WantedFile>& wanted,
+                                     const std::filesystem::path& root, const KnownFiles& known);
 
 // Whether `p` is bytecode (__pycache__/name.*.pyc, or a name.pyc beside it) of one of `sources`
 // (absolute .py paths): bytecode of a file left in place stays with it.

@@ -8,6 +8,7 @@
 
 #include <regex>
 
+#include "envfix/common/hash.hpp"
 #include "install_fixtures.hpp"
 #include "keep_links.hpp"
 
@@ -37,6 +38,43 @@ TEST(KeepLinks, SameContentNeedsTheSameDigestAlgorithmAndSize) {
     };
     for (const auto& c : cases) EXPECT_EQ(installer::same_content(c.installed, wheel, c.entry_size), c.same) << c.what;
     EXPECT_FALSE(installer::same_content({"p/a.py", "", "", 10}, {"p/a.py", "", "", 10}, 10)) << "no digest on either side";
+}
+
+TEST(KeepLinks, InPlaceNeedsTheSnapshotsDigestSizeAndModeAndAReplacedRow) {
+    using resolver::RecordEntry;
+    namespace stdfs = std::filesystem;
+    const stdfs::path root = "/venv";
+    // One 32-byte digest, as the snapshot writes it (hex) and as RECORD does (urlsafe base64).
+    const std::string hex = "2dc2ba6cd3bc1ed1fc8a7fe61c6e9d5cdf7d6ec2c1ea2cc7cbf6fcc4ab4a7d32";
+    std::vector<uint8_t> raw;
+    for (size_t i = 0; i < hex.size(); i += 2) raw.push_back(static_cast<uint8_t>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+    const std::string b64 = base64_urlsafe_nopad(raw.data(), raw.size());
+    const RecordEntry row{"p/a.py", "sha256", b64, 5};
+    installer::InstalledRows installed{{(root / "lib/p/a.py").native(), row}, {(root / "lib/p/b.py").native(), row},
+                                       {(root / "lib/p/x.sh").native(), row}, {(root / "lib/p/ro.py").native(), row},
+                                       {(root / "lib/p/big.py").native(), row}, {(root / "lib/p/384.py").native(), row}};
+    std::vector<installer::SnapshotFile> files = {{"lib/p/a.py", hex, 5, 0644},  {"lib/p/b.py", std::string(64, '0'), 5, 0644},
+                                                  {"lib/p/x.sh", hex, 5, 0644},  {"lib/p/ro.py", hex, 5, 0444},
+                                                  {"lib/p/big.py", hex, 6, 0644}, {"lib/p/c.py", hex, 5, 0644},
+                                                  {"lib/p/384.py", hex, 5, 0644}};
+    installer::KnownFiles known;
+    for (const auto& f : files) known.emplace(f.path, &f);
+    const RecordEntry row384{"p/384.py", "sha384", b64, 5};
+    const std::vector<stdfs::path> dests = {root / "lib/p/a.py", root / "lib/p/b.py",   root / "lib/p/x.sh", root / "lib/p/ro.py",
+                                            root / "lib/p/big.py", root / "lib/p/c.py", root / "lib/p/384.py"};
+    std::vector<installer::WantedFile> wanted;
+    for (const auto& d : dests) wanted.push_back({&d, &row, 5, false});
+    wanted[2].executable = true;  // the wheel makes it executable; the installed copy is not
+    wanted[6].row = &row384;
+    auto same = installer::unchanged_in_place(installed, wanted, root, known);
+    const std::vector<bool> expected = {true,    // same digest, size, mode
+                                        false,   // other bytes
+                                        false,   // exec bit differs
+                                        false,   // read-only: a staged file would be writable
+                                        false,   // other size
+                                        false,   // no replaced distribution lists it
+                                        false};  // not a sha256 row
+    EXPECT_EQ(same, expected);
 }
 
 // Version 1 and 2 of one project: most files identical, some changed, one whose exec bit changes.
@@ -198,17 +236,21 @@ TEST_F(KeepSwitch, ForceReinstallChecksEveryFileByItsHash) {
     EXPECT_EQ(tree_diff(cold2, state()), "");
 }
 
-// Another tool's install is not trusted by its mtimes: a file changed behind the same size and an
-// old mtime is found by its hash and written again.
-TEST_F(KeepSwitch, AnotherInstallersFilesAreHashedNotTrustedInPlace) {
+// Another tool's install is not trusted by its mtimes: the snapshot of the present hashes its
+// files, so a file changed behind the same size and an old mtime is written again, and the others
+// stay in place.
+TEST_F(KeepSwitch, AnotherInstallersFilesStayInPlaceOnlyWhereTheirHashMatches) {
     auto dist_info = sp / "keep_pkg-1.0.dist-info";
     write_text(dist_info / "INSTALLER", "pip\n");
     write_text(sp / "keep_pkg/same.py", "def same():\n    return 'SAME'\n");
     auto old = stdfs::last_write_time(dist_info / "RECORD") - std::chrono::hours(1);
     stdfs::last_write_time(sp / "keep_pkg/same.py", old);
+    const auto big = inode(sp / "keep_pkg/big.bin");
     auto r = envfix({"install", "--json", w2.string()});
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(read_text(sp / "keep_pkg/same.py"), "def same():\n    return 'same'\n");
+    EXPECT_EQ(r.json()["transaction"]["files_kept"], 6) << r.out;  // all seven but same.py
+    EXPECT_EQ(inode(sp / "keep_pkg/big.bin"), big);
     EXPECT_EQ(tree_diff(cold2, state()), "");
 }
 
