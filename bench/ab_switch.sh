@@ -2,8 +2,9 @@
 # Two envfix builds on the work after a cold install, alternating run by run, on one index folder
 # (bench/real_stack.py or bench/synth_stack.py output) served on 127.0.0.1: a switch to the second
 # variant with the first one's caches (the second variant downloaded and unpacked during the
-# switch), the rollback of that switch, a warm install into a new venv, and a switch back and
-# forth with both variants unpacked (with the install's own steps from -vv, medians). Where no
+# switch), the rollback of that switch, a warm install into a new venv, the first switch of a venv
+# pip made, and a switch back and forth with both variants unpacked (with the install's own steps
+# from -vv, medians). Where no
 # NVIDIA GPU is, the tests' stand-in H200 answers (bench/standin.py). docs/performance.md ("A
 # switch leaves unchanged files in place").
 #
@@ -34,8 +35,15 @@ for e in "$A" "$B"; do  # each build its own caches with both variants, for the 
   ENVFIX_CACHE_DIR=$C/c ENVFIX_DATA_DIR=$C/d install "$e" "$C/v" "${R2[@]}" > /dev/null 2>&1
   ENVFIX_CACHE_DIR=$C/c ENVFIX_DATA_DIR=$C/d install "$e" "$C/v" "${R1[@]}" > /dev/null 2>&1
 done
+# A venv pip made (what users bring: ComfyUI's, a pip-installed torch), copied for each run.
+"$BASE" -m venv "$W/pipmodel" && "$W/pipmodel/bin/pip" install -q --no-index --no-compile --find-links "$IDX/files" "${R1[@]}"
 for rep in $(seq "$REPS"); do for e in "$A" "$B"; do
   n=$(basename "$e")
+  # The first switch of that venv: envfix hashes its files for the snapshot once.
+  rm -rf "$W/run"; mkdir -p "$W/run"
+  export ENVFIX_CACHE_DIR=$W/run/c ENVFIX_DATA_DIR=$W/run/d
+  cp -a "$W/pipmodel" "$W/run/v"; sync; sleep 2
+  timed "pip-made-switch $n" "$e" install --no-verify --env "$W/run/v" --torch-from index --index-url "$URL" -y "${R2[@]}"
   # Switch with only the first variant cached, then its rollback.
   rm -rf "$W/run"; mkdir -p "$W/run"
   export ENVFIX_CACHE_DIR=$W/run/c ENVFIX_DATA_DIR=$W/run/d
@@ -65,7 +73,7 @@ for line in sys.stdin:
         steps[(key, m[1])].append(int(m[3]) if m[3] else float(m[4]) * 1000)
 names = sorted({n for _, n in runs})
 med = statistics.median
-for what in ('switch', 'rollback', 'warm'):
+for what in ('switch', 'rollback', 'warm', 'pip-made-switch'):
     for n in names:
         r = runs.get((what, n))
         if r: print(f'{what:9s} {n:24s} wall {med(x[0] for x in r):.2f} s ({min(x[0] for x in r):.2f}-{max(x[0] for x in r):.2f}, n={len(r)}), CPU {med(x[1] for x in r):.2f} s, max RSS {med(x[2] for x in r):.0f} MiB')
