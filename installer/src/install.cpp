@@ -70,6 +70,54 @@ void release_staging_state(std::vector<Input>& inputs) {
 // installs them. Only a wheel all of whose extracted files were staged from it (none lost to
 // another wheel writing the same path); best effort, as the cache is only an optimisation.
 // Not a file's item: another wheel wrote its path.
+// dest -> (input, file) of the wheel that writes each path; keyed by the plan's own path, not a
+// copy (17 000 paths for torch's stack, about 700 bytes each as std::filesystem::path).
+struct DestLess {
+    bool operator()(const stdfs::path* a, const stdfs::path* b) const { return *a < *b; }
+};
+using Writer = std::map<const stdfs::path*, std::pair<size_t, size_t>, DestLess>;
+
+// The files a switch leaves where they are (keep_links.hpp, unchanged_in_place).
+struct InPlace {
+    std::unordered_set<const stdfs::path*> keys;  // the writer's keys
+    std::vector<std::vector<char>> of;            // per input, per planned file (empty: none)
+    PathSet paths;                                // lexically normal
+};
+
+InPlace files_left_in_place(const Snapshot& present, const InstalledRows& replaced_rows, const std::vector<Input>& inputs,
+                            const Writer& writer, const stdfs::path& root) {
+    KnownFiles known;
+    for (const auto& f : present.files) known.emplace(f.path, &f);
+    std::vector<WantedFile> wanted;
+    std::vector<std::pair<const stdfs::path*, std::pair<size_t, size_t>>> wanted_key;  // writer entry of each
+    std::deque<stdfs::path> normalised;  // the dests that were not plainly normal
+    for (const auto& [dest, who] : writer) {
+        const auto& in = inputs[who.first];
+        const auto& f = in.plan.files[who.second];
+        if (f.kind != PlannedFile::Kind::Extracted || in.wheel.record_row[f.entry] < 0) continue;
+        stdfs::path scratch;
+        const auto* path = &normal_ref(*dest, scratch);
+        if (path == &scratch) path = &normalised.emplace_back(std::move(scratch));
+        wanted.push_back({path, &in.wheel.record[static_cast<size_t>(in.wheel.record_row[f.entry])], in.wheel.zip.entries[f.entry].size,
+                          f.executable});
+        wanted_key.emplace_back(dest, who);
+    }
+    auto same = unchanged_in_place(replaced_rows, wanted, root, known);
+    InPlace out;
+    for (size_t w = 0; w < wanted.size(); ++w) {
+        if (!same[w]) continue;
+        const auto& [dest, who] = wanted_key[w];
+        out.keys.insert(dest);
+        out.paths.insert(wanted[w].dest->native());
+        if (out.of.empty()) {
+            out.of.resize(inputs.size());
+            for (size_t i = 0; i < inputs.size(); ++i) out.of[i].assign(inputs[i].plan.files.size(), 0);
+        }
+        out.of[who.first][who.second] = 1;
+    }
+    return out;
+}
+
 constexpr size_t kNoItem = static_cast<size_t>(-1);
 
 // item_of: per input, per planned file, the stage item that wrote it (kNoItem when another wheel did).
@@ -301,12 +349,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
 
     // 6. Every new file once: a later wheel wins a path two wheels write (the nvidia/__init__.py
     // several CUDA wheels share), with a warning when their contents differ.
-    // dest -> (input, file); keyed by the plan's own path, not a copy (17 000 paths for torch's
-    // stack, about 700 bytes each as std::filesystem::path).
-    struct DestLess {
-        bool operator()(const stdfs::path* a, const stdfs::path* b) const { return *a < *b; }
-    };
-    std::map<const stdfs::path*, std::pair<size_t, size_t>, DestLess> writer;
+    Writer writer;
     for (size_t i = 0; i < inputs.size(); ++i) {
         if (inputs[i].skip) continue;
         for (size_t k = 0; k < inputs[i].plan.files.size(); ++k) {
@@ -363,41 +406,13 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     }
     // A switch: the files whose bytes the new wheel repeats stay where they are, with their
     // bytecode; they are neither staged nor moved (keep_links.hpp). Not for --force-reinstall,
-    // which checks every file by its hash (a repair).
-    std::unordered_set<const stdfs::path*> in_place;  // writer keys
-    std::vector<std::vector<char>> in_place_of;  // per input, per planned file (empty: none)
-    // Without a snapshot (an API caller's choice) the keep links below still spare the inflating.
+    // which checks every file by its hash (a repair). Without a snapshot (an API caller's choice)
+    // the keep links below still spare the inflating.
+    InPlace in_place;
     if (present && !replaced_rows.empty() && !request.force_reinstall) {
-        KnownFiles known;
-        for (const auto& f : present->files) known.emplace(f.path, &f);
-        std::vector<WantedFile> wanted;
-        std::vector<std::pair<const stdfs::path*, std::pair<size_t, size_t>>> wanted_key;  // writer entry of each
-        std::deque<stdfs::path> normalised;  // the dests that were not plainly normal
-        for (const auto& [dest, who] : writer) {
-            const auto& in = inputs[who.first];
-            const auto& f = in.plan.files[who.second];
-            if (f.kind != PlannedFile::Kind::Extracted || in.wheel.record_row[f.entry] < 0) continue;
-            stdfs::path scratch;
-            const auto* path = &normal_ref(*dest, scratch);
-            if (path == &scratch) path = &normalised.emplace_back(std::move(scratch));
-            wanted.push_back({path, &in.wheel.record[static_cast<size_t>(in.wheel.record_row[f.entry])], in.wheel.zip.entries[f.entry].size, f.executable});
-            wanted_key.emplace_back(dest, who);
-        }
-        auto same = unchanged_in_place(replaced_rows, wanted, env.root.lexically_normal(), known);
-        PathSet staying_paths;
-        for (size_t w = 0; w < wanted.size(); ++w) {
-            if (!same[w]) continue;
-            const auto& [dest, who] = wanted_key[w];
-            in_place.insert(dest);
-            staying_paths.insert(wanted[w].dest->native());
-            if (in_place_of.empty()) {
-                in_place_of.resize(inputs.size());
-                for (size_t i = 0; i < inputs.size(); ++i) in_place_of[i].assign(inputs[i].plan.files.size(), 0);
-            }
-            in_place_of[who.first][who.second] = 1;
-        }
-        if (!in_place.empty())
-            std::erase_if(remove_files, [&](const stdfs::path& p) { return staying_paths.count(p.native()) || bytecode_of(p, staying_paths); });
+        in_place = files_left_in_place(*present, replaced_rows, inputs, writer, env.root.lexically_normal());
+        if (!in_place.keys.empty())
+            std::erase_if(remove_files, [&](const stdfs::path& p) { return in_place.paths.count(p.native()) || bytecode_of(p, in_place.paths); });
     }
 
     // 7. Room for the new files (renames need none for the old ones).
@@ -417,7 +432,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     items.reserve(writer.size() + extra_files.size() + inputs.size());
     std::vector<stdfs::path> dests;
     for (const auto& [dest, who] : writer) {
-        if (in_place.count(dest)) continue;
+        if (in_place.keys.count(dest)) continue;
         const auto& in = inputs[who.first];
         items.push_back({&in.wheel, &in.plan.files[who.second], tx.stage_path(*dest)});
         dests.push_back(*dest);
@@ -443,7 +458,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     // The unpacked-wheel cache comes first: it has every file of its wheel.
     size_t item = 0;  // the first items are the writer's, in its order
     for (const auto& [dest, who] : writer) {
-        if (in_place.count(dest)) continue;  // kNoItem: the RECORD row is the wheel's
+        if (in_place.keys.count(dest)) continue;  // kNoItem: the RECORD row is the wheel's
         item_of[who.first][who.second] = item;
         auto& it = items[item++];
         const auto& in = inputs[who.first];
@@ -484,7 +499,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         unpacked::remember_sha256(unpacked_root, inputs[i].wheel, digests[item].digest);
     }
     lap("files staged");
-    fill_unpacked_cache(unpacked_root, inputs, items, item_of, in_place_of, reporter);
+    fill_unpacked_cache(unpacked_root, inputs, items, item_of, in_place.of, reporter);
     lap("unpacked cache filled");
     for (size_t k = 0; k < file_items; ++k) {
         if (items[k].verify_link && digests[k].linked) ++result.files_kept;
@@ -528,7 +543,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     writer.clear();
     release_staging_state(inputs);
     result.files_written = dests.size() - result.files_kept;
-    result.files_kept += in_place.size();
+    result.files_kept += in_place.keys.size();
     lap("RECORD files written");
     if (interrupt_requested()) return fail(ExitCode::Interrupted, "install.interrupted");
     // Taken once every check has passed, so a refused install leaves no snapshot; dropped again
