@@ -14,18 +14,12 @@ IDX=${1:?usage: bench/ab_switch.sh INDEX_DIR ENVFIX_A ENVFIX_B [REPS]}
 A=$(realpath "${2:?}"); B=$(realpath "${3:?}"); REPS=${4:-3}
 BASE=${BASE:-/usr/bin/python3}
 W=$(mktemp -d /tmp/envfix-abs.XXXXXX)
-python3 - "$IDX" "$W/url" > /dev/null 2>&1 <<'PY' &
-import sys, time; sys.path.insert(0, 'bench')
-import compare
-h, u = compare.serve(sys.argv[1]); open(sys.argv[2], 'w').write(u); time.sleep(3600)
-PY
-SERVER=$!; trap 'kill $SERVER 2>/dev/null; rm -rf "$W"' EXIT
-for _ in $(seq 50); do [[ -s $W/url ]] && break; sleep 0.1; done
-URL=$(cat "$W/url")
-command -v nvidia-smi > /dev/null || eval "$(python3 -c "import sys; sys.path.insert(0, 'bench'); import standin, shlex
-print(' '.join('export %s=%s' % (k, shlex.quote(v)) for k, v in standin.h200_env().items()))")"
-read -r -a R1 < <(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(' '.join(d['variants'][d['order'][0]]['requirements']))" "$IDX/stack.json")
-read -r -a R2 < <(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(' '.join(d['variants'][d['order'][1]]['requirements']))" "$IDX/stack.json")
+source bench/index_env.sh
+serve_index "$IDX" "$W"
+trap 'kill $SERVER 2>/dev/null; rm -rf "$W"' EXIT
+use_standin_without_gpu
+variant_requirements "$IDX" 0 R1
+variant_requirements "$IDX" 1 R2
 install() { local e=$1 v=$2; shift 2; "$e" install --no-verify --env "$v" --torch-from index --index-url "$URL" -y "$@"; }  # not for `timed`
 timed() { local what=$1; shift; /usr/bin/time -f "$what: %e s wall, %U user, %S sys, max RSS %M KiB" "$@" 2>&1 | grep -E "wall|^done in"; }
 for e in "$A" "$B"; do  # each build its own caches with both variants, for the cached runs below

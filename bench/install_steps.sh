@@ -15,17 +15,12 @@ E=$(realpath "${ENVFIX:-.h200/bin/envfix}")
 BASE=${BASE:-/usr/bin/python3.12}
 DOCTOR_PY=${DOCTOR_PY:-/opt/torch/.venv/bin/python3}
 W=$(mktemp -d /tmp/envfix-steps.XXXXXX)
-python3 - "$IDX" "$W/url" > /dev/null 2>&1 <<'PY' &
-import sys, time; sys.path.insert(0, 'bench')
-import compare
-h, u = compare.serve(sys.argv[1]); open(sys.argv[2], 'w').write(u); time.sleep(600)
-PY
-SERVER=$!; trap 'kill $SERVER 2>/dev/null; rm -rf "$W"' EXIT
-for _ in $(seq 50); do [[ -s $W/url ]] && break; sleep 0.1; done
-URL=$(cat "$W/url")
+source bench/index_env.sh
+serve_index "$IDX" "$W" 600
+trap 'kill $SERVER 2>/dev/null; rm -rf "$W"' EXIT
 export ENVFIX_CACHE_DIR=$W/cache ENVFIX_DATA_DIR=$W/data
-read -r -a R1 < <(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(' '.join(d['variants'][d['order'][0]]['requirements']))" "$IDX/stack.json")
-read -r -a R2 < <(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(' '.join(d['variants'][d['order'][1]]['requirements']))" "$IDX/stack.json")
+variant_requirements "$IDX" 0 R1
+variant_requirements "$IDX" 1 R2
 step() { local v=$1 label=$2; shift 2; sync
   /usr/bin/time -f "$label: %e s wall, %U user, %S sys, max RSS %M KiB" "$E" install -vv --no-verify --env "$W/$v" --torch-from index \
     --index-url "$URL" -y "$@" 2>&1 | grep -E "ms$|done in|wall|error|downloading|began"; }

@@ -1,0 +1,28 @@
+# Sourced by the bench scripts that drive envfix against an index folder (bench/real_stack.py or
+# bench/synth_stack.py output). Run from the repository root.
+
+# serve_index INDEX_DIR WORK_DIR [SECONDS=3600]: serves the folder on 127.0.0.1 (bench/compare.py's
+# server) in the background; sets SERVER (its pid) and URL (the simple/ root). The caller kills it.
+serve_index() {
+  local idx=$1 work=$2 life=${3:-3600}
+  python3 - "$idx" "$work/url" "$life" > /dev/null 2>&1 <<'PY' &
+import sys, time; sys.path.insert(0, 'bench')
+import compare
+h, u = compare.serve(sys.argv[1]); open(sys.argv[2], 'w').write(u); time.sleep(float(sys.argv[3]))
+PY
+  SERVER=$!
+  for _ in $(seq 50); do [[ -s $work/url ]] && break; sleep 0.1; done
+  URL=$(cat "$work/url")
+}
+
+# variant_requirements INDEX_DIR N NAME: the requirements of stack.json's Nth variant (0-based)
+# into the array NAME.
+variant_requirements() {
+  read -r -a "$3" < <(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(' '.join(d['variants'][d['order'][int(sys.argv[2])]]['requirements']))" "$1/stack.json" "$2")
+}
+
+# Where no NVIDIA GPU is, the tests' stand-in H200 answers (bench/standin.py).
+use_standin_without_gpu() {
+  command -v nvidia-smi > /dev/null || eval "$(python3 -c "import sys; sys.path.insert(0, 'bench'); import standin, shlex
+print(' '.join('export %s=%s' % (k, shlex.quote(v)) for k, v in standin.h200_env().items()))")"
+}
