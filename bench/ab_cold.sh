@@ -12,11 +12,7 @@ A=$(realpath "${2:?}"); B=$(realpath "${3:?}"); REPS=${4:-3}
 BASE=${BASE:-/usr/bin/python3}
 W=$(mktemp -d /tmp/envfix-ab.XXXXXX)
 source bench/index_env.sh
-serve_index "$IDX" "$W"
-trap 'kill $SERVER 2>/dev/null; rm -rf "$W"' EXIT
-use_standin_without_gpu
-variant_requirements "$IDX" 0 R1
-variant_requirements "$IDX" 1 R2
+start_index_run "$IDX" "$W"
 fresh() { rm -rf "$W/run"; mkdir -p "$W/run"; export ENVFIX_CACHE_DIR=$W/run/c ENVFIX_DATA_DIR=$W/run/d; "$BASE" -m venv --without-pip "$W/run/v"; sync; }
 usage() { du -s "$@" 2>/dev/null | awk '{s += $1} END {print s}'; }
 for rep in $(seq "$REPS"); do for e in "$A" "$B"; do

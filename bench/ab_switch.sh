@@ -15,11 +15,7 @@ A=$(realpath "${2:?}"); B=$(realpath "${3:?}"); REPS=${4:-3}
 BASE=${BASE:-/usr/bin/python3}
 W=$(mktemp -d /tmp/envfix-abs.XXXXXX)
 source bench/index_env.sh
-serve_index "$IDX" "$W"
-trap 'kill $SERVER 2>/dev/null; rm -rf "$W"' EXIT
-use_standin_without_gpu
-variant_requirements "$IDX" 0 R1
-variant_requirements "$IDX" 1 R2
+start_index_run "$IDX" "$W"
 install() { local e=$1 v=$2; shift 2; "$e" install --no-verify --env "$v" --torch-from index --index-url "$URL" -y "$@"; }  # not for `timed`
 timed() { local what=$1; shift; /usr/bin/time -f "$what: %e s wall, %U user, %S sys, max RSS %M KiB" "$@" 2>&1 | grep -E "wall|^done in"; }
 for e in "$A" "$B"; do  # each build its own caches with both variants, for the cached runs below

@@ -26,3 +26,13 @@ use_standin_without_gpu() {
   command -v nvidia-smi > /dev/null || eval "$(python3 -c "import sys; sys.path.insert(0, 'bench'); import standin, shlex
 print(' '.join('export %s=%s' % (k, shlex.quote(v)) for k, v in standin.h200_env().items()))")"
 }
+
+# start_index_run INDEX_DIR WORK_DIR: the index served, WORK_DIR removed and the server stopped at
+# exit, the stand-in driver where no GPU is, and the first two variants' requirements in R1, R2.
+start_index_run() {
+  serve_index "$1" "$2"
+  trap "kill $SERVER 2>/dev/null; rm -rf '$2'" EXIT
+  use_standin_without_gpu
+  variant_requirements "$1" 0 R1
+  variant_requirements "$1" 1 R2
+}
