@@ -119,6 +119,7 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
         auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
         ctx.reporter->debug(msg("install.debug.unpacked_ahead", {{"unpacked", std::to_string(outcome.unpacked)},
                                                                  {"present", std::to_string(outcome.present)},
+                                                                 {"runners", std::to_string(outcome.runners)},
                                                                  {"ms", std::to_string(ms)}}));
         for (const auto& b : outcome.batches)
             ctx.reporter->debug(msg("install.debug.unpack_batch", {{"wheels", std::to_string(b.wheels)}, {"files", std::to_string(b.files)},

@@ -4,6 +4,8 @@
 #include <memory>
 #include <optional>
 
+#include "envfix/common/env.hpp"
+#include "envfix/common/strings.hpp"
 #include "envfix/installer/unpacked_cache.hpp"
 #include "envfix/installer/wheel_plan.hpp"
 #include "keep_links.hpp"
@@ -150,13 +152,17 @@ Expected<bool> unpack_into_cache(const stdfs::path& root, const stdfs::path& fil
 // Several runners, so a wheel that arrives while others unpack starts at once instead of waiting.
 // Half the cores: on the 16-core GPU machine four runners were all held by torch and three wheels
 // of one large library each (one thread streams each), and 28 wheels waited 1-2 s behind them.
+// ENVFIX_UNPACK_RUNNERS overrides it, for tuning (four against eight on one machine).
 static unsigned default_runners() {
+    if (auto v = env::get(EnvVar::EnvfixUnpackRunners))
+        if (auto n = str::to_int(*v); n && *n >= 1 && *n <= 64) return static_cast<unsigned>(*n);
     return std::clamp(std::thread::hardware_concurrency() / 2, 4u, 8u);
 }
 
 UnpackAhead::UnpackAhead(stdfs::path root, unsigned runners, unsigned threads, std::shared_ptr<const InstalledContent> keep)
     : root_(std::move(root)), threads_(threads), keep_(std::move(keep)), started_(std::chrono::steady_clock::now()) {
     if (runners == 0) runners = default_runners();
+    outcome_.runners = std::max(1u, runners);
     try {
         for (unsigned i = 0; i < std::max(1u, runners); ++i) workers_.emplace_back([this] { work(); });
     } catch (...) {  // the runners started must end before this object goes

@@ -5,8 +5,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "envfix/common/hash.hpp"
 #include "envfix/installer/unpacked_cache.hpp"
@@ -288,6 +291,25 @@ TEST_F(UnpackedCache, WheelsHandedOverFasterThanTheDefaultRunnersWorkThemOffAllE
     for (const auto& b : out.batches) batched += b.wheels;
     EXPECT_EQ(batched, 12u);
     for (const auto& s : shas) EXPECT_TRUE(stdfs::exists(cache_of(home) / s / "ENVFIX-UNPACKED")) << s;
+}
+
+TEST_F(UnpackedCache, TheRunnersAreHalfTheCoresUnlessEnvfixUnpackRunnersSaysOtherwise) {
+    auto root = dir / "home" / ".cache/envfix/unpacked";
+    auto runners = [&](const char* value) {
+        if (value) ::setenv("ENVFIX_UNPACK_RUNNERS", value, 1);
+        else ::unsetenv("ENVFIX_UNPACK_RUNNERS");
+        installer::UnpackAhead ahead(root);
+        auto n = ahead.finish().runners;
+        ::unsetenv("ENVFIX_UNPACK_RUNNERS");
+        return n;
+    };
+    const unsigned by_cores = std::clamp(std::thread::hardware_concurrency() / 2, 4u, 8u);
+    EXPECT_EQ(runners(nullptr), by_cores);
+    EXPECT_EQ(runners("2"), 2u);
+    EXPECT_EQ(runners("16"), 16u);
+    for (const char* ignored : {"0", "65", "-3", "many", ""}) EXPECT_EQ(runners(ignored), by_cores) << "'" << ignored << "'";
+    installer::UnpackAhead given(root, 3);  // an explicit count wins
+    EXPECT_EQ(given.finish().runners, 3u);
 }
 
 TEST_F(UnpackedCache, WhatAKilledUnpackLeftIsSweptOnceItIsAnHourOld) {

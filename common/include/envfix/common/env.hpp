@@ -23,6 +23,7 @@ enum class EnvVar {
     EnvfixProfilesDir,   // profiles folder to load instead of the built-in matrix
     EnvfixFaultAfter,    // test hook: kill envfix at the Nth fault point of a transaction
     EnvfixSplitDownloadsAt,  // files this large download over several connections
+    EnvfixUnpackRunners,     // wheels unpacked at once while downloading
     // CUDA
     CudaVisibleDevices,
     LdLibraryPath,       // where the loader finds libcuda.so.1 (part of the probe cache's key)

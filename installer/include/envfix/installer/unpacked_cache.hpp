@@ -100,6 +100,7 @@ public:
         size_t files = 0;              // files inflated
         std::vector<Error> errors;     // one per wheel that could not be unpacked
         std::vector<Batch> batches;    // each runner's batches, in the order they ended (-vv)
+        unsigned runners = 0;          // how many ran (ENVFIX_UNPACK_RUNNERS, else by the cores)
     };
     // Waits for every wheel handed over.
     Outcome finish();
