@@ -2,11 +2,12 @@
 # The device batches of docs/performance.md, "Unpacking while downloading": the real stack's index
 # (bench/real_stack.py), optionally envfix's -vv steps (STEPS=1: bench/install_steps.sh), then cold
 # installs with the page cache dropped, one per value of PARS (parallel downloads), each with its
-# -vv timeline of the unpacking batches. DISK=1 first times the disk with dd. Output under $OUT
-# (stack.log, steps.log, cold.log, disk.log); nothing is left running.
+# -vv timeline of the unpacking batches; with RUNNERS="4 8", each PARS value once per runner count
+# (ENVFIX_UNPACK_RUNNERS). DISK=1 first times the disk with dd. Output under $OUT (stack.log,
+# steps.log, cold.log, disk.log); nothing is left running.
 #
-# Usage on the GPU machine (repository root, .h200 carried): OUT=… [PARS="4 4 4"] [STEPS=1]
-#   [REPACK=…] bench/cold_h200.sh
+# Usage on the GPU machine (repository root, .h200 carried): OUT=… [PARS="4 4 4"] [RUNNERS="4 8"]
+#   [STEPS=1] [REPACK=…] bench/cold_h200.sh
 set -u
 REPACK=${REPACK:-.h200x/repack-index.py}
 [[ -f $REPACK ]] || REPACK=../shared/tools/repack-index.py
@@ -20,17 +21,18 @@ E=$PWD/.h200/bin/envfix
 python3 - > /dev/null 2>&1 <<'PY' &
 import sys, time; sys.path.insert(0, 'bench')
 import compare
-h, u = compare.serve('/tmp/envfix-compare/idx'); open('/tmp/envfix-compare/url', 'w').write(u); time.sleep(150)
+h, u = compare.serve('/tmp/envfix-compare/idx'); open('/tmp/envfix-compare/url', 'w').write(u); time.sleep(600)
 PY
 SERVER=$!; trap 'kill $SERVER 2>/dev/null; rm -rf $W' EXIT
 sleep 1; URL=$(cat $W/url)
 R1="torch==2.11.0+cu130 torchaudio==2.11.0+cu130 torchvision==0.26.0+cu130"
 {
-for par in ${PARS:-1 2 4 1 2 4}; do
+for par in ${PARS:-1 2 4 1 2 4}; do for runners in ${RUNNERS:-default}; do
   rm -rf $W/c $W/d $W/v $W/cfg; mkdir -p $W/cfg; printf "version: 1\nnetwork:\n  parallel-downloads: %s\n" $par > $W/cfg/config.yaml
   /usr/bin/python3.12 -m venv --without-pip $W/v; sync; echo 3 > /proc/sys/vm/drop_caches
-  ENVFIX_CONFIG_DIR=$W/cfg ENVFIX_CACHE_DIR=$W/c ENVFIX_DATA_DIR=$W/d /usr/bin/time -f "cold parallel=$par: %e s wall, %U user, %S sys, max RSS %M KiB" \
+  [[ $runners == default ]] && unset ENVFIX_UNPACK_RUNNERS || export ENVFIX_UNPACK_RUNNERS=$runners
+  ENVFIX_CONFIG_DIR=$W/cfg ENVFIX_CACHE_DIR=$W/c ENVFIX_DATA_DIR=$W/d /usr/bin/time -f "cold parallel=$par runners=$runners: %e s wall, %U user, %S sys, max RSS %M KiB" \
     $E install -vv --no-verify --env $W/v --torch-from index --index-url $URL -y $R1 2>&1 | grep -E "ms$|done in|wall|error|downloading|began"
-done
+done; done
 } > $OUT/cold.log 2>&1
 kill $SERVER 2>/dev/null
