@@ -79,9 +79,10 @@ using Writer = std::map<const stdfs::path*, std::pair<size_t, size_t>, DestLess>
 
 // The files a switch leaves where they are (keep_links.hpp, unchanged_in_place).
 struct InPlace {
-    std::unordered_set<const stdfs::path*> keys;  // the writer's keys
-    std::vector<std::vector<char>> of;            // per input, per planned file (empty: none)
-    PathSet paths;                                // lexically normal
+    std::vector<std::vector<char>> of;  // per input, per planned file (empty: none)
+    size_t count = 0;
+    PathSet paths;                      // lexically normal
+    bool has(std::pair<size_t, size_t> who) const { return !of.empty() && of[who.first][who.second]; }
 };
 
 InPlace files_left_in_place(const Snapshot& present, const InstalledRows& replaced_rows, const std::vector<Input>& inputs,
@@ -89,7 +90,7 @@ InPlace files_left_in_place(const Snapshot& present, const InstalledRows& replac
     KnownFiles known;
     for (const auto& f : present.files) known.emplace(f.path, &f);
     std::vector<WantedFile> wanted;
-    std::vector<std::pair<const stdfs::path*, std::pair<size_t, size_t>>> wanted_key;  // writer entry of each
+    std::vector<std::pair<size_t, size_t>> wanted_by;  // the (input, file) of each
     std::deque<stdfs::path> normalised;  // the dests that were not plainly normal
     for (const auto& [dest, who] : writer) {
         const auto& in = inputs[who.first];
@@ -100,14 +101,14 @@ InPlace files_left_in_place(const Snapshot& present, const InstalledRows& replac
         if (path == &scratch) path = &normalised.emplace_back(std::move(scratch));
         wanted.push_back({path, &in.wheel.record[static_cast<size_t>(in.wheel.record_row[f.entry])], in.wheel.zip.entries[f.entry].size,
                           f.executable});
-        wanted_key.emplace_back(dest, who);
+        wanted_by.push_back(who);
     }
     auto same = unchanged_in_place(replaced_rows, wanted, root, known);
     InPlace out;
     for (size_t w = 0; w < wanted.size(); ++w) {
         if (!same[w]) continue;
-        const auto& [dest, who] = wanted_key[w];
-        out.keys.insert(dest);
+        const auto who = wanted_by[w];
+        ++out.count;
         out.paths.insert(wanted[w].dest->native());
         if (out.of.empty()) {
             out.of.resize(inputs.size());
@@ -401,7 +402,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     std::vector<snap::Seen> present_seen;
     SnapshotStats snap_stats;
     if (!request.snapshot_reason.empty()) {
-        ENVFIX_TRY(auto captured, snap::capture(env, false, reporter, &snap_stats, &present_seen));
+        ENVFIX_TRY(auto captured, snap::capture(env, reporter, &snap_stats, present_seen));
         present = std::move(captured);
     }
     // A switch: the files whose bytes the new wheel repeats stay where they are, with their
@@ -411,7 +412,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     InPlace in_place;
     if (present && !replaced_rows.empty() && !request.force_reinstall) {
         in_place = files_left_in_place(*present, replaced_rows, inputs, writer, env.root.lexically_normal());
-        if (!in_place.keys.empty())
+        if (in_place.count)
             std::erase_if(remove_files, [&](const stdfs::path& p) { return in_place.paths.count(p.native()) || bytecode_of(p, in_place.paths); });
     }
 
@@ -432,7 +433,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     items.reserve(writer.size() + extra_files.size() + inputs.size());
     std::vector<stdfs::path> dests;
     for (const auto& [dest, who] : writer) {
-        if (in_place.keys.count(dest)) continue;
+        if (in_place.has(who)) continue;
         const auto& in = inputs[who.first];
         items.push_back({&in.wheel, &in.plan.files[who.second], tx.stage_path(*dest)});
         dests.push_back(*dest);
@@ -458,7 +459,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     // The unpacked-wheel cache comes first: it has every file of its wheel.
     size_t item = 0;  // the first items are the writer's, in its order
     for (const auto& [dest, who] : writer) {
-        if (in_place.keys.count(dest)) continue;  // kNoItem: the RECORD row is the wheel's
+        if (in_place.has(who)) continue;  // kNoItem: the RECORD row is the wheel's
         item_of[who.first][who.second] = item;
         auto& it = items[item++];
         const auto& in = inputs[who.first];
@@ -543,21 +544,17 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     writer.clear();
     release_staging_state(inputs);
     result.files_written = dests.size() - result.files_kept;
-    result.files_kept += in_place.keys.size();
+    result.files_kept += in_place.count;
     lap("RECORD files written");
     if (interrupt_requested()) return fail(ExitCode::Interrupted, "install.interrupted");
     // Taken once every check has passed, so a refused install leaves no snapshot; dropped again
     // when the transaction fails (the environment did not change).
     if (present) {
-        auto snap_started = Clock::now();
-        ENVFIX_TRY_VOID(snap::store_captured(env, *present, &snap_stats, &present_seen));
-        present->reason = request.snapshot_reason;
-        ENVFIX_TRY_VOID(snap::write_snapshot(env.root.lexically_normal(), *present));
+        ENVFIX_TRY_VOID(snap::keep_captured(env, *present, present_seen, request.snapshot_reason, "", &snap_stats));
         result.snapshot = present->id;
         const auto& st = snap_stats;
         reporter.debug(msg("snapshot.stats", {{"id", present->id}, {"files", std::to_string(st.files)}, {"hashed", std::to_string(st.hashed)},
-                                              {"stored", std::to_string(st.stored)},
-                                              {"seconds", std::to_string(st.seconds + seconds_since(snap_started))}}));
+                                              {"stored", std::to_string(st.stored)}, {"seconds", std::to_string(st.seconds)}}));
         present.reset();
         present_seen = {};
     }

@@ -31,16 +31,6 @@ inline bool plainly_normal(std::string_view s) {
     return true;
 }
 
-// lexically_normal without its cost for the paths that are normal already (every path of an
-// install: a plan joins normal folders and RECORD rows).
-template <class Path = std::filesystem::path>  // a template, so Windows never compiles the POSIX branch
-Path normal_path(const Path& p) {
-    if constexpr (Path::preferred_separator == '/') {
-        if (plainly_normal(p.native())) return p;
-    }
-    return p.lexically_normal();
-}
-
 // Whether a native path string ends with an ASCII suffix (".py"): for char and wchar_t strings.
 template <class Str>
 bool ends_with_ascii(const Str& s, std::string_view suffix) {
@@ -59,6 +49,14 @@ const Path& normal_ref(const Path& p, Path& scratch) {
     }
     scratch = p.lexically_normal();
     return scratch;
+}
+
+// lexically_normal without its cost for the paths that are normal already (every path of an
+// install: a plan joins normal folders and RECORD rows).
+template <class Path = std::filesystem::path>
+Path normal_path(const Path& p) {
+    Path scratch;
+    return normal_ref(p, scratch);
 }
 
 // `p` relative to `dir`, '/'-separated, when `p` lies strictly under it (both lexically

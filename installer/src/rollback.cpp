@@ -65,7 +65,7 @@ Expected<RollbackResult> rollback_locked(const probe::Environment& env, const Ro
     auto snap_started = Clock::now();
     // Read only: the present is stored once the rollback is sure to go ahead.
     std::vector<snap::Seen> seen;
-    ENVFIX_TRY(auto now, snap::capture(env, false, reporter, nullptr, &seen));
+    ENVFIX_TRY(auto now, snap::capture(env, reporter, nullptr, seen));
     result.seconds_snapshot = since(snap_started);
     std::optional<Snapshot> target;
     if (request.target.empty()) {
@@ -131,9 +131,7 @@ Expected<RollbackResult> rollback_locked(const probe::Environment& env, const Ro
     }
 
     // The present is kept first, so this rollback can be rolled back.
-    now.reason = "rollback to " + target->id;
-    ENVFIX_TRY_VOID(snap::store_captured(env, now, nullptr, &seen));
-    ENVFIX_TRY_VOID(snap::write_snapshot(root, now));
+    ENVFIX_TRY_VOID(snap::keep_captured(env, now, seen, "rollback to " + target->id, "", nullptr));
     result.before = now.id;
 
     ENVFIX_TRY(auto tx, Transaction::begin(state_dir(root), areas_of(env), "rollback to snapshot " + target->id));

@@ -180,7 +180,7 @@ stdfs::path snapshot_store_dir(const stdfs::path& env_root) { return state_dir(e
 namespace snap {
 
 // The environment as it is now; with `store`, its files' bytes kept in the store too.
-Expected<Snapshot> capture(const probe::Environment& env, bool store, Reporter& reporter, SnapshotStats* stats, std::vector<Seen>* seen) {
+Expected<Snapshot> capture(const probe::Environment& env, Reporter& reporter, SnapshotStats* stats, std::vector<Seen>& out_seen) {
     auto started = Clock::now();
     const stdfs::path root = env.root.lexically_normal();
     std::vector<stdfs::path> scan = env.site_packages;
@@ -266,21 +266,22 @@ Expected<Snapshot> capture(const probe::Environment& env, bool store, Reporter& 
         present.push_back(&o);
     }
     std::sort(present.begin(), present.end(), [](const Outcome* a, const Outcome* b) { return a->file.path < b->file.path; });
-    std::vector<Seen> local;
-    std::vector<Seen>& out_seen = seen ? *seen : local;
     out_seen.clear();
     for (auto* o : present) {
         out_seen.push_back({o->identity.device, o->identity.inode, o->identity.size, o->identity.mtime_ns, o->known});
         s.files.push_back(std::move(o->file));
     }
     st.files = s.files.size();
-    if (store) ENVFIX_TRY_VOID(store_captured(env, s, &st, &out_seen));
     st.seconds = std::chrono::duration<double>(Clock::now() - started).count();
     if (stats) *stats = st;
     return s;
 }
 
-Expected<void> store_captured(const probe::Environment& env, const Snapshot& s, SnapshotStats* stats, const std::vector<Seen>* seen) {
+namespace {
+
+// Puts the files of `s` in the store and remembers their identities (those capture() saw: the
+// same lock is held, so no file is asked again).
+Expected<void> store_captured(const probe::Environment& env, const Snapshot& s, SnapshotStats* stats, const std::vector<Seen>& seen) {
     const stdfs::path root = env.root.lexically_normal();
     const stdfs::path store_dir = snapshot_store_dir(root);
     struct Stored {
@@ -292,18 +293,10 @@ Expected<void> store_captured(const probe::Environment& env, const Snapshot& s, 
     tx::parallel_for(s.files.size(), [&](size_t i) {
         const auto& f = s.files[i];
         auto abs = root / stdfs::path(f.path);
-        // What capture() saw (under the same lock) spares a stat; a file it knew is stored.
-        if (seen && i < seen->size()) {
-            const auto& k = (*seen)[i];
-            outs[i].present = true;
-            outs[i].identity = {k.device, k.inode, k.size, k.mtime_ns, f.sha256};
-            if (k.stored) return;
-        } else {
-            auto st = storeops::stat_path(abs);
-            if (!st || !st->regular || st->size != f.size) return;  // changed since: not remembered
-            outs[i].present = true;
-            outs[i].identity = {st->device, st->inode, st->size, st->mtime_ns, f.sha256};
-        }
+        const auto& k = seen[i];  // a file it knew is stored already
+        outs[i].present = true;
+        outs[i].identity = {k.device, k.inode, k.size, k.mtime_ns, f.sha256};
+        if (k.stored) return;
         auto r = store_object(store_dir, abs, f.sha256, f.mode);
         if (!r) {
             outs[i].error = r.error();
@@ -334,14 +327,26 @@ Expected<void> write_snapshot(const stdfs::path& root, Snapshot& s) {
     return fs::write_file_atomic(dir / (s.id + ".snap"), snapshot_to_text(s));
 }
 
+}  // namespace
+
+Expected<void> keep_captured(const probe::Environment& env, Snapshot& s, const std::vector<Seen>& seen, std::string reason,
+                             std::string name, SnapshotStats* stats) {
+    auto started = Clock::now();
+    ENVFIX_TRY_VOID(store_captured(env, s, stats, seen));
+    s.reason = std::move(reason);
+    s.name = std::move(name);
+    ENVFIX_TRY_VOID(write_snapshot(env.root.lexically_normal(), s));
+    if (stats) stats->seconds += std::chrono::duration<double>(Clock::now() - started).count();
+    return {};
+}
+
 }  // namespace snap
 
 Expected<Snapshot> take_snapshot(const probe::Environment& env, std::string reason, std::string name, Reporter& reporter,
                                  SnapshotStats* stats) {
-    ENVFIX_TRY(auto s, snap::capture(env, true, reporter, stats));
-    s.reason = std::move(reason);
-    s.name = std::move(name);
-    ENVFIX_TRY_VOID(snap::write_snapshot(env.root.lexically_normal(), s));
+    std::vector<snap::Seen> seen;
+    ENVFIX_TRY(auto s, snap::capture(env, reporter, stats, seen));
+    ENVFIX_TRY_VOID(snap::keep_captured(env, s, seen, std::move(reason), std::move(name), stats));
     return s;
 }
 

@@ -33,15 +33,13 @@ struct Seen {
     bool stored = false;
 };
 
-// The environment as it is now; with `store`, its files' bytes are put in the store and the
-// identities remembered. Caller holds the lock when storing.
-Expected<Snapshot> capture(const probe::Environment& env, bool store, Reporter& reporter, SnapshotStats* stats,
-                           std::vector<Seen>* seen = nullptr);
-// Puts the files of `s` (captured just now; `seen`: what capture() saw) in the store and
-// remembers their identities.
-Expected<void> store_captured(const probe::Environment& env, const Snapshot& s, SnapshotStats* stats,
-                              const std::vector<Seen>* seen = nullptr);
-// Gives `s` the next id and the time, and writes it.
-Expected<void> write_snapshot(const std::filesystem::path& root, Snapshot& s);
+// The environment as it is now, read only: nothing stored or written (keep_captured() does that
+// once the caller is sure to go ahead). `seen`: what it saw of each file.
+Expected<Snapshot> capture(const probe::Environment& env, Reporter& reporter, SnapshotStats* stats, std::vector<Seen>& seen);
+// Keeps a snapshot captured just now under the same lock: its files' bytes put in the store, their
+// identities remembered, then written with the next id, the time, `reason` and `name`. Adds its
+// time to stats->seconds.
+Expected<void> keep_captured(const probe::Environment& env, Snapshot& s, const std::vector<Seen>& seen, std::string reason,
+                             std::string name, SnapshotStats* stats);
 
 }  // namespace envfix::installer::snap

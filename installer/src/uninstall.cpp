@@ -46,12 +46,7 @@ bool is_bytecode_of(const std::string& name, const std::string& stem) {
 }  // namespace
 
 stdfs::path record_row_path(const stdfs::path& site_packages, const std::string& row) {
-    if constexpr (stdfs::path::preferred_separator == '/') {
-        const auto& base = site_packages.native();
-        if (!row.empty() && row.front() != '/' && plainly_normal(row) && (base == "/" || plainly_normal(base)))
-            return site_packages / row;
-    }
-    return (site_packages / stdfs::path(row)).lexically_normal();
+    return normal_path(site_packages / stdfs::path(row));
 }
 
 std::unordered_map<stdfs::path::string_type, std::string> recorded_owners(const std::vector<const resolver::InstalledDist*>& dists) {
