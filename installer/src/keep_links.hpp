@@ -6,9 +6,6 @@
 // one before trusting it (a user may have edited it) and inflates the entry when it differs.
 #include <cstdint>
 #include <filesystem>
-#include <map>
-#include <optional>
-#include <set>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
