@@ -6,7 +6,9 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <utility>
 #include <set>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -54,16 +56,23 @@ struct Input {
 
 // Once the RECORDs are staged nothing reads the plans' file lists or the wheels' directories and
 // RECORDs again: given back before the snapshot and the commit, where the install's memory peaks
-// (torch's stack: 17 000 planned files, about 1 KB each with their paths).
-void release_staging_state(std::vector<Input>& inputs) {
-    for (auto& in : inputs) {
-        in.plan.files = std::vector<PlannedFile>();
-        in.wheel.zip = ZipDirectory();
-        in.wheel.record = std::vector<resolver::RecordEntry>();
-        in.wheel.record_row = std::vector<int>();
-        in.wheel.files = std::vector<size_t>();
-        in.wheel.map.reset();
-    }
+// (torch's stack: 17 000 planned files, about 1 KB each with their paths), on a thread of their
+// own, as giving back that many small blocks takes ~20 ms.
+struct StagingState {
+    std::vector<PlannedFile> files;
+    ZipDirectory zip;
+    std::vector<resolver::RecordEntry> record;
+    std::vector<int> record_row;
+    std::vector<size_t> wheel_files;
+    decltype(WheelFile::map) map;
+};
+
+std::deque<StagingState> take_staging_state(std::vector<Input>& inputs) {
+    std::deque<StagingState> out;  // not a vector: a mapped file's move may throw
+    for (auto& in : inputs)
+        out.push_back({std::exchange(in.plan.files, {}), std::exchange(in.wheel.zip, {}), std::exchange(in.wheel.record, {}),
+                       std::exchange(in.wheel.record_row, {}), std::exchange(in.wheel.files, {}), std::exchange(in.wheel.map, std::nullopt)});
+    return out;
 }
 
 // Keeps the wheels' verified files in the unpacked-wheel cache, for the next environment that
@@ -288,6 +297,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     scan.push_back(scheme.purelib);
     scan.push_back(scheme.platlib);
     ENVFIX_TRY(auto installed, resolver::read_installed(scan));
+    lap("installed distributions read");
     std::vector<const resolver::InstalledDist*> removing;
     auto remove_dist = [&](const resolver::InstalledDist* d) {
         if (std::find(removing.begin(), removing.end(), d) == removing.end()) removing.push_back(d);
@@ -326,6 +336,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         remove_files.insert(remove_files.end(), rp.files.begin(), rp.files.end());
         for (auto& [k, row] : rp.rows) replaced_rows.try_emplace(rp.files[k].native(), std::move(row));
     }
+    lap("removals planned");
 
     // 5. Dependencies of the new distributions against what will be installed afterwards.
     std::map<std::string, std::string> final_versions;
@@ -405,6 +416,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         ENVFIX_TRY(auto captured, snap::capture(env, reporter, &snap_stats, present_seen));
         present = std::move(captured);
     }
+    lap("snapshot of the present captured");
     // A switch: the files whose bytes the new wheel repeats stay where they are, with their
     // bytecode; they are neither staged nor moved (keep_links.hpp). Not for --force-reinstall,
     // which checks every file by its hash (a repair). Without a snapshot (an API caller's choice)
@@ -506,43 +518,54 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         if (items[k].verify_link && digests[k].linked) ++result.files_kept;
         else result.bytes_written += digests[k].size;
     }
-    for (size_t i = 0; i < inputs.size(); ++i) {
+    // One RECORD per wheel, on several threads (torch's alone has 12 000 rows to sort and format);
+    // the first failing wheel in order is the one reported.
+    std::vector<std::optional<Error>> record_errors(inputs.size());
+    tx::parallel_for(inputs.size(), [&](size_t i) {
         const auto& in = inputs[i];
-        if (in.skip) continue;
-        std::vector<resolver::RecordEntry> rows;
-        for (size_t k = 0; k < in.plan.files.size(); ++k) {
-            const auto& f = in.plan.files[k];
-            size_t written_by = item_of[i][k];
-            auto from = std::pair{i, k};
-            if (written_by == kNoItem) {  // the later wheel that wrote the same path
-                from = writer.at(&f.dest);
-                written_by = item_of[from.first][from.second];
+        if (in.skip) return;
+        auto r = [&]() -> Expected<void> {
+            std::vector<resolver::RecordEntry> rows;
+            for (size_t k = 0; k < in.plan.files.size(); ++k) {
+                const auto& f = in.plan.files[k];
+                size_t written_by = item_of[i][k];
+                auto from = std::pair{i, k};
+                if (written_by == kNoItem) {  // the later wheel that wrote the same path
+                    from = writer.at(&f.dest);
+                    written_by = item_of[from.first][from.second];
+                }
+                if (written_by == kNoItem) {  // left in place: the bytes its wheel's RECORD names
+                    const auto& src = inputs[from.first];
+                    const auto entry = src.plan.files[from.second].entry;
+                    const auto& r = src.wheel.record[static_cast<size_t>(src.wheel.record_row[entry])];
+                    rows.push_back({f.record_path, r.hash_algorithm, r.hash_digest, src.wheel.zip.entries[entry].size});
+                    continue;
+                }
+                const StagedDigest* d = &digests[written_by];
+                rows.push_back({f.record_path, d->algorithm, d->digest, d->size});
             }
-            if (written_by == kNoItem) {  // left in place: the bytes its wheel's RECORD names
-                const auto& src = inputs[from.first];
-                const auto entry = src.plan.files[from.second].entry;
-                const auto& r = src.wheel.record[static_cast<size_t>(src.wheel.record_row[entry])];
-                rows.push_back({f.record_path, r.hash_algorithm, r.hash_digest, src.wheel.zip.entries[entry].size});
-                continue;
+            if (in.plan.direct_url) {
+                auto dest = in.plan.dist_info / "direct_url.json";
+                std::string json = direct_url_json(*in.plan.direct_url, *in.sha256);
+                ENVFIX_TRY_VOID(write_generated(tx.stage_path(dest), json));
+                rows.push_back({record_path_for(dest, in.plan.lib_dir), "sha256", record_sha256(json), json.size()});
             }
-            const StagedDigest* d = &digests[written_by];
-            rows.push_back({f.record_path, d->algorithm, d->digest, d->size});
-        }
-        if (in.plan.direct_url) {
-            auto dest = in.plan.dist_info / "direct_url.json";
-            std::string json = direct_url_json(*in.plan.direct_url, *in.sha256);
-            ENVFIX_TRY_VOID(write_generated(tx.stage_path(dest), json));
-            rows.push_back({record_path_for(dest, in.plan.lib_dir), "sha256", record_sha256(json), json.size()});
-        }
-        auto record = in.plan.dist_info / "RECORD";
-        rows.push_back({record_path_for(record, in.plan.lib_dir), "", "", std::nullopt});
-        std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
-        ENVFIX_TRY_VOID(write_generated(tx.stage_path(record), resolver::format_record(rows)));
-    }
-    items = std::vector<StageItem>();  // points into the plans
-    digests = std::vector<StagedDigest>();
-    writer.clear();
-    release_staging_state(inputs);
+            auto record = in.plan.dist_info / "RECORD";
+            rows.push_back({record_path_for(record, in.plan.lib_dir), "", "", std::nullopt});
+            std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+            return write_generated(tx.stage_path(record), resolver::format_record(rows));
+        }();
+        if (!r) record_errors[i] = std::move(r).error();
+    }, 1);
+    for (auto& e : record_errors)
+        if (e) return unexpected(std::move(*e));
+    std::jthread freeing([items = std::move(items), digests = std::move(digests), writer = std::move(writer),
+                          state = take_staging_state(inputs)]() mutable {
+        items = std::vector<StageItem>();  // first: it points into the plans
+        digests = std::vector<StagedDigest>();
+        writer.clear();
+        state.clear();
+    });
     result.files_written = dests.size() - result.files_kept;
     result.files_kept += in_place.count;
     lap("RECORD files written");

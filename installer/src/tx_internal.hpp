@@ -16,7 +16,11 @@ struct Area {
     stdfs::path root;   // the folder files go under
     stdfs::path stage;  // root/.envfix-tx-<id>: new/ and old/ inside
     stdfs::path::string_type prefix;  // root, normalised, with one trailing separator (area_for)
-    stdfs::path new_path(const std::string& rel) const { return stage / "new" / stdfs::path(rel); }
+    // One path made from one string on POSIX: it runs for every staged file and folder.
+    stdfs::path new_path(const std::string& rel) const {
+        if constexpr (stdfs::path::preferred_separator == '/') return stdfs::path(stage.native() + "/new/" + rel);
+        else return stage / "new" / stdfs::path(rel);
+    }
     stdfs::path old_path(const std::string& rel) const { return stage / "old" / stdfs::path(rel); }
     stdfs::path dest(const std::string& rel) const { return root / stdfs::path(rel); }
 };
