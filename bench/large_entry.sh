@@ -2,6 +2,7 @@
 # Speed of one large wheel entry inflated whole (libdeflate) or streamed (zlib), in memory and
 # through the stager (docs/performance.md, "Peak memory of a cold install").
 #   bench/large_entry.sh [build dir] [library]   (default: build, /usr/local/cuda/lib64/libcublasLt.so.13)
+#   INFLATE_BENCH=path/to/inflate_bench: a binary built elsewhere (the GPU machine has no compiler)
 # Without that library, 500 MiB of the system's shared libraries stand in for it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,7 +10,8 @@ build=${1:-build}
 lib=${2:-/usr/local/cuda/lib64/libcublasLt.so.13}
 work=${WORK:-/tmp/envfix-large-entry}
 mkdir -p "$work"
-ninja -C "$build" inflate_bench >/dev/null
+bench_bin=${INFLATE_BENCH:-}
+if [[ -z $bench_bin ]]; then ninja -C "$build" inflate_bench >/dev/null; bench_bin=$build/tests/lowmem/inflate_bench; fi
 if [[ ! -f $work/big-1.0-py3-none-any.whl ]]; then
   python3 - "$lib" "$work/big-1.0-py3-none-any.whl" <<'PY'
 import base64, glob, hashlib, os, sys, zipfile
@@ -34,4 +36,4 @@ with zipfile.ZipFile(out + ".tmp", "w", zipfile.ZIP_DEFLATED) as z:  # level 6, 
 os.replace(out + ".tmp", out)
 PY
 fi
-"$build/tests/lowmem/inflate_bench" "$work/big-1.0-py3-none-any.whl" "$work"
+"$bench_bin" "$work/big-1.0-py3-none-any.whl" "$work"

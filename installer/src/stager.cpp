@@ -19,6 +19,7 @@
 #include "file_ops.hpp"
 #include "record_hash.hpp"
 #include "store_ops.hpp"
+#include "write_behind.hpp"
 
 namespace envfix::installer {
 
@@ -106,6 +107,7 @@ class Run {
 public:
     Run(const std::vector<StageItem>& items, const StageOptions& o)
         : items_(items), opts_(o), out_(items.size()), whole_up_to_(o.whole_up_to ? o.whole_up_to : kWholeUpTo),
+          write_behind_from_(o.write_behind_from ? o.write_behind_from : HashWriteBehind::kFrom),
           pool_(o.pool_buffers ? o.pool_buffers : kPoolBuffers, 2 * std::max(whole_up_to_, kSmall)) {}
 
     Expected<std::vector<StagedDigest>> go() {
@@ -386,15 +388,23 @@ private:
             const auto& row = it.wheel->record[static_cast<size_t>(it.wheel->record_row[f.entry])];
             hasher.start(row.hash_algorithm);
             uint64_t size = 0;
+            // A large library: hashed and written on another thread while this one inflates.
+            std::unique_ptr<HashWriteBehind> behind;
+            if (it.wheel->zip.entries[f.entry].size >= write_behind_from_) behind = HashWriteBehind::try_start(hasher, file);
             ENVFIX_TRY_VOID(read_entry([&](std::string_view c) -> Expected<void> {
                 if (stop_.load(std::memory_order_relaxed))
                     return fail(ExitCode::Interrupted, "install.interrupted");  // another worker failed: stop early
                 if (interrupt_requested()) return fail(ExitCode::Interrupted, "install.interrupted");
-                hasher.update(c);
                 size += c.size();
                 bytes_.fetch_add(c.size(), std::memory_order_relaxed);
+                if (behind) return behind->push(c);
+                hasher.update(c);
                 return file.write(c);
             }));
+            if (behind) {
+                ENVFIX_TRY_VOID(behind->finish());
+                behind.reset();
+            }
             std::string digest = hasher.finish_b64();
             ENVFIX_TRY_VOID(check_digest(it, row.hash_algorithm, digest));
             out = {row.hash_algorithm, std::move(digest), size};
@@ -408,6 +418,7 @@ private:
     const StageOptions& opts_;
     std::vector<StagedDigest> out_;
     const size_t whole_up_to_;
+    const uint64_t write_behind_from_;
     BufferPool pool_;
     std::vector<Task> tasks_;
     std::atomic<size_t> next_{0};

@@ -46,6 +46,9 @@ struct StageOptions {
     // Whole-entry buffers of 2 MiB the run may hold (0: 8). Unpacking while downloading runs
     // several at once, with 2 each.
     size_t pool_buffers = 0;
+    // Streamed entries from this size are hashed and written on a thread of their own behind the
+    // inflating (write_behind.hpp; 0: 16 MiB; tests lower it).
+    uint64_t write_behind_from = 0;
 };
 
 // One digest per item, in the items' order. Errors: "wheel.hash_mismatch" (BadWheel) naming the

@@ -3,6 +3,12 @@
 // same files and digests as the whole-entry path; every lie is caught and named.
 #include <gtest/gtest.h>
 
+#include <csignal>
+#include <cstdint>
+#ifndef _WIN32
+#include <sys/resource.h>
+#endif
+
 #include "envfix/common/hash.hpp"
 #include "envfix/installer/wheel.hpp"
 #include "envfix/installer/wheel_plan.hpp"
@@ -24,7 +30,7 @@ struct Staged {
 };
 
 // Opens the wheel and stages every payload file (and the archive hash) under `out`.
-Staged stage(const stdfs::path& wheel_file, const stdfs::path& out, size_t whole_up_to) {
+Staged stage(const stdfs::path& wheel_file, const stdfs::path& out, size_t whole_up_to, uint64_t write_behind_from = 0) {
     auto w = open_wheel(wheel_file);
     EXPECT_TRUE(w) << (w ? "" : render(w.error().message, Lang::En));
     Staged s;
@@ -50,6 +56,7 @@ Staged stage(const stdfs::path& wheel_file, const stdfs::path& out, size_t whole
     stdfs::create_directories(out);
     StageOptions o;
     o.whole_up_to = whole_up_to;
+    o.write_behind_from = write_behind_from;
     s.digests = stage_items(items, o);
     return s;
 }
@@ -72,38 +79,44 @@ TEST(StageStream, StreamedAndWholeEntriesGiveTheSameFilesAndDigests) {
     WheelSpec spec = big_wheel();
     auto wheel = write_wheel(spec, dir / "wheels");
     // Default (1 MiB): libbig.so and stored.bin streamed; 64 KiB: mid.so too; 64 MiB: all whole.
-    for (size_t whole_up_to : {size_t{0}, size_t{64} << 10, size_t{64} << 20}) {
-        auto out = dir / ("out" + std::to_string(whole_up_to));
-        auto s = stage(wheel, out, whole_up_to);
-        ASSERT_TRUE(s.digests) << render(s.digests.error().message, Lang::En);
-        for (size_t k = 0; k < s.files.size(); ++k) {
-            const ZipItem* item = nullptr;
-            for (const auto& f : spec.files)
-                if (f.name == s.names[k]) item = &f;
-            if (!item) continue;  // dist-info members
-            EXPECT_EQ(read_text(s.files[k]), item->data) << s.names[k] << " at " << whole_up_to;
-            EXPECT_EQ("sha256=" + (*s.digests)[k].digest, record_hash(item->data)) << s.names[k];
-            EXPECT_EQ((*s.digests)[k].size, item->data.size());
+    // Streamed entries hashed and written inline, or behind the inflating (write_behind.hpp) from
+    // 1 byte: every streamed entry, several slots each.
+    for (uint64_t behind : {uint64_t{UINT64_MAX}, uint64_t{1}}) {
+        for (size_t whole_up_to : {size_t{0}, size_t{64} << 10, size_t{64} << 20}) {
+            auto out = dir / ("out" + std::to_string(whole_up_to) + "-" + std::to_string(behind));
+            auto s = stage(wheel, out, whole_up_to, behind);
+            ASSERT_TRUE(s.digests) << render(s.digests.error().message, Lang::En);
+            for (size_t k = 0; k < s.files.size(); ++k) {
+                const ZipItem* item = nullptr;
+                for (const auto& f : spec.files)
+                    if (f.name == s.names[k]) item = &f;
+                if (!item) continue;  // dist-info members
+                EXPECT_EQ(read_text(s.files[k]), item->data) << s.names[k] << " at " << whole_up_to;
+                EXPECT_EQ("sha256=" + (*s.digests)[k].digest, record_hash(item->data)) << s.names[k];
+                EXPECT_EQ((*s.digests)[k].size, item->data.size());
+            }
+            // The archive's own hash, read from the file in pieces.
+            EXPECT_EQ(s.digests->back().digest, *sha256_file_hex(wheel));
+            EXPECT_EQ(s.digests->back().size, stdfs::file_size(wheel));
         }
-        // The archive's own hash, read from the file in pieces.
-        EXPECT_EQ(s.digests->back().digest, *sha256_file_hex(wheel));
-        EXPECT_EQ(s.digests->back().size, stdfs::file_size(wheel));
     }
 }
 
 TEST(StageStream, AStreamedEntryThatDisagreesWithRecordIsRefusedNamingWheelAndEntry) {
-    TempDir dir;
-    WheelSpec spec = big_wheel();
-    const auto& big = spec.files[1];
-    spec.record_override[big.name] = big.name + "," + record_hash("something else") + "," + std::to_string(big.data.size());
-    auto wheel = write_wheel(spec, dir / "wheels");
-    auto s = stage(wheel, dir / "out", 0);
-    ASSERT_FALSE(s.digests);
-    EXPECT_EQ(s.digests.error().code, ExitCode::BadWheel);
-    EXPECT_EQ(s.digests.error().message.key, "wheel.hash_mismatch");
-    std::string text = render(s.digests.error().message, Lang::En);
-    EXPECT_NE(text.find(wheel.filename().string()), std::string::npos) << text;
-    EXPECT_NE(text.find("bigpkg/libbig.so"), std::string::npos) << text;
+    for (uint64_t behind : {uint64_t{0}, uint64_t{1}}) {
+        TempDir dir;
+        WheelSpec spec = big_wheel();
+        const auto& big = spec.files[1];
+        spec.record_override[big.name] = big.name + "," + record_hash("something else") + "," + std::to_string(big.data.size());
+        auto wheel = write_wheel(spec, dir / "wheels");
+        auto s = stage(wheel, dir / "out", 0, behind);
+        ASSERT_FALSE(s.digests);
+        EXPECT_EQ(s.digests.error().code, ExitCode::BadWheel);
+        EXPECT_EQ(s.digests.error().message.key, "wheel.hash_mismatch");
+        std::string text = render(s.digests.error().message, Lang::En);
+        EXPECT_NE(text.find(wheel.filename().string()), std::string::npos) << text;
+        EXPECT_NE(text.find("bigpkg/libbig.so"), std::string::npos) << text;
+    }
 }
 
 TEST(StageStream, CrcMismatchAndTruncatedDataOfAStreamedEntryAreRefused) {
@@ -131,7 +144,7 @@ TEST(StageStream, CrcMismatchAndTruncatedDataOfAStreamedEntryAreRefused) {
         WheelSpec spec = big_wheel();
         c.lie(spec.files[1]);
         auto wheel = write_wheel(spec, dir / "wheels");
-        auto s = stage(wheel, dir / "out", 0);
+        auto s = stage(wheel, dir / "out", 0, 1);  // hashed and written behind: the inflate still refuses
         ASSERT_FALSE(s.digests) << c.what;
         EXPECT_EQ(s.digests.error().code, ExitCode::BadWheel) << c.what;
         EXPECT_EQ(s.digests.error().message.key, "zip.data_mismatch") << c.what;
@@ -166,3 +179,36 @@ TEST(StageStream, AWheelCutShortAfterOpeningIsRefusedNamingWheelAndEntry) {
     EXPECT_NE(text.find("truncated"), std::string::npos) << text;
     EXPECT_FALSE(stdfs::exists(dir / "out.so"));  // a file not finished is removed
 }
+
+#ifndef _WIN32
+// A write that fails on the writing thread behind the inflate (here: over RLIMIT_FSIZE, EFBIG, as
+// a full disk would) fails the entry with a file error, leaves no half-written file, and lets the
+// other entries' threads stop.
+TEST(StageStream, AWriteFailingBehindTheInflateFailsTheEntryAndLeavesNoFile) {
+    TempDir dir;
+    WheelSpec spec;
+    spec.name = "bigpkg";
+    spec.files = {ZipItem{.name = "bigpkg/libbig.so", .data = library_bytes(3u << 20, 5)}};
+    auto wheel = write_wheel(spec, dir / "wheels");
+    auto w = open_wheel(wheel);
+    ASSERT_TRUE(w);
+    PlannedFile f;
+    f.entry = w->files[0];
+    std::vector<StageItem> items{{&*w, &f, dir / "out.so", {}}};
+    StageOptions o;
+    o.write_behind_from = 1;
+    auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+    struct rlimit old_limit {};
+    ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old_limit), 0);
+    struct rlimit small = old_limit;
+    small.rlim_cur = 1u << 20;  // the library is 3 MiB
+    ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+    auto r = stage_items(items, o);
+    setrlimit(RLIMIT_FSIZE, &old_limit);
+    std::signal(SIGXFSZ, old_handler);
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().code, ExitCode::BadWheel) << render(r.error().message, Lang::En);
+    EXPECT_NE(render(r.error().message, Lang::En).find("out.so"), std::string::npos) << render(r.error().message, Lang::En);
+    EXPECT_FALSE(stdfs::exists(dir / "out.so"));
+}
+#endif

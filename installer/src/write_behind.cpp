@@ -1,0 +1,109 @@
+// Hashing and writing behind the inflate (write_behind.hpp).
+#include "write_behind.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace envfix::installer {
+
+std::atomic<int> HashWriteBehind::running_{0};
+
+std::unique_ptr<HashWriteBehind> HashWriteBehind::try_start(RecordHasher& hasher, fileops::OutFile& file) {
+    if (running_.fetch_add(1) >= kMaxAtOnce) {
+        running_.fetch_sub(1);
+        return nullptr;
+    }
+    try {
+        return std::unique_ptr<HashWriteBehind>(new HashWriteBehind(hasher, file));
+    } catch (...) {  // no thread or memory left: inline, as before
+        running_.fetch_sub(1);
+        return nullptr;
+    }
+}
+
+HashWriteBehind::HashWriteBehind(RecordHasher& hasher, fileops::OutFile& file) : hasher_(hasher), file_(file) {
+    threads_[0] = std::thread([this] { run(0); });
+    try {
+        threads_[1] = std::thread([this] { run(1); });
+    } catch (...) {
+        close_and_join();
+        throw;
+    }
+}
+
+HashWriteBehind::~HashWriteBehind() {
+    {
+        std::lock_guard lock(mu_);
+        abandon_ = true;  // not finished: nothing more is hashed or written
+    }
+    close_and_join();
+    running_.fetch_sub(1);
+}
+
+void HashWriteBehind::run(int which) {
+    std::unique_lock lock(mu_);
+    for (;;) {
+        cv_.wait(lock, [&] { return abandon_ || closing_ || done_[which] < published_; });
+        if (abandon_ || done_[which] == published_) return;  // abandoned, or closing with all done
+        const size_t slot = done_[which] % kSlots;
+        const bool skip = error_.has_value();
+        lock.unlock();
+        std::string_view bytes(ring_.get() + slot * kSlot, sizes_[slot]);
+        std::optional<Error> e;
+        if (skip) {
+        } else if (which == 0) {
+            hasher_.update(bytes);
+        } else if (auto w = file_.write(bytes); !w) {
+            e = std::move(w).error();
+        }
+        lock.lock();
+        if (e && !error_) error_ = std::move(e);
+        ++done_[which];
+        cv_.notify_all();
+    }
+}
+
+void HashWriteBehind::publish() {
+    std::lock_guard lock(mu_);
+    sizes_[published_ % kSlots] = filling_;
+    ++published_;
+    filling_ = 0;
+    cv_.notify_all();
+}
+
+Expected<void> HashWriteBehind::push(std::string_view bytes) {
+    while (!bytes.empty()) {
+        if (filling_ == 0) {  // the slot must have been hashed and written
+            std::unique_lock lock(mu_);
+            cv_.wait(lock, [&] { return error_.has_value() || published_ - std::min(done_[0], done_[1]) < kSlots; });
+            if (error_) return unexpected(*error_);
+        }
+        char* slot = ring_.get() + (published_ % kSlots) * kSlot;  // only this thread moves published_
+        const size_t n = std::min(bytes.size(), kSlot - filling_);
+        std::memcpy(slot + filling_, bytes.data(), n);
+        filling_ += n;
+        bytes.remove_prefix(n);
+        if (filling_ == kSlot) publish();
+    }
+    return {};
+}
+
+bool HashWriteBehind::close_and_join() {
+    {
+        std::lock_guard lock(mu_);
+        closing_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : threads_)
+        if (t.joinable()) t.join();
+    std::lock_guard lock(mu_);
+    return !error_;
+}
+
+Expected<void> HashWriteBehind::finish() {
+    if (filling_ > 0) publish();
+    if (!close_and_join()) return unexpected(*error_);
+    return {};
+}
+
+}  // namespace envfix::installer

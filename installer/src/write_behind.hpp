@@ -1,0 +1,65 @@
+#pragma once
+// A large entry's hashing and its writing each on a thread of their own, behind its inflating
+// (stager.cpp): one after another on one thread, SHA-256 and write() made a 542 MB library's
+// stream about three times slower than inflating it alone (docs/performance.md, "Hashing and
+// writing behind the inflate"). The inflated bytes go through a ring of slots that both read.
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "envfix/common/error.hpp"
+#include "file_ops.hpp"
+#include "record_hash.hpp"
+
+namespace envfix::installer {
+
+class HashWriteBehind {
+public:
+    // Entries from this size are worth two threads; at most kMaxAtOnce in the whole process (the
+    // unpacking runs stage side by side), each holding kSlots × kSlot bytes: 8 MiB in all.
+    static constexpr uint64_t kFrom = 16u << 20;
+    static constexpr size_t kSlot = 256u << 10;
+    static constexpr size_t kSlots = 4;
+    static constexpr int kMaxAtOnce = 8;
+
+    // A place among the kMaxAtOnce, or nothing (the entry is hashed and written inline).
+    static std::unique_ptr<HashWriteBehind> try_start(RecordHasher& hasher, fileops::OutFile& file);
+    ~HashWriteBehind();  // stops both threads; what they had not done is dropped
+    HashWriteBehind(const HashWriteBehind&) = delete;
+    HashWriteBehind& operator=(const HashWriteBehind&) = delete;
+
+    // Copies the bytes into the slot being filled and hands it over when full; fails with the
+    // writer's error (disk full ...) once it had one.
+    Expected<void> push(std::string_view bytes);
+    // Hands over the rest and waits until everything is hashed and written.
+    Expected<void> finish();
+
+private:
+    HashWriteBehind(RecordHasher& hasher, fileops::OutFile& file);
+    void run(int which);  // 0: hashes, 1: writes
+    void publish();
+    bool close_and_join();  // false when the writer failed
+
+    RecordHasher& hasher_;
+    fileops::OutFile& file_;
+    std::unique_ptr<char[]> ring_{new char[kSlots * kSlot]};
+    size_t sizes_[kSlots] = {};
+    std::mutex mu_;
+    std::condition_variable cv_;
+    uint64_t published_ = 0;    // slots handed over, in order
+    uint64_t done_[2] = {0, 0};  // of those, hashed and written
+    size_t filling_ = 0;        // bytes in slot published_ % kSlots
+    bool closing_ = false;      // nothing more comes
+    bool abandon_ = false;      // stop without doing the rest
+    std::optional<Error> error_;
+    std::thread threads_[2];
+    static std::atomic<int> running_;
+};
+
+}  // namespace envfix::installer
