@@ -155,17 +155,27 @@ TEST(StageStream, CrcMismatchAndTruncatedDataOfAStreamedEntryAreRefused) {
     }
 }
 
+// A wheel of one 3 MiB library, opened, and its entry planned.
+struct OneLibrary {
+    stdfs::path wheel;
+    Expected<WheelFile> opened;
+    PlannedFile file;
+    explicit OneLibrary(const stdfs::path& dir)
+        : wheel(write_wheel(WheelSpec{.name = "bigpkg", .files = {ZipItem{.name = "bigpkg/libbig.so", .data = library_bytes(3u << 20, 5)}}},
+                            dir / "wheels")),
+          opened(open_wheel(wheel)) {
+        if (opened) file.entry = opened->files[0];
+    }
+};
+
 TEST(StageStream, AWheelCutShortAfterOpeningIsRefusedNamingWheelAndEntry) {
     TempDir dir;
-    WheelSpec spec;
-    spec.name = "bigpkg";
     // The large entry first, so the file can be cut inside its data and still be opened.
-    spec.files = {ZipItem{.name = "bigpkg/libbig.so", .data = library_bytes(3u << 20, 5)}};
-    auto wheel = write_wheel(spec, dir / "wheels");
-    auto w = open_wheel(wheel);
+    OneLibrary one(dir.path());
+    const auto& wheel = one.wheel;
+    auto& w = one.opened;
     ASSERT_TRUE(w);
-    PlannedFile f;
-    f.entry = w->files[0];
+    PlannedFile& f = one.file;
     ASSERT_EQ(w->zip.entries[f.entry].name, "bigpkg/libbig.so");
     // What the mapping read when the wheel was opened stays; the file itself now ends early.
     stdfs::resize_file(wheel, w->zip.entries[f.entry].data_offset + 1000);
@@ -186,15 +196,9 @@ TEST(StageStream, AWheelCutShortAfterOpeningIsRefusedNamingWheelAndEntry) {
 // other entries' threads stop.
 TEST(StageStream, AWriteFailingBehindTheInflateFailsTheEntryAndLeavesNoFile) {
     TempDir dir;
-    WheelSpec spec;
-    spec.name = "bigpkg";
-    spec.files = {ZipItem{.name = "bigpkg/libbig.so", .data = library_bytes(3u << 20, 5)}};
-    auto wheel = write_wheel(spec, dir / "wheels");
-    auto w = open_wheel(wheel);
-    ASSERT_TRUE(w);
-    PlannedFile f;
-    f.entry = w->files[0];
-    std::vector<StageItem> items{{&*w, &f, dir / "out.so", {}}};
+    OneLibrary one(dir.path());
+    ASSERT_TRUE(one.opened);
+    std::vector<StageItem> items{{&*one.opened, &one.file, dir / "out.so", {}}};
     StageOptions o;
     o.write_behind_from = 1;
     auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
