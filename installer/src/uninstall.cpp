@@ -1,6 +1,7 @@
 // Removal sets from RECORD (uninstall.hpp).
 #include "envfix/installer/uninstall.hpp"
 
+#include <functional>
 #include <map>
 #include <string_view>
 #include <unordered_map>
@@ -99,11 +100,23 @@ Expected<RemovalPlan> plan_removal(const resolver::InstalledDist& dist, const st
     };
     // Whether a folder, symlinks resolved, lies in the root: asked once per folder (torch lists
     // 17 000 files in about 1 000 folders). A file is inside when its real folder is the root or in it.
+    // A real folder (not a link) in a folder that is inside is inside: known from the parent's
+    // listing, where resolving each folder's path walked every part of it with a stat.
     std::unordered_map<Str, bool> real_inside;
-    auto in_real_root = [&](const Str& dir) {
-        auto [it, fresh] = real_inside.try_emplace(dir);
-        if (fresh) it->second = path_under(canonical_or_self(stdfs::path(dir)), real_root, true);
-        return it->second;
+    std::function<bool(const Str&)> in_real_root = [&](const Str& dir) -> bool {
+        if (auto it = real_inside.find(dir); it != real_inside.end()) return it->second;
+        bool inside;
+        const size_t up = dir.rfind(sep);
+        if (dir == root.native()) {
+            inside = true;  // real_root is its resolved path
+        } else if (up != Str::npos && up > 0 && path_under(stdfs::path(dir), root, false) &&
+                   type_in(dir.substr(0, up), dir.substr(up + 1)) == stdfs::file_type::directory) {
+            inside = in_real_root(dir.substr(0, up));
+        } else {
+            inside = path_under(canonical_or_self(stdfs::path(dir)), real_root, true);
+        }
+        real_inside.emplace(dir, inside);
+        return inside;
     };
     const Str pyc_ext = stdfs::path(".pyc").native(), pycache_dir = stdfs::path("__pycache__").native();
     for (auto& row : rows) {

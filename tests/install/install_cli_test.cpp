@@ -231,9 +231,18 @@ TEST_F(InstallCli, UntrustedRecordCannotRemoveFilesOutsideTheEnvironment) {
     auto record = sp / "demo_pkg-1.0.dist-info" / "RECORD";
     auto rel = outside.lexically_relative(sp).generic_string();
     write_text(record, read_text(record) + rel + ",,\n" + outside.string() + ",,\n../../../bin/python,,\n../../../pyvenv.cfg,,\n");
+    // A folder in site-packages that is a link to a folder outside, and one more level down: its
+    // rows lie inside by their text, outside once the link is followed.
+    auto away = dir / "away";
+    write_text(away / "deeper" / "file.txt", "keep me too\n");
+    write_text(away / "file.txt", "keep me too\n");
+    stdfs::create_directory_symlink(away, sp / "linked");
+    write_text(record, read_text(record) + "linked/file.txt,,\nlinked/deeper/file.txt,,\n");
     auto r = envfix({"install", "--env", venv.string(), wheel(demo_spec("2.0")).string()});
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(read_text(outside), "keep me\n");
+    EXPECT_EQ(read_text(away / "file.txt"), "keep me too\n");
+    EXPECT_EQ(read_text(away / "deeper" / "file.txt"), "keep me too\n");
     EXPECT_TRUE(stdfs::exists(venv / "bin" / "python"));
     EXPECT_TRUE(stdfs::exists(venv / "pyvenv.cfg"));
     EXPECT_NE(r.err.find("point outside"), std::string::npos) << r.err;
