@@ -4,10 +4,13 @@
 #include <algorithm>
 #include <chrono>
 #include <deque>
+#include <future>
+#include <mutex>
 #include <map>
 #include <optional>
 #include <utility>
 #include <set>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -154,6 +157,28 @@ void fill_unpacked_cache(const stdfs::path& root, const std::vector<Input>& inpu
         if (auto r = unpacked::add_entry(root, *in.sha256, files); !r) reporter.debug(r.error().message);
     }
 }
+
+// Notes of work done on another thread, handed to the real reporter afterwards, in order.
+class HeldNotes final : public Reporter {
+public:
+    void note(Severity sev, const Message& m) override {
+        std::lock_guard lock(mu_);
+        notes_.emplace_back(sev, m);
+    }
+    bool confirm(const Message&, bool fallback) override { return fallback; }
+    int task_begin(const Message&, uint64_t) override { return 0; }
+    void task_advance(int, uint64_t) override {}
+    void task_end(int, bool) override {}
+    void replay(Reporter& to) {
+        std::lock_guard lock(mu_);
+        for (const auto& [sev, m] : notes_) to.note(sev, m);
+        notes_.clear();
+    }
+
+private:
+    std::mutex mu_;
+    std::vector<std::pair<Severity, Message>> notes_;
+};
 
 // Files that stay whatever an old RECORD says: the interpreter and the environment's own files.
 std::set<stdfs::path> environment_files(const probe::Environment& env, const InstallScheme& scheme) {
@@ -315,6 +340,22 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         }
         for (const auto* d : in.replaces) remove_dist(d);
     }
+    // The snapshot of the present (below) is captured on a thread of its own while the removals
+    // and the new files are planned: both only read the locked environment (on the GPU machine a
+    // switch's capture and removal plan took 0.16 and 0.13 s one after the other). Not for a dry
+    // run or an install of what is installed. Its notes reach the reporter after it, in order.
+    const bool changes = !request.dry_run && (!request.remove.empty() || !extra_files.empty() ||
+                                              std::any_of(inputs.begin(), inputs.end(), [](const Input& in) { return !in.skip; }));
+    HeldNotes capture_notes;
+    std::vector<snap::Seen> present_seen;
+    SnapshotStats snap_stats;
+    std::future<Expected<Snapshot>> capturing;  // declared last of these: waited for before they go
+    if (changes && !request.snapshot_reason.empty()) {
+        try {
+            capturing = std::async(std::launch::async, [&] { return snap::capture(env, capture_notes, &snap_stats, present_seen); });
+        } catch (const std::system_error&) {  // no thread left: captured below, in turn
+        }
+    }
     for (const auto& name : request.remove) {
         auto found = installed.find_all(name);
         if (found.empty()) reporter.warn(msg("install.remove_not_installed", {{"name", name}}));
@@ -410,11 +451,11 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     // every check has passed, below), so a switch reads from it which installed files already hold
     // the new wheel's bytes instead of reading them again.
     std::optional<Snapshot> present;
-    std::vector<snap::Seen> present_seen;
-    SnapshotStats snap_stats;
     if (!request.snapshot_reason.empty()) {
-        ENVFIX_TRY(auto captured, snap::capture(env, reporter, &snap_stats, present_seen));
-        present = std::move(captured);
+        auto captured = capturing.valid() ? capturing.get() : snap::capture(env, capture_notes, &snap_stats, present_seen);
+        capture_notes.replay(reporter);
+        if (!captured) return unexpected(std::move(captured).error());
+        present = std::move(*captured);
     }
     lap("snapshot of the present captured");
     // A switch: the files whose bytes the new wheel repeats stay where they are, with their

@@ -224,6 +224,22 @@ TEST_F(InstallCli, ADistributionWithoutRecordIsNotTouched) {
     EXPECT_EQ(tree_diff(before, state()), "");
 }
 
+// The snapshot of the present is captured on a thread of its own while the install plans: what
+// it says (a distribution it cannot list the files of) still reaches the user, once.
+TEST_F(InstallCli, TheSnapshotsWarningsAreToldWhileItIsTakenAlongsideThePlan) {
+    ASSERT_EQ(envfix({"install", "--env", venv.string(), wheel(demo_spec("1.0")).string()}).code, 0);
+    Json other = {{"name", "other-pkg"}, {"version", "1.0"}, {"files", {{"other_pkg/__init__.py", "X = 1\n"}}}};
+    ASSERT_EQ(envfix({"install", "--env", venv.string(), wheel(other).string()}).code, 0);
+    stdfs::remove(sp / "other_pkg-1.0.dist-info" / "RECORD");
+    auto r = envfix({"install", "--env", venv.string(), wheel(demo_spec("2.0")).string()});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string said = "other-pkg 1.0 has no RECORD";
+    auto at = r.err.find(said);
+    ASSERT_NE(at, std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find(said, at + 1), std::string::npos) << r.err;
+    EXPECT_EQ(read_text(sp / "demo_pkg" / "__init__.py"), "VERSION = '2.0'\n");
+}
+
 TEST_F(InstallCli, UntrustedRecordCannotRemoveFilesOutsideTheEnvironment) {
     ASSERT_EQ(envfix({"install", "--env", venv.string(), wheel(demo_spec("1.0")).string()}).code, 0);
     auto outside = dir / "outside.txt";
