@@ -8,6 +8,8 @@
 #   [ENVFIX=.h200/bin/envfix BASE=/usr/bin/python3.12 DOCTOR_PY=/opt/torch/.venv/bin/python3]
 # On the GPU machine after `KEEP=1 W=/tmp/envfix-compare bench/compare_h200.sh OUT`:
 #   bench/install_steps.sh /tmp/envfix-compare/idx OUT/steps.log
+# Here, e.g. with a ThreadSanitizer build: ENVFIX=/tmp/tsan/envfix BASE=/usr/bin/python3
+#   DOCTOR_PY=/usr/bin/python3 bench/install_steps.sh /tmp/simidx /tmp/steps.log
 set -u
 IDX=${1:?usage: bench/install_steps.sh INDEX_DIR OUT_FILE}
 LOG=${2:?usage: bench/install_steps.sh INDEX_DIR OUT_FILE}
@@ -16,6 +18,7 @@ BASE=${BASE:-/usr/bin/python3.12}
 DOCTOR_PY=${DOCTOR_PY:-/opt/torch/.venv/bin/python3}
 W=$(mktemp -d /tmp/envfix-steps.XXXXXX)
 source bench/index_env.sh
+use_standin_without_gpu  # here: the stand-in H200, else no variant fits
 serve_index "$IDX" "$W" 600
 trap 'kill $SERVER 2>/dev/null; rm -rf "$W"' EXIT
 export ENVFIX_CACHE_DIR=$W/cache ENVFIX_DATA_DIR=$W/data
