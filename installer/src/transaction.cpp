@@ -283,8 +283,9 @@ Expected<void> Transaction::make_stage_dirs(const std::vector<stdfs::path>& dest
         // Siblings together: sorted by (area, parent), then one group per parent.
         std::sort(level.begin(), level.end());
         std::vector<std::pair<size_t, size_t>> groups;  // [first, end) of each parent's children
-        auto parent_of = [](const std::pair<size_t, std::string>& x) {
-            return std::pair{x.first, std::string_view(x.second).substr(0, std::min(x.second.size(), x.second.rfind('/')))};
+        auto parent_of = [](const std::pair<size_t, std::string>& x) {  // "" for the area's own folder
+            const size_t slash = x.second.rfind('/');
+            return std::pair{x.first, std::string_view(x.second).substr(0, slash == std::string::npos ? 0 : slash)};
         };
         for (size_t i = 0; i < level.size(); ++i) {
             if (groups.empty() || parent_of(level[groups.back().first]) != parent_of(level[i])) groups.emplace_back(i, i);
