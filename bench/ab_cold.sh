@@ -7,12 +7,8 @@
 #
 # Usage (repository root): bench/ab_cold.sh INDEX_DIR ENVFIX_A ENVFIX_B [REPS=3]
 set -u
-IDX=${1:?usage: bench/ab_cold.sh INDEX_DIR ENVFIX_A ENVFIX_B [REPS]}
-A=$(realpath "${2:?}"); B=$(realpath "${3:?}"); REPS=${4:-3}
-BASE=${BASE:-/usr/bin/python3}
-W=$(mktemp -d /tmp/envfix-ab.XXXXXX)
 source bench/index_env.sh
-start_index_run "$IDX" "$W"
+start_ab_run bench/ab_cold.sh "$@"
 fresh() { rm -rf "$W/run"; mkdir -p "$W/run"; export ENVFIX_CACHE_DIR=$W/run/c ENVFIX_DATA_DIR=$W/run/d; "$BASE" -m venv --without-pip "$W/run/v"; sync; }
 usage() { du -s "$@" 2>/dev/null | awk '{s += $1} END {print s}'; }
 for rep in $(seq "$REPS"); do for e in "$A" "$B"; do

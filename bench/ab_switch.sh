@@ -10,12 +10,8 @@
 #
 # Usage (repository root): bench/ab_switch.sh INDEX_DIR ENVFIX_A ENVFIX_B [REPS=3]
 set -u
-IDX=${1:?usage: bench/ab_switch.sh INDEX_DIR ENVFIX_A ENVFIX_B [REPS]}
-A=$(realpath "${2:?}"); B=$(realpath "${3:?}"); REPS=${4:-3}
-BASE=${BASE:-/usr/bin/python3}
-W=$(mktemp -d /tmp/envfix-abs.XXXXXX)
 source bench/index_env.sh
-start_index_run "$IDX" "$W"
+start_ab_run bench/ab_switch.sh "$@"
 install() { local e=$1 v=$2; shift 2; "$e" install --no-verify --env "$v" --torch-from index --index-url "$URL" -y "$@"; }  # not for `timed`
 timed() { local what=$1; shift; /usr/bin/time -f "$what: %e s wall, %U user, %S sys, max RSS %M KiB" "$@" 2>&1 | grep -E "wall|^done in"; }
 for e in "$A" "$B"; do  # each build its own caches with both variants, for the cached runs below

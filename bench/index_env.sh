@@ -36,3 +36,17 @@ start_index_run() {
   variant_requirements "$1" 0 R1
   variant_requirements "$1" 1 R2
 }
+
+# start_ab_run SCRIPT INDEX_DIR ENVFIX_A ENVFIX_B [REPS=3]: the arguments of the A/B scripts
+# (bench/ab_cold.sh, bench/ab_switch.sh) into IDX, A, B (absolute), REPS, BASE (the venvs'
+# interpreter), W (a new work folder), then start_index_run on them.
+start_ab_run() {
+  local script=$1; shift
+  IDX=${1:?usage: $script INDEX_DIR ENVFIX_A ENVFIX_B [REPS]}
+  A=$(realpath "${2:?usage: $script INDEX_DIR ENVFIX_A ENVFIX_B [REPS]}")
+  B=$(realpath "${3:?usage: $script INDEX_DIR ENVFIX_A ENVFIX_B [REPS]}")
+  REPS=${4:-3}
+  BASE=${BASE:-/usr/bin/python3}
+  W=$(mktemp -d "/tmp/envfix-$(basename "$script" .sh).XXXXXX")
+  start_index_run "$IDX" "$W"
+}
