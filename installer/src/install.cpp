@@ -5,6 +5,7 @@
 #include <chrono>
 #include <deque>
 #include <future>
+#include <iterator>
 #include <mutex>
 #include <map>
 #include <optional>
@@ -374,8 +375,8 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         ENVFIX_TRY(auto rp, plan_removal(*d, env.root, protect));
         for (auto& m : rp.skipped) reporter.warn(m);
         result.removed.push_back({d->name, d->version, d->dist_info, "", rp.files.size(), 0});
-        remove_files.insert(remove_files.end(), rp.files.begin(), rp.files.end());
         for (auto& [k, row] : rp.rows) replaced_rows.try_emplace(rp.files[k].native(), std::move(row));
+        remove_files.insert(remove_files.end(), std::make_move_iterator(rp.files.begin()), std::make_move_iterator(rp.files.end()));
     }
     lap("removals planned");
 
