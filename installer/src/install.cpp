@@ -601,13 +601,17 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     }, 1);
     for (auto& e : record_errors)
         if (e) return unexpected(std::move(*e));
-    std::jthread freeing([items = std::move(items), digests = std::move(digests), writer = std::move(writer),
-                          state = take_staging_state(inputs)]() mutable {
-        items = std::vector<StageItem>();  // first: it points into the plans
-        digests = std::vector<StagedDigest>();
-        writer.clear();
-        state.clear();
-    });
+    std::jthread freeing;
+    try {
+        freeing = std::jthread([items = std::move(items), digests = std::move(digests), writer = std::move(writer),
+                                state = take_staging_state(inputs)]() mutable {
+            items = std::vector<StageItem>();  // first: it points into the plans
+            digests = std::vector<StagedDigest>();
+            writer.clear();
+            state.clear();
+        });
+    } catch (const std::system_error&) {  // no thread left: freed here, as the lambda goes
+    }
     result.files_written = dests.size() - result.files_kept;
     result.files_kept += in_place.count;
     lap("RECORD files written");
