@@ -4,6 +4,7 @@
 // replacing torch is four renames, not 34 000.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <unordered_map>
@@ -149,17 +150,15 @@ Expected<std::vector<JournalOp>> plan_moves(const std::vector<Area>& areas, cons
     // adds for torch's stack took about 45 ms on the GPU machine).
     constexpr auto sep = stdfs::path::preferred_separator;
     using Str = stdfs::path::string_type;
-    std::basic_string_view<Str::value_type> last_parent;
-    const stdfs::path* last_unit = nullptr;  // the folder unit of the folder before, when it had one
-    Str last_parent_store;
+    std::optional<Str> whole_folder;  // the folder before, when it comes in with a folder unit
     stdfs::path scratch;
     for (const auto& raw : add) {
         const stdfs::path& p = normal_ref(raw, scratch);
         const auto& s = p.native();
         const size_t cut = s.rfind(sep);
         const auto parent = std::basic_string_view<Str::value_type>(s).substr(0, cut == Str::npos ? 0 : cut);
-        if (last_unit && parent == last_parent) continue;  // same folder, same unit: seen already
-        last_unit = nullptr;
+        if (whole_folder && parent == *whole_folder) continue;  // same folder, same unit: seen already
+        whole_folder.reset();
         auto [known, fresh] = in_of_parent.try_emplace(p.parent_path().native());
         if (fresh) {
             std::string rel;
@@ -176,11 +175,7 @@ Expected<std::vector<JournalOp>> plan_moves(const std::vector<Area>& areas, cons
             }
         }
         stdfs::path unit = known->second;
-        if (!unit.empty()) {  // a new folder comes in whole: the next files of this folder go with it
-            last_parent_store.assign(parent);
-            last_parent = last_parent_store;
-            last_unit = &known->second;
-        }
+        if (!unit.empty()) whole_folder.emplace(parent);  // the next files of this folder go with it
         if (unit.empty()) {
             stdfs::file_type t;
             if (exists_after(p, &t)) {

@@ -3,6 +3,7 @@
 // separator: the removal and move plans ask it for every file of a torch stack, where
 // lexically_relative's walk over components cost most of their time.
 #include <filesystem>
+#include <string>
 #include <string_view>
 
 namespace envfix::installer {
@@ -57,6 +58,13 @@ template <class Path = std::filesystem::path>
 Path normal_path(const Path& p) {
     Path scratch;
     return normal_ref(p, scratch);
+}
+
+// `dir` joined with a '/'-separated relative path: on POSIX one path made from one string, as every
+// staged and cached file asks for one (`operator/` splits and copies part by part).
+inline std::filesystem::path join_generic(const std::filesystem::path& dir, const std::string& rel) {
+    if constexpr (std::filesystem::path::preferred_separator == '/') return std::filesystem::path(dir.native() + "/" + rel);
+    else return dir / std::filesystem::path(rel);
 }
 
 // `p` relative to `dir`, '/'-separated, when `p` lies strictly under it (both lexically

@@ -7,6 +7,7 @@
 
 #include "envfix/common/error.hpp"
 #include "envfix/installer/journal.hpp"
+#include "path_under.hpp"
 
 namespace envfix::installer::tx {
 
@@ -16,11 +17,7 @@ struct Area {
     stdfs::path root;   // the folder files go under
     stdfs::path stage;  // root/.envfix-tx-<id>: new/ and old/ inside
     stdfs::path::string_type prefix;  // root, normalised, with one trailing separator (area_for)
-    // One path made from one string on POSIX: it runs for every staged file and folder.
-    stdfs::path new_path(const std::string& rel) const {
-        if constexpr (stdfs::path::preferred_separator == '/') return stdfs::path(stage.native() + "/new/" + rel);
-        else return stage / "new" / stdfs::path(rel);
-    }
+    stdfs::path new_path(const std::string& rel) const { return join_generic(stage, "new/" + rel); }
     stdfs::path old_path(const std::string& rel) const { return stage / "old" / stdfs::path(rel); }
     stdfs::path dest(const std::string& rel) const { return root / stdfs::path(rel); }
 };

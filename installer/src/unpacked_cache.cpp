@@ -8,6 +8,7 @@
 #include "envfix/common/hash.hpp"
 #include "envfix/common/strings.hpp"
 #include "envfix/installer/unpacked_cache.hpp"
+#include "path_under.hpp"
 #include "store_ops.hpp"
 #include "tx_internal.hpp"
 #include "unpacked_store.hpp"
@@ -150,11 +151,7 @@ bool has_entry(const stdfs::path& root, const std::string& sha256) {
     return is_hex64(sha256) && read_marker(root / kLayout / sha256, sha256).has_value();
 }
 
-stdfs::path entry_file(const stdfs::path& entry, size_t zip_entry) {
-    // One path from one string on POSIX: asked for every file of a warm install.
-    if constexpr (stdfs::path::preferred_separator == '/') return stdfs::path(entry.native() + "/f/" + std::to_string(zip_entry));
-    else return entry / "f" / std::to_string(zip_entry);
-}
+stdfs::path entry_file(const stdfs::path& entry, size_t zip_entry) { return join_generic(entry, "f/" + std::to_string(zip_entry)); }
 
 size_t sweep_tmp(const stdfs::path& root, std::chrono::seconds older_than) {
     size_t removed = 0;
