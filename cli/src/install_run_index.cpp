@@ -109,8 +109,12 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
     auto keep = std::make_shared<const installer::InstalledContent>(installer::installed_content(env.site_packages, env.root, names));
     installer::UnpackAhead ahead(installer::unpacked_cache_root(), 0, o.threads, keep->by_hash.empty() ? nullptr : keep);
     auto ready = [&](const std::filesystem::path& file, const std::string& sha256) { ahead.add(file, sha256); };
+    // A large wheel fetched in ranges: its large libraries inflated as their bytes arrive.
+    auto split = [&](const std::filesystem::path& part, const std::string& sha256, std::shared_ptr<resolver::PartProgress> progress) {
+        ahead.early(part, sha256, std::move(progress));
+    };
     auto fetched = value_or_throw(installer::fetch_wheels(installer::wheel_cache_root(), fetch, sources.http, offline,
-                                                          sources.parallel, *ctx.reporter, ready));
+                                                          sources.parallel, *ctx.reporter, ready, split));
     {
         auto started = std::chrono::steady_clock::now();
         auto outcome = ahead.finish();
@@ -124,6 +128,10 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
         for (const auto& b : outcome.batches)
             ctx.reporter->debug(msg("install.debug.unpack_batch", {{"wheels", std::to_string(b.wheels)}, {"files", std::to_string(b.files)},
                                                                    {"from", std::to_string(b.from_ms)}, {"to", std::to_string(b.to_ms)}}));
+        if (outcome.early_wheels > 0)
+            ctx.reporter->debug(msg("install.debug.unpacked_early", {{"wheels", std::to_string(outcome.early_wheels)},
+                                                                     {"taken", std::to_string(outcome.early_taken)},
+                                                                     {"refused", std::to_string(outcome.early_refused)}}));
         for (const auto& e : outcome.errors) ctx.reporter->debug(e.message);
     }
     Json downloads = Json::array();

@@ -49,6 +49,11 @@ void sync_filesystems(const std::vector<std::filesystem::path>& dirs);
 // the filesystem has it). Works for folders.
 Expected<void> move_no_replace(const std::filesystem::path& from, const std::filesystem::path& to);
 
+// Whether a file another thread holds open for reading may be renamed: POSIX yes; Windows no
+// (std::ifstream opens without FILE_SHARE_DELETE). Inflating a wheel while it downloads reads
+// its .part, which the downloader renames into place once it is checked.
+bool open_files_can_be_renamed();
+
 // Free bytes for an unprivileged writer on the filesystem holding `dir`; nullopt when unknown.
 std::optional<uint64_t> free_space(const std::filesystem::path& dir);
 

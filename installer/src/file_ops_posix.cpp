@@ -137,4 +137,6 @@ std::string utc_timestamp(bool compact) {
     return buf;
 }
 
+bool open_files_can_be_renamed() { return true; }
+
 }  // namespace envfix::installer::fileops

@@ -88,4 +88,6 @@ std::string utc_timestamp(bool compact) {
     return buf;
 }
 
+bool open_files_can_be_renamed() { return false; }
+
 }  // namespace envfix::installer::fileops

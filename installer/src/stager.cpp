@@ -387,27 +387,19 @@ private:
             // hashed and written piece by piece.
             const auto& row = it.wheel->record[static_cast<size_t>(it.wheel->record_row[f.entry])];
             hasher.start(row.hash_algorithm);
-            uint64_t size = 0;
-            // A large library: hashed and written on another thread while this one inflates.
-            std::unique_ptr<HashWriteBehind> behind;
-            if (it.wheel->zip.entries[f.entry].size >= write_behind_from_) behind = HashWriteBehind::try_start(hasher, file);
+            // A large library: hashed and written on other threads while this one inflates.
+            HashedOutput output(hasher, file, it.wheel->zip.entries[f.entry].size >= write_behind_from_);
             ENVFIX_TRY_VOID(read_entry([&](std::string_view c) -> Expected<void> {
                 if (stop_.load(std::memory_order_relaxed))
                     return fail(ExitCode::Interrupted, "install.interrupted");  // another worker failed: stop early
                 if (interrupt_requested()) return fail(ExitCode::Interrupted, "install.interrupted");
-                size += c.size();
                 bytes_.fetch_add(c.size(), std::memory_order_relaxed);
-                if (behind) return behind->push(c);
-                hasher.update(c);
-                return file.write(c);
+                return output.push(c);
             }));
-            if (behind) {
-                ENVFIX_TRY_VOID(behind->finish());
-                behind.reset();
-            }
+            ENVFIX_TRY_VOID(output.finish());
             std::string digest = hasher.finish_b64();
             ENVFIX_TRY_VOID(check_digest(it, row.hash_algorithm, digest));
-            out = {row.hash_algorithm, std::move(digest), size};
+            out = {row.hash_algorithm, std::move(digest), output.size()};
         }
         ENVFIX_TRY_VOID(file.finish(mode));
         fault_point();

@@ -10,8 +10,11 @@
 #include "envfix/installer/wheel_plan.hpp"
 #include "keep_links.hpp"
 #include "stager.hpp"
+#include "file_ops.hpp"
 #include "tx_internal.hpp"
+#include "unpack_early.hpp"
 #include "unpacked_store.hpp"
+#include "write_behind.hpp"
 
 namespace envfix::installer {
 
@@ -25,7 +28,22 @@ struct Opened {
     std::string sha256;
     stdfs::path tmp;      // the entry being made
     size_t extracted = 0;
+    std::shared_ptr<EarlyUnpack> early;  // what was inflated while it downloaded, into tmp
 };
+
+// The early reader of a wheel, if any, handed over once (dropped when the entry is made elsewhere).
+using TakeEarly = std::function<std::shared_ptr<EarlyUnpack>(const std::string& sha256)>;
+
+// A file inflated while the wheel downloaded is the wheel's entry when the checked wheel says so:
+// the same name, size and CRC-32 in the checked directory, the SHA-256 of its RECORD row, and
+// the mode the stager would give it.
+bool early_file_matches(const EarlyUnpack::File& got, const WheelFile& w, const PlannedFile& f) {
+    const ZipEntry& e = w.zip.entries[f.entry];
+    if (w.record_row[f.entry] < 0 || got.name != e.name || got.size != e.size || got.crc32 != e.crc32 || got.executable != f.executable)
+        return false;
+    const auto& row = w.record[static_cast<size_t>(w.record_row[f.entry])];
+    return row.hash_algorithm == "sha256" && row.hash_digest == got.sha256;
+}
 
 // The wheel and which of its entries an install extracts as they are. That list does not
 // depend on where they go: any scheme gives the same ("#!python" scripts are rewritten per
@@ -66,12 +84,16 @@ const stdfs::path* kept_file(const InstalledContent* keep, const WheelFile& w, s
 // Every wheel of the batch in one staging run, so its largest files are inflated side by side
 // across wheels (one wheel at a time left the cores idle behind each wheel's largest library).
 UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std::pair<stdfs::path, std::string>>& wheels,
-                                  unsigned threads, const InstalledContent* keep) {
+                                  unsigned threads, const InstalledContent* keep, const TakeEarly& take_early = {}) {
     UnpackAhead::Outcome out;
     std::vector<std::pair<stdfs::path, std::string>> todo;
     for (const auto& w : wheels) {
-        if (unpacked::has_entry(root, w.second)) ++out.present;
-        else todo.push_back(w);
+        if (unpacked::has_entry(root, w.second)) {
+            ++out.present;
+            if (take_early) take_early(w.second);  // not needed: its files go with it
+        } else {
+            todo.push_back(w);
+        }
     }
     std::vector<std::unique_ptr<Opened>> tried(todo.size());
     std::vector<std::optional<Error>> failed(todo.size());
@@ -87,6 +109,12 @@ UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std
     }
     if (opened.empty()) return out;
     for (auto& o : opened) {
+        if (take_early && (o->early = take_early(o->sha256))) {
+            o->early->wait();  // the wheel is complete: its readers end
+            o->tmp = o->early->take_entry();
+            ++out.early_wheels;
+            continue;
+        }
         auto tmp = unpacked::begin_entry(root, o->sha256);
         if (!tmp) {
             out.errors.push_back(tmp.error());
@@ -96,15 +124,37 @@ UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std
         o->tmp = *tmp;
     }
     std::vector<StageItem> items;
-    for (const auto& o : opened)
+    size_t taken = 0;
+    for (const auto& o : opened) {
+        std::vector<bool> used;
+        if (o->early) used.assign(o->wheel.zip.entries.size(), false);
         for (const auto& f : o->plan.files)
             if (f.kind == PlannedFile::Kind::Extracted) {
+                if (o->early)
+                    if (auto e = o->early->files().find(f.entry); e != o->early->files().end()) {
+                        if (early_file_matches(e->second, o->wheel, f)) {
+                            used[f.entry] = true;
+                            ++taken;
+                            continue;
+                        }
+                        ++out.early_refused;
+                    }
                 items.push_back({&o->wheel, &f, unpacked::entry_file(o->tmp, f.entry)});
                 if (const auto* kept = kept_file(keep, o->wheel, f.entry)) {
                     items.back().linked_from = *kept;
                     items.back().verify_link = true;  // hashed after linking; inflated when it differs
                 }
             }
+        // What was inflated early and not taken goes (the stager writes those entries afresh).
+        if (o->early)
+            for (const auto& [entry, file] : o->early->files())
+                if (entry >= used.size() || !used[entry]) {
+                    std::error_code ec;
+                    stdfs::remove(unpacked::entry_file(o->tmp, entry), ec);
+                    if (entry >= used.size()) ++out.early_refused;
+                }
+    }
+    out.early_taken += taken;
     StageOptions so;
     // Threads for the work in the batch: torch's 11 800 files get the cores (2 × cores, as a
     // plain install stages), a small wheel two; the runs overlap the downloads at low priority.
@@ -131,7 +181,7 @@ UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std
         }
         return out;
     }
-    out.files += items.size();
+    out.files += items.size() + taken;
     for (auto& o : opened) {
         if (auto sealed = unpacked::seal_entry(root, o->tmp, o->sha256, o->extracted); !sealed) out.errors.push_back(sealed.error());
         else ++out.unpacked;
@@ -159,8 +209,10 @@ static unsigned default_runners() {
     return std::clamp(std::thread::hardware_concurrency() / 2, 4u, 8u);
 }
 
-UnpackAhead::UnpackAhead(stdfs::path root, unsigned runners, unsigned threads, std::shared_ptr<const InstalledContent> keep)
-    : root_(std::move(root)), threads_(threads), keep_(std::move(keep)), started_(std::chrono::steady_clock::now()) {
+UnpackAhead::UnpackAhead(stdfs::path root, unsigned runners, unsigned threads, std::shared_ptr<const InstalledContent> keep,
+                         uint64_t early_from)
+    : root_(std::move(root)), threads_(threads), keep_(std::move(keep)), early_from_(early_from ? early_from : HashWriteBehind::kFrom),
+      started_(std::chrono::steady_clock::now()) {
     if (runners == 0) runners = default_runners();
     outcome_.runners = std::max(1u, runners);
     try {
@@ -177,14 +229,51 @@ UnpackAhead::UnpackAhead(stdfs::path root, unsigned runners, unsigned threads, s
 }
 
 UnpackAhead::~UnpackAhead() {
+    std::map<std::string, std::shared_ptr<EarlyUnpack>> early;
     {
         std::lock_guard lock(mu_);
         closing_ = true;
         queue_.clear();
+        early.swap(early_);
     }
+    for (auto& [sha, e] : early) e->cancel();
     cv_.notify_all();
     for (auto& t : workers_)
         if (t.joinable()) t.join();
+}
+
+// ENVFIX_UNPACK_EARLY: 0 turns it off (to measure what it brings), a size in bytes sets the
+// entries it takes (tests reach it with small wheels); nothing where a .part being read cannot
+// be renamed.
+static std::optional<uint64_t> early_from(uint64_t given) {
+    if (!fileops::open_files_can_be_renamed()) return std::nullopt;
+    if (auto v = env::get(EnvVar::EnvfixUnpackEarly))
+        if (auto n = str::to_int(*v); n && *n >= 0) {
+            if (*n == 0) return std::nullopt;
+            return static_cast<uint64_t>(*n);
+        }
+    return given;
+}
+
+void UnpackAhead::early(const stdfs::path& part, const std::string& sha256, std::shared_ptr<resolver::PartProgress> progress) {
+    auto from = early_from(early_from_);
+    if (!progress || sha256.empty() || !from || unpacked::has_entry(root_, sha256)) return;
+    auto entry = unpacked::begin_entry(root_, sha256);
+    if (!entry) return;
+    std::shared_ptr<EarlyUnpack> reader;
+    try {
+        reader = std::make_shared<EarlyUnpack>(part, std::move(progress), *entry, keep_, *from);
+    } catch (const std::exception&) {  // no thread left: the wheel is unpacked once it is complete
+        std::error_code ec;
+        stdfs::remove_all(*entry, ec);
+        return;
+    }
+    std::lock_guard lock(mu_);
+    if (closing_) {
+        reader->cancel();  // its destructor, outside the lock, waits and removes the entry
+        return;
+    }
+    early_[sha256] = std::move(reader);
 }
 
 void UnpackAhead::add(stdfs::path wheel, std::string sha256) {
@@ -214,7 +303,15 @@ void UnpackAhead::work() {
         const uint64_t from = ms();
         Outcome r;
         try {
-            r = unpack_batch(root_, batch, threads_, keep_.get());
+            r = unpack_batch(root_, batch, threads_, keep_.get(), [this](const std::string& sha256) {
+                std::shared_ptr<EarlyUnpack> e;
+                std::lock_guard lock(mu_);
+                if (auto it = early_.find(sha256); it != early_.end()) {
+                    e = std::move(it->second);
+                    early_.erase(it);
+                }
+                return e;
+            });
         } catch (const std::exception& e) {  // no thread or memory left: the install inflates them
             r.errors.push_back(make_error(ExitCode::Internal, "fs.write_failed", {{"path", root_.string()}, {"reason", e.what()}}));
         }
@@ -224,6 +321,9 @@ void UnpackAhead::work() {
         outcome_.unpacked += r.unpacked;
         outcome_.files += r.files;
         outcome_.present += r.present;
+        outcome_.early_wheels += r.early_wheels;
+        outcome_.early_taken += r.early_taken;
+        outcome_.early_refused += r.early_refused;
         outcome_.errors.insert(outcome_.errors.end(), r.errors.begin(), r.errors.end());
     }
 }
@@ -236,6 +336,14 @@ UnpackAhead::Outcome UnpackAhead::finish() {
     cv_.notify_all();
     for (auto& t : workers_)
         if (t.joinable()) t.join();
+    // Wheels read early that never came (their download failed): stopped, their entries removed.
+    std::map<std::string, std::shared_ptr<EarlyUnpack>> left;
+    {
+        std::lock_guard lock(mu_);
+        left.swap(early_);
+    }
+    for (auto& [sha, e] : left) e->cancel();
+    left.clear();
     std::lock_guard lock(mu_);
     return outcome_;
 }

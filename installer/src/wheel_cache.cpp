@@ -84,7 +84,7 @@ Expected<CleanResult> clean_wheel_cache(const stdfs::path& root) {
 
 Expected<std::vector<FetchedWheel>> fetch_wheels(const stdfs::path& root, const std::vector<WheelFetch>& wheels,
                                                  const resolver::HttpOptions& http, bool offline, int parallel,
-                                                 Reporter& reporter, const WheelReady& on_ready) {
+                                                 Reporter& reporter, const WheelReady& on_ready, const WheelSplit& on_split) {
     std::vector<FetchedWheel> out(wheels.size());
     std::vector<resolver::DownloadItem> items;
     std::vector<size_t> item_of;
@@ -121,6 +121,10 @@ Expected<std::vector<FetchedWheel>> fetch_wheels(const stdfs::path& root, const 
     if (on_ready)
         opts.on_ready = [&](size_t k) {
             if (!items[k].sha256.empty()) on_ready(items[k].dest, items[k].sha256);
+        };
+    if (on_split)
+        opts.on_split = [&](size_t k, const stdfs::path& part, std::shared_ptr<resolver::PartProgress> progress) {
+            if (!items[k].sha256.empty()) on_split(part, items[k].sha256, std::move(progress));
         };
     auto results = resolver::download_files(items, http, reporter, opts);
     for (size_t k = 0; k < results.size(); ++k) {

@@ -62,4 +62,32 @@ private:
     static std::atomic<int> running_;
 };
 
+// A streamed entry's bytes hashed and written: behind the inflating when asked and a place among
+// HashWriteBehind::kMaxAtOnce is free, else inline on the caller's thread.
+class HashedOutput {
+public:
+    HashedOutput(RecordHasher& hasher, fileops::OutFile& file, bool behind)
+        : hasher_(hasher), file_(file), behind_(behind ? HashWriteBehind::try_start(hasher, file) : nullptr) {}
+    Expected<void> push(std::string_view bytes) {
+        size_ += bytes.size();
+        if (behind_) return behind_->push(bytes);
+        hasher_.update(bytes);
+        return file_.write(bytes);
+    }
+    // Everything hashed and written (the threads behind, if any, ended).
+    Expected<void> finish() {
+        if (!behind_) return {};
+        auto done = behind_->finish();
+        behind_.reset();
+        return done;
+    }
+    uint64_t size() const { return size_; }
+
+private:
+    RecordHasher& hasher_;
+    fileops::OutFile& file_;
+    std::unique_ptr<HashWriteBehind> behind_;
+    uint64_t size_ = 0;
+};
+
 }  // namespace envfix::installer

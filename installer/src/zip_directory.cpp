@@ -14,11 +14,9 @@ constexpr uint32_t kEocdSig = 0x06054b50;
 constexpr uint32_t kZip64LocatorSig = 0x07064b50;
 constexpr uint32_t kZip64EocdSig = 0x06064b50;
 constexpr uint32_t kCentralSig = 0x02014b50;
-constexpr uint32_t kLocalSig = 0x04034b50;
 constexpr uint32_t kDescriptorSig = 0x08074b50;
 constexpr size_t kEocdSize = 22;
 constexpr size_t kCentralSize = 46;
-constexpr size_t kLocalSize = 30;
 constexpr uint16_t kFlagEncrypted = 0x0001;
 constexpr uint16_t kFlagDescriptor = 0x0008;
 constexpr uint16_t kFlagUtf8 = 0x0800;
@@ -102,9 +100,13 @@ Unexpected<Error> malformed(std::string_view source, std::string reason) {
 
 using zipfmt::malformed;
 
-Expected<ZipDirectory> read_zip_directory(std::string_view a, std::string_view source, const ZipLimits& limits) {
+// Positions in `a` are those of the file less `base` (a holds the file's last bytes).
+Expected<ZipCentral> read_zip_central(std::string_view a, uint64_t base, std::string_view source, const ZipLimits& limits) {
     using namespace zipfmt;
-    if (a.size() < kEocdSize) return malformed(source, "too short to be a zip archive (truncated?)");
+    if (a.size() < kEocdSize) {
+        if (base > 0) return ZipCentral{.need_from = base > kEocdSize ? base - kEocdSize : 0};
+        return malformed(source, "too short to be a zip archive (truncated?)");
+    }
 
     // The end record: the last signature whose comment reaches exactly the end of the file. A
     // match that leaves bytes after it (appended data, a second archive) is refused.
@@ -117,6 +119,8 @@ Expected<ZipDirectory> read_zip_directory(std::string_view a, std::string_view s
             break;
         }
     }
+    if (eocd == std::string_view::npos && base > 0 && a.size() < kEocdSize + 0xFFFF)  // the comment may start before
+        return ZipCentral{.need_from = base > kEocdSize + 0xFFFF ? base - kEocdSize - 0xFFFF : 0};
     if (eocd == std::string_view::npos) {
         bool any = false;
         for (size_t pos = a.size() - kEocdSize + 1; pos-- > lowest && !any;) any = u32(a, pos) == kEocdSig;
@@ -128,12 +132,15 @@ Expected<ZipDirectory> read_zip_directory(std::string_view a, std::string_view s
     uint64_t count_disk = u16(a, eocd + 8);
     uint64_t cd_size = u32(a, eocd + 12);
     uint64_t cd_offset = u32(a, eocd + 16);
-    uint64_t cd_end_expected = eocd;
+    uint64_t cd_end_expected = eocd + base;  // in the file
 
+    if (eocd < 20 && base > 0) return ZipCentral{.need_from = base > 20 ? base - 20 : 0};  // a ZIP64 locator may be there
     if (eocd >= 20 && u32(a, eocd - 20) == kZip64LocatorSig) {
         size_t loc = eocd - 20;
         if (u32(a, loc + 4) != 0 || u32(a, loc + 16) > 1) return malformed(source, "multi-disk archives are not supported");
-        uint64_t rec = u64(a, loc + 8);
+        const uint64_t rec_at = u64(a, loc + 8);
+        if (rec_at < base) return ZipCentral{.need_from = rec_at};
+        const size_t rec = static_cast<size_t>(rec_at - base);
         if (rec + 56 > loc || u32(a, rec) != kZip64EocdSig)
             return malformed(source, "the ZIP64 end record is missing or out of place");
         if (u64(a, rec + 4) + 12 != loc - rec) return malformed(source, "the ZIP64 end record has a wrong size");
@@ -148,7 +155,7 @@ Expected<ZipDirectory> read_zip_directory(std::string_view a, std::string_view s
         cd_size = pick(cd_size, 0xFFFFFFFF, u64(a, rec + 40), ok);
         cd_offset = pick(cd_offset, 0xFFFFFFFF, u64(a, rec + 48), ok);
         if (!ok) return malformed(source, "the end record and the ZIP64 end record disagree");
-        cd_end_expected = rec;
+        cd_end_expected = rec_at;
     } else if (count == 0xFFFF || cd_size == 0xFFFFFFFF || cd_offset == 0xFFFFFFFF) {
         return malformed(source, "ZIP64 values without a ZIP64 end record");
     }
@@ -158,15 +165,18 @@ Expected<ZipDirectory> read_zip_directory(std::string_view a, std::string_view s
                     {{"file", std::string(source)}, {"what", std::to_string(count) + " entries"}});
     if (cd_offset > cd_end_expected || cd_size != cd_end_expected - cd_offset)
         return malformed(source, "the central directory is not where the end record says (truncated or altered)");
+    if (cd_offset < base) return ZipCentral{.need_from = cd_offset};
 
-    ZipDirectory dir;
+    ZipCentral central;
+    central.cd_offset = cd_offset;
+    ZipDirectory& dir = central.dir;
     dir.entries.reserve(static_cast<size_t>(count));
     std::unordered_set<std::string_view> names;
     names.reserve(static_cast<size_t>(count) * 2);
-    std::vector<std::string_view> raw_names;
+    std::vector<std::string_view>& raw_names = central.raw_names;
     raw_names.reserve(static_cast<size_t>(count));
-    size_t p = static_cast<size_t>(cd_offset);
-    const size_t cd_end = static_cast<size_t>(cd_end_expected);
+    size_t p = static_cast<size_t>(cd_offset - base);
+    const size_t cd_end = static_cast<size_t>(cd_end_expected - base);
     for (uint64_t i = 0; i < count; ++i) {
         if (p + kCentralSize > cd_end || u32(a, p) != kCentralSig)
             return malformed(source, "central directory entry " + std::to_string(i + 1) + " is damaged");
@@ -234,6 +244,15 @@ Expected<ZipDirectory> read_zip_directory(std::string_view a, std::string_view s
     for (const auto& e : dir.entries)
         if (!names.insert(e.name).second)
             return fail(ExitCode::BadWheel, "zip.duplicate", {{"file", std::string(source)}, {"entry", e.name}});
+    return central;
+}
+
+Expected<ZipDirectory> read_zip_directory(std::string_view a, std::string_view source, const ZipLimits& limits) {
+    using namespace zipfmt;
+    ENVFIX_TRY(ZipCentral central, read_zip_central(a, 0, source, limits));
+    ZipDirectory& dir = central.dir;
+    const auto& raw_names = central.raw_names;
+    const uint64_t cd_offset = central.cd_offset;
 
     // Local headers: each must repeat what the directory says, and the entries' bytes must not
     // overlap (overlapping entries are how "small" archives inflate to terabytes).
@@ -300,7 +319,7 @@ Expected<ZipDirectory> read_zip_directory(std::string_view a, std::string_view s
         }
         previous_end = end;
     }
-    return dir;
+    return std::move(dir);
 }
 
 }  // namespace envfix::installer

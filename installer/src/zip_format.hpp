@@ -22,6 +22,10 @@ inline uint64_t u64(std::string_view s, size_t p) {
     return static_cast<uint64_t>(u32(s, p)) | static_cast<uint64_t>(u32(s, p + 4)) << 32;
 }
 
+// A local header: its signature, and its size before the name and the extra field.
+constexpr uint32_t kLocalSig = 0x04034b50;
+constexpr size_t kLocalSize = 30;
+
 // Stored and deflate are read by envfix itself (ISA-L or zlib, libdeflate); bzip2 (12), LZMA (14), zstd (93) and
 // xz (95), which Python's zipfile or uv also read, go through libarchive.
 inline bool method_builtin(uint16_t m) { return m == 0 || m == 8; }

@@ -34,12 +34,20 @@ struct Split {
     bool no_range = false;  // the server answered without the range: fetched whole afterwards
     bool refetched = false; // ... and so it was: its .part is that transfer's, not the ranges'
     bool ended = false;     // the progress task was closed
+    std::shared_ptr<PartProgress> progress;  // DownloadOptions::on_split: what is written, for an early reader
 };
 
-// How many ranges, of what length, for a file of `total` bytes: one per connection, 1 MiB at least.
-std::pair<uint64_t, uint64_t> range_plan(uint64_t total, size_t parallel) {
-    const uint64_t n = std::min<uint64_t>(parallel, std::max<uint64_t>(2, total >> 20));
-    return {n, (total + n - 1) / n};
+// The ranges of a file of `total` bytes: one per connection, 1 MiB at least. With a reader
+// watching (tail), the file's last bytes are a small range of their own, the last in the list:
+// a zip archive's directory is there, and it is fetched first.
+std::vector<PartProgress::Range> range_plan(uint64_t total, size_t parallel, bool tail) {
+    const uint64_t end = tail ? total - std::clamp<uint64_t>(total / 16, 1, uint64_t{8} << 20) : total;
+    const uint64_t n = std::min<uint64_t>(parallel, std::max<uint64_t>(2, end >> 20));
+    const uint64_t per = (end + n - 1) / n;
+    std::vector<PartProgress::Range> out;
+    for (uint64_t at = 0; at < end; at += per) out.push_back({at, std::min(per, end - at), 0});
+    if (tail) out.push_back({end, total - end, 0});
+    return out;
 }
 
 struct Job {
@@ -66,12 +74,14 @@ struct Job {
     const std::function<void(size_t)>* on_ready = nullptr;
     Split* split = nullptr;     // one range of a split file: [range_at, range_at + range_len)
     uint64_t range_at = 0, range_len = 0;
+    size_t range_no = 0;        // its place in split->progress
     int range_attempts = 0;
     bool not_ranged = false;    // the answer was not this range
     // A whole-file transfer of unknown size may become the first range once its answer gives
     // the size (learned); its transfer is cut at the range's end (cut).
     uint64_t split_at = 0;
     size_t parallel = 1;
+    bool tail = false;          // DownloadOptions::on_split is set: ranges with a tail
     std::unique_ptr<Split> learned;
     bool cut = false;
 
@@ -159,16 +169,21 @@ size_t on_body(char* data, size_t size, size_t n, void* user) {
             curl_easy_getinfo(j->easy->h, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
             if (length > 0 && static_cast<uint64_t>(length) >= j->split_at) {
                 const auto total = static_cast<uint64_t>(length);
-                auto [n, per] = range_plan(total, j->parallel);
+                auto plan = range_plan(total, j->parallel, j->tail);
                 j->learned = std::make_unique<Split>();
                 j->learned->item = j->index;
                 j->learned->file = j->part;
-                j->learned->left = static_cast<size_t>(n);
+                j->learned->left = plan.size();
                 j->learned->total = total;
                 j->learned->ranges.push_back(j);
+                if (j->tail) {
+                    j->learned->progress = std::make_shared<PartProgress>(plan, total);
+                    std::setvbuf(j->file, nullptr, _IONBF, 0);  // nothing written yet: what is written is readable
+                }
                 j->split = j->learned.get();
                 j->range_at = 0;
-                j->range_len = per;
+                j->range_len = plan.front().length;
+                j->range_no = 0;
                 j->range_attempts = 1;  // this transfer was its first attempt
             }
         }
@@ -192,6 +207,7 @@ size_t on_body(char* data, size_t size, size_t n, void* user) {
         }
         j->done += keep;
         j->split->done += keep;
+        if (j->split->progress) j->split->progress->advance(j->range_no, j->done);
         j->rep->task_advance(j->task, j->split->done);
         j->cut = true;
         return 0;
@@ -207,6 +223,7 @@ size_t on_body(char* data, size_t size, size_t n, void* user) {
     j->done += len;
     if (j->split) {
         j->split->done += len;
+        if (j->split->progress) j->split->progress->advance(j->range_no, j->done);
         j->rep->task_advance(j->task, j->split->done);
     } else {
         j->rep->task_advance(j->task, j->done);
@@ -391,32 +408,44 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
         jobs.push_back(std::move(j));
         return jobs.back().get();
     };
+    // Range r of a split file's plan, as a job of its own.
+    auto range_job = [&](Split* sp, const std::vector<PartProgress::Range>& plan, size_t r, int task) {
+        auto* j = new_job(sp->item, task);
+        j->split = sp;
+        sp->ranges.push_back(j);
+        j->range_at = plan[r].at;
+        j->range_len = plan[r].length;
+        j->range_no = r;
+        return j;
+    };
     for (size_t i = 0; i < items.size(); ++i) {
         // Every file gets its task at once, so the reporter's total covers the whole batch.
         int task = rep.task_begin(msg("download.task", {{"name", label_of(items[i])}}), items[i].size.value_or(0));
         const bool split = split_from_start(items[i], options, parallel);
         const uint64_t size = items[i].size.value_or(0);
-        auto [ranges, per] = split ? range_plan(size, parallel) : std::pair<uint64_t, uint64_t>{1, size};
-        if (split) {
-            splits.push_back(std::make_unique<Split>());
-            splits.back()->item = i;
-            splits.back()->file = part_path(items[i].dest);
-            splits.back()->left = static_cast<size_t>(ranges);
-            splits.back()->total = size;
-        }
-        for (uint64_t k = 0; k < ranges; ++k) {
+        const bool tail = static_cast<bool>(options.on_split);
+        if (!split) {
             auto j = new_job(i, task);
-            if (split) {
-                j->split = splits.back().get();
-                j->split->ranges.push_back(j);
-                j->range_at = k * per;
-                j->range_len = std::min(per, size - j->range_at);
-            } else if (!items[i].size) {
+            if (!items[i].size) {
                 j->split_at = options.split_at;  // may split once the size is known
                 j->parallel = parallel;
+                j->tail = tail;
             }
             waiting.push_back(j);
+            continue;
         }
+        auto plan = range_plan(size, parallel, tail);
+        splits.push_back(std::make_unique<Split>());
+        Split* sp = splits.back().get();
+        sp->item = i;
+        sp->file = part_path(items[i].dest);
+        sp->left = plan.size();
+        sp->total = size;
+        if (tail) sp->progress = std::make_shared<PartProgress>(plan, size);
+        // The tail (the last range) first, so its reader learns what the file holds at once.
+        for (size_t k = 0; k < plan.size(); ++k)
+            waiting.push_back(range_job(sp, plan, tail ? (k + plan.size() - 1) % plan.size() : k, task));
+        if (sp->progress) options.on_split(i, sp->file, sp->progress);
     }
     // Largest first: the longest transfer starts at once instead of ending the batch alone, and
     // the small ones fill the slots beside it (the ranges of one file stay together).
@@ -454,6 +483,7 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
     auto fail_range = [&](Job& j, Error why) {
         if (!j.result->error) j.result->error = std::move(why);
         j.split->failed = true;
+        if (j.split->progress) j.split->progress->give_up();
         end_job(j, false);
     };
     auto start_range = [&](Job& j) -> bool {
@@ -462,6 +492,8 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
             return false;
         }
         j.result->attempts = std::max(j.result->attempts, ++j.range_attempts);  // the file's: its most tried range
+        // A range written again may bring other bytes than a reader already took: it stops.
+        if (j.range_attempts > 1 && j.split->progress) j.split->progress->give_up();
         j.close_file();
         j.split->done -= j.done;  // a retried range is written again from its start
         j.done = 0;
@@ -470,6 +502,7 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
         j.write_failed = false;
         j.cut = false;
         j.file = detail::open_file(j.split->file, "r+b");
+        if (j.file && j.split->progress) std::setvbuf(j.file, nullptr, _IONBF, 0);  // written is readable
         if (!j.file || !detail::seek_to(j.file, j.range_at)) {
             fail_range(j, make_error(ExitCode::PermissionDenied, "download.cannot_write",
                                      {{"path", j.split->file.string()}, {"url", redact_url(j.item->url)}}));
@@ -535,6 +568,7 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
         } else if (j.not_ranged) {
             // Whole from byte 0 instead of the range: the file is fetched whole after this batch.
             j.split->no_range = true;
+            if (j.split->progress) j.split->progress->give_up();
             j.close_file();
             j.ended = true;
         } else if (j.oversize) {
@@ -551,6 +585,7 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
             fail_range(j, http_status_error(j.status, item.url));
         } else if (j.status != 206 && !j.cut) {  // an empty 200: no ranges here
             j.split->no_range = true;
+            if (j.split->progress) j.split->progress->give_up();
             j.close_file();
             j.ended = true;
         } else if (j.done != j.range_len) {  // a range cut short: the file is not what the index says
@@ -648,19 +683,21 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
             Split* sp = j.learned.get();
             splits.push_back(std::move(j.learned));
             if (sp->failed) continue;
-            auto [ranges, per] = range_plan(sp->total, j.parallel);
-            for (uint64_t r = ranges - 1; r >= 1; --r) {
-                auto* nj = new_job(j.index, j.task);
-                nj->split = sp;
-                sp->ranges.push_back(nj);
-                nj->range_at = r * per;
-                nj->range_len = std::min(per, sp->total - nj->range_at);
-                waiting.push_front(nj);
-            }
+            auto plan = range_plan(sp->total, j.parallel, j.tail);
+            // Pushed to the front in reverse: the tail (last) goes first, then the others in order.
+            const size_t body = plan.size() - (j.tail ? 1 : 0);
+            std::vector<size_t> order;
+            for (size_t r = body; r-- > 1;) order.push_back(r);
+            if (j.tail) order.push_back(plan.size() - 1);
+            for (size_t r : order) waiting.push_front(range_job(sp, plan, r, j.task));
+            if (sp->progress) options.on_split(j.index, sp->file, sp->progress);
         }
         if (active > 0 || !waiting.empty()) curl_multi_poll(multi, nullptr, 0, 50, nullptr);
     }
     for (auto& f : sealing) f.get();
+    // Readers of a file not complete stop waiting for it (one complete has all its bytes written).
+    for (const auto& sp : splits)
+        if (sp->progress && results[sp->item].path.empty()) sp->progress->give_up();
     // A server that ignored Range: those files whole now, one connection each.
     std::vector<DownloadItem> whole;
     std::vector<size_t> whole_of;

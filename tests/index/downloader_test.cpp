@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <thread>
 #include <mutex>
 
 #include "envfix/common/hash.hpp"
@@ -371,4 +373,148 @@ TEST(Downloader, OneConnectionNeverSplitsAndALearnedFirstRangeIsRetried) {
     ASSERT_TRUE(r2[0].ok()) << text(*r2[0].error);
     EXPECT_EQ(*sha256_file_hex(item2.dest), other["sha256"]);
     EXPECT_EQ(r2[0].attempts, 2);
+}
+
+// A reader watching a split file (DownloadOptions::on_split): the tail comes as a range of its
+// own, what is written is reported, and anything that may rewrite bytes gives the reader up.
+namespace {
+
+struct Watched {
+    int calls = 0;
+    std::filesystem::path part;
+    std::shared_ptr<PartProgress> progress;
+    std::string read;      // the whole file, read from the .part by the reader's thread as it came
+    bool complete = false; // the reader's wait for every byte ended with all of them
+    std::thread reader;
+    ~Watched() {
+        if (reader.joinable()) reader.join();
+    }
+};
+
+DownloadOptions watched_options(Watched& w, uint64_t at = 1000) {
+    auto o = split_options(at);
+    o.on_split = [&w](size_t, const std::filesystem::path& part, std::shared_ptr<PartProgress> progress) {
+        ++w.calls;
+        w.part = part;
+        w.progress = progress;
+        // Opened now, read as the bytes come: in pieces from the start, each once it is written.
+        auto in = std::make_shared<std::ifstream>(part, std::ios::binary);
+        w.reader = std::thread([&w, in, progress] {
+            const uint64_t total = progress->total();
+            std::string got(total, '\0');
+            for (uint64_t at = 0; at < total; at += 65536) {
+                const uint64_t n = std::min<uint64_t>(65536, total - at);
+                if (!progress->wait_for(at, n)) return;
+                in->seekg(static_cast<std::streamoff>(at));
+                in->read(got.data() + at, static_cast<std::streamsize>(n));
+            }
+            w.read = std::move(got);
+            w.complete = true;
+        });
+    };
+    return o;
+}
+
+std::vector<std::pair<uint64_t, uint64_t>> requested_ranges(const nlohmann::json& log) {
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;
+    for (const auto& req : log) {
+        if (!req["headers"].contains("range")) continue;
+        auto h = req["headers"]["range"].get<std::string>();
+        auto dash = h.find('-');
+        ranges.emplace_back(std::stoull(h.substr(6, dash - 6)), std::stoull(h.substr(dash + 1)));
+    }
+    return ranges;
+}
+
+}  // namespace
+
+TEST(Downloader, AWatchedSplitFileHasItsTailAsARangeAndReportsWhatIsWritten) {
+    Files f;
+    auto rec = f.manifest["files"][0];
+    auto item = f.item(rec);
+    const uint64_t size = *item.size;
+    Watched w;
+    auto r = download_files({item}, test::test_http_options(f.dir.path()), envfix::null_reporter(), watched_options(w));
+    ASSERT_TRUE(r[0].ok()) << text(*r[0].error);
+    w.reader.join();
+    ASSERT_EQ(w.calls, 1);
+    EXPECT_EQ(w.part, part_path(item.dest));
+    ASSERT_TRUE(w.complete);
+    EXPECT_EQ(w.read, test::read_text(item.dest));  // what the reader saw is the checked file
+    EXPECT_FALSE(w.progress->given_up());
+    // The ranges reported: the file once, the last one the tail, a sixteenth at most.
+    auto ranges = w.progress->ranges();
+    ASSERT_GE(ranges.size(), 3u);
+    uint64_t next = 0;
+    for (const auto& x : ranges) {
+        EXPECT_EQ(x.at, next);
+        EXPECT_EQ(x.written, x.length);
+        next = x.at + x.length;
+    }
+    EXPECT_EQ(next, size);
+    EXPECT_LE(ranges.back().length, size / 16 + 1);
+    // And what the server was asked for is the same ranges.
+    auto asked = requested_ranges(f.server->log_for(f.url_path(rec)));
+    std::sort(asked.begin(), asked.end());
+    ASSERT_EQ(asked.size(), ranges.size());
+    for (size_t i = 0; i < asked.size(); ++i) {
+        EXPECT_EQ(asked[i].first, ranges[i].at);
+        EXPECT_EQ(asked[i].second, ranges[i].at + ranges[i].length - 1);
+    }
+}
+
+TEST(Downloader, AWatchedFileOfUnknownSizeIsWatchedOnceTheFirstAnswerGivesIt) {
+    Files f;
+    auto rec = f.manifest["files"][0];
+    auto item = f.item(rec);
+    item.size.reset();
+    Watched w;
+    auto r = download_files({item}, test::test_http_options(f.dir.path()), envfix::null_reporter(), watched_options(w, 100));
+    ASSERT_TRUE(r[0].ok()) << text(*r[0].error);
+    w.reader.join();
+    ASSERT_EQ(w.calls, 1);
+    EXPECT_EQ(w.progress->total(), rec["size"].get<uint64_t>());
+    ASSERT_TRUE(w.complete);
+    EXPECT_EQ(w.read, test::read_text(item.dest));
+    EXPECT_GE(w.progress->ranges().size(), 3u);  // the first answer's range, the others and the tail
+}
+
+TEST(Downloader, AWatchedSplitFileGivesItsReaderUpWhenBytesMayBeWrittenAgain) {
+    Files f;
+    // A server without Range: the file comes whole afterwards, the reader stops waiting.
+    {
+        auto rec = f.manifest["files"][0];
+        auto item = f.item(rec);
+        f.server->set_faults({{f.url_path(rec), {{"no_range", true}}}});
+        Watched w;
+        auto r = download_files({item}, test::test_http_options(f.dir.path()), envfix::null_reporter(), watched_options(w));
+        ASSERT_TRUE(r[0].ok()) << text(*r[0].error);
+        w.reader.join();
+        EXPECT_TRUE(w.progress->given_up());
+        EXPECT_FALSE(w.complete);
+    }
+    // A range cut short and fetched again: the reader may have taken its first bytes. (Cut at
+    // 10 bytes: whichever range the server answers first, the tail too, is shorter.)
+    {
+        auto rec = f.manifest["files"][1];
+        auto item = f.item(rec);
+        f.server->set_faults({{f.url_path(rec), {{"truncate", 10}, {"times", 1}}}});
+        Watched w;
+        auto r = download_files({item}, test::test_http_options(f.dir.path()), envfix::null_reporter(), watched_options(w));
+        ASSERT_TRUE(r[0].ok()) << text(*r[0].error);
+        EXPECT_EQ(r[0].attempts, 2);
+        w.reader.join();
+        EXPECT_TRUE(w.progress->given_up());
+    }
+    // A file that fails: given up too.
+    {
+        auto rec = f.manifest["files"][2];
+        auto item = f.item(rec);
+        item.sha256 = std::string(64, 'd');
+        Watched w;
+        auto r = download_files({item}, test::test_http_options(f.dir.path()), envfix::null_reporter(), watched_options(w));
+        ASSERT_FALSE(r[0].ok());
+        w.reader.join();
+        EXPECT_TRUE(w.progress->given_up());
+    }
 }

@@ -7,12 +7,15 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <chrono>
+#include <fstream>
 #include <map>
 #include <set>
 #include <thread>
 
 #include "envfix/common/hash.hpp"
 #include "envfix/installer/unpacked_cache.hpp"
+#include "envfix/resolver/downloader.hpp"
 #include "install_fixtures.hpp"
 #include "zip_builder.hpp"
 
@@ -369,3 +372,174 @@ TEST_F(UnpackedCache, AnEntryMadeAheadForASwitchLinksTheInstalledFilesThatDoNotC
 }
 
 }  // namespace
+
+// Inflating a large wheel's entries while it downloads (installer/src/unpack_early.hpp): the
+// downloader's side simulated here, byte for byte as it writes a wheel fetched in ranges.
+namespace {
+
+// Text that deflate shrinks only a little, as it does libraries: a larger compressed entry.
+std::string library_text(size_t n, uint32_t seed) {
+    static const char alphabet[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+/";
+    std::string s(n, 'a');
+    uint32_t x = seed | 1;
+    for (auto& c : s) {
+        x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+        c = alphabet[x & 63];
+    }
+    return s;
+}
+
+Json library_spec(uint32_t seed) {
+    auto s = spec();
+    s["files"]["cached_pkg/lib.so"] = library_text(400000, seed);
+    return s;
+}
+
+// A download of `bytes` in three ranges, the last a small tail (the zip directory), as the
+// downloader plans it when a reader watches; its .part made at full size.
+struct Download {
+    stdfs::path part, dest;
+    std::shared_ptr<resolver::PartProgress> progress;
+};
+Download start_download(const std::string& bytes, const stdfs::path& dest) {
+    const uint64_t total = bytes.size(), tail = total / 16, half = (total - tail) / 2;
+    Download d{dest, dest, nullptr};
+    d.part += ".part";
+    d.progress = std::make_shared<resolver::PartProgress>(
+        std::vector<resolver::PartProgress::Range>{{0, half, 0}, {half, total - tail - half, 0}, {total - tail, tail, 0}}, total);
+    stdfs::create_directories(dest.parent_path());
+    write_text(d.part, "");
+    stdfs::resize_file(d.part, total);
+    return d;
+}
+
+// Writes the ranges as transfers do: the tail first, then the others side by side a piece at a
+// time, each piece reported once it is written (`report` false: written without a word, as a
+// whole-file fetch after the ranges were given up).
+void feed(const std::string& bytes, const Download& d, bool only_tail = false, bool report = true) {
+    auto ranges = d.progress->ranges();
+    std::fstream out(d.part, std::ios::in | std::ios::out | std::ios::binary);
+    auto put = [&](size_t r, uint64_t from, uint64_t n) {
+        out.seekp(static_cast<std::streamoff>(from));
+        out.write(bytes.data() + from, static_cast<std::streamsize>(n));
+        out.flush();
+        if (report) d.progress->advance(r, from + n - ranges[r].at);
+    };
+    const size_t tail = ranges.size() - 1;
+    put(tail, ranges[tail].at, ranges[tail].length);
+    if (only_tail) return;
+    std::vector<uint64_t> done(ranges.size(), 0);
+    for (bool more = true; more;) {
+        more = false;
+        for (size_t r = 0; r < tail; ++r) {
+            const uint64_t n = std::min<uint64_t>(8192, ranges[r].length - done[r]);
+            if (n == 0) continue;
+            put(r, ranges[r].at + done[r], n);
+            done[r] += n;
+            more = true;
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(300));
+    }
+}
+
+constexpr uint64_t kEarlyFrom = 250000;  // big.bin (300 004 bytes) and lib.so (400 000)
+
+}  // namespace
+
+class EarlyUnpackCache : public UnpackedCache {
+protected:
+    // The library wheel becomes `whl` (`sha`); its bytes.
+    std::string library_wheel(uint32_t seed, const char* folder = "lib-wheels") {
+        whl = build_wheel(library_spec(seed), dir / folder);
+        sha = sha256_hex(read_text(whl));
+        return read_text(whl);
+    }
+    installer::UnpackAhead ahead_for(const stdfs::path& home) {
+        return installer::UnpackAhead(home / ".cache/envfix/unpacked", 2, 2, nullptr, kEarlyFrom);
+    }
+    // An install linking the entries of `home` is what a cold install writes, byte for byte.
+    void expect_as_cold(const stdfs::path& home) {
+        auto cold = install(dir / "venv", dir / "home-cold");
+        auto warm = install(dir / "venv", home);
+        EXPECT_EQ(tree_diff(cold, warm), "");
+    }
+};
+
+TEST_F(EarlyUnpackCache, LargeEntriesInflatedWhileTheWheelDownloadsAreTakenOnceItIsChecked) {
+    const auto bytes = library_wheel(5);
+    auto home = dir / "home";
+    auto d = start_download(bytes, dir / "dl" / whl.filename());
+    auto ahead = ahead_for(home);
+    ahead.early(d.part, sha, d.progress);
+    std::thread writer([&] { feed(bytes, d); });
+    writer.join();
+    stdfs::rename(d.part, d.dest);  // checked: the downloader renames it into place
+    ahead.add(d.dest, sha);
+    auto out = ahead.finish();
+    EXPECT_TRUE(out.errors.empty());
+    EXPECT_EQ(out.unpacked, 1u);
+    EXPECT_EQ(out.early_wheels, 1u);
+    EXPECT_EQ(out.early_taken, 2u);
+    EXPECT_EQ(out.early_refused, 0u);
+    EXPECT_EQ(files_under(cache_of(home) / "tmp"), 0u);
+    // An install links the entry (the wheel from the wheel cache, where its sha256 is known).
+    whl = into_wheel_cache(whl, sha, home);
+    expect_as_cold(home);
+    EXPECT_TRUE(entry_inodes(home).count(*inode(site_packages(dir / "venv") / "cached_pkg/lib.so")));
+}
+
+TEST_F(EarlyUnpackCache, AnEntryInflatedEarlyFromOtherBytesThanTheCheckedWheelsIsNotTaken) {
+    // What was read early is not the wheel that was checked (a range fetched again brought other
+    // bytes): lib.so differs and is inflated again from the checked wheel; big.bin, the same in
+    // both, matches the checked RECORD and is taken.
+    const auto early_bytes = library_wheel(5, "early-wheels");
+    auto d = start_download(early_bytes, dir / "dl" / whl.filename());
+    library_wheel(6);
+    auto home = dir / "home";
+    auto ahead = ahead_for(home);
+    ahead.early(d.part, sha, d.progress);
+    feed(early_bytes, d);
+    ahead.add(into_wheel_cache(whl, sha, home), sha);
+    auto out = ahead.finish();
+    EXPECT_TRUE(out.errors.empty());
+    EXPECT_EQ(out.unpacked, 1u);
+    EXPECT_EQ(out.early_taken, 1u);
+    EXPECT_EQ(out.early_refused, 1u);
+    expect_as_cold(home);
+    EXPECT_EQ(read_text(site_packages(dir / "venv") / "cached_pkg/lib.so"), library_text(400000, 6));
+}
+
+TEST_F(EarlyUnpackCache, ADownloadGivenUpOrNeverCheckedLeavesNothingInflatedEarly) {
+    const auto bytes = library_wheel(5);
+    {
+        // The ranges given up after the tail (a server without Range): the wheel comes whole
+        // afterwards, and is unpacked from its checked file alone.
+        auto home = dir / "home";
+        auto d = start_download(bytes, dir / "dl" / whl.filename());
+        auto ahead = ahead_for(home);
+        ahead.early(d.part, sha, d.progress);
+        feed(bytes, d, true);
+        d.progress->give_up();
+        feed(bytes, d, false, false);
+        stdfs::rename(d.part, d.dest);
+        ahead.add(d.dest, sha);
+        auto out = ahead.finish();
+        EXPECT_TRUE(out.errors.empty());
+        EXPECT_EQ(out.unpacked, 1u);
+        EXPECT_EQ(out.early_taken, 0u);
+        EXPECT_EQ(files_under(cache_of(home) / "tmp"), 0u);
+        expect_as_cold(home);
+    }
+    {
+        // Half downloaded, then the download fails: nothing is handed over, nothing stays.
+        auto home = dir / "home2";
+        auto d = start_download(bytes, dir / "dl2" / whl.filename());
+        auto ahead = ahead_for(home);
+        ahead.early(d.part, sha, d.progress);
+        feed(bytes, d, true);
+        auto out = ahead.finish();  // waits for no byte more
+        EXPECT_EQ(out.early_wheels, 0u);
+        EXPECT_EQ(files_under(cache_of(home) / "tmp"), 0u);
+        EXPECT_FALSE(stdfs::exists(cache_of(home) / sha));
+    }
+}

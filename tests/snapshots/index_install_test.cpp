@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <memory>
+#include <regex>
 #include <thread>
 
 #include "index_fixtures.hpp"
@@ -157,13 +158,18 @@ TEST_F(IndexInstall, AWheelReadWholeForItsMetadataIsNotDownloadedTwice) {
 }
 
 TEST_F(IndexInstall, EachWheelIsUnpackedWhileTheOthersDownloadAndTheInstallLinksIt) {
-    // Wheels over 200 bytes come in byte ranges at once (split downloads), as torch's do.
-    auto r = run_envfix(install_args("cu128", {"--json", "-vv"}), {{"ENVFIX_SPLIT_DOWNLOADS_AT", "200"}}, home);
+    // Wheels over 200 bytes come in byte ranges at once (split downloads), as torch's do, and
+    // their entries over 1000 bytes are inflated while the ranges arrive, as torch's libraries are.
+    auto r = run_envfix(install_args("cu128", {"--json", "-vv"}), {{"ENVFIX_SPLIT_DOWNLOADS_AT", "200"}, {"ENVFIX_UNPACK_EARLY", "1000"}},
+                        home);
     ASSERT_EQ(r.code, 0) << r.err;
     auto j = r.json();
     const size_t wheels = j["downloads"].size();
     ASSERT_GT(wheels, 3u);
     EXPECT_NE(r.err.find("unpacked while downloading: " + std::to_string(wheels) + " wheels (0 already unpacked)"), std::string::npos)
+        << r.err;
+    EXPECT_TRUE(std::regex_search(r.err, std::regex("inflated while downloading: [1-9][0-9]* large files of [1-9][0-9]* wheels "
+                                                    "taken once checked, 0 not")))
         << r.err;
     // Every downloaded wheel has its entry; the installed files are its files, linked.
     auto ucache = home / ".cache/envfix/unpacked/v1";

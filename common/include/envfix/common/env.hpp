@@ -24,6 +24,7 @@ enum class EnvVar {
     EnvfixFaultAfter,    // test hook: kill envfix at the Nth fault point of a transaction
     EnvfixSplitDownloadsAt,  // files this large download over several connections
     EnvfixUnpackRunners,     // wheels unpacked at once while downloading
+    EnvfixUnpackEarly,       // 0: no inflating of a wheel's entries before it is complete
     // CUDA
     CudaVisibleDevices,
     LdLibraryPath,       // where the loader finds libcuda.so.1 (part of the probe cache's key)

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <deque>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -71,6 +72,13 @@ InstalledContent installed_content(const std::vector<std::filesystem::path>& sit
 Expected<bool> unpack_into_cache(const std::filesystem::path& root, const std::filesystem::path& wheel,
                                  const std::string& sha256, unsigned threads = 0, const InstalledContent* keep = nullptr);
 
+class EarlyUnpack;
+}  // namespace envfix::installer
+namespace envfix::resolver {
+class PartProgress;
+}  // namespace envfix::resolver
+namespace envfix::installer {
+
 // Unpacks wheels into the cache on its own threads as they are handed over: a cold install hands
 // each wheel over when its download is checked, so the inflating overlaps the downloads still
 // running and the install itself only links (docs/performance.md, "Unpacking while
@@ -81,14 +89,21 @@ public:
     // runners: batches at once (0: half the cores, 4 to 8); threads: per batch (0: one per 128
     // files, 2 to twice the cores). keep: installed files to link where their hash matches (a
     // switch), or nullptr.
+    // early_from: entries of this size or more are inflated while their wheel downloads (early();
+    // 0: 16 MiB; tests lower it).
     explicit UnpackAhead(std::filesystem::path root, unsigned runners = 0, unsigned threads = 0,
-                         std::shared_ptr<const InstalledContent> keep = nullptr);
+                         std::shared_ptr<const InstalledContent> keep = nullptr, uint64_t early_from = 0);
     ~UnpackAhead();  // what has not started is dropped; what runs is waited for
     UnpackAhead(const UnpackAhead&) = delete;
     UnpackAhead& operator=(const UnpackAhead&) = delete;
 
     // Thread-safe: called from the downloader's threads.
     void add(std::filesystem::path wheel, std::string sha256);
+    // A wheel fetched in byte ranges (resolver::DownloadOptions::on_split): its large entries are
+    // inflated as their bytes arrive, into the entry add() then completes; nothing of it is used
+    // before the wheel is checked and each file matches its checked RECORD row. Thread-safe, quick
+    // (on the transfer thread). Not on Windows, nor with ENVFIX_UNPACK_EARLY=0.
+    void early(const std::filesystem::path& part, const std::string& sha256, std::shared_ptr<resolver::PartProgress> progress);
 
     struct Batch {
         size_t wheels = 0, files = 0;
@@ -98,6 +113,9 @@ public:
         size_t unpacked = 0;           // entries made
         size_t present = 0;            // already in the cache
         size_t files = 0;              // files inflated
+        size_t early_wheels = 0;       // wheels read while they downloaded
+        size_t early_taken = 0;        // files inflated then, and taken once the wheel was checked
+        size_t early_refused = 0;      // ... and not taken (inflated again from the checked wheel)
         std::vector<Error> errors;     // one per wheel that could not be unpacked
         std::vector<Batch> batches;    // each runner's batches, in the order they ended (-vv)
         unsigned runners = 0;          // how many ran (ENVFIX_UNPACK_RUNNERS, else by the cores)
@@ -111,6 +129,7 @@ private:
     std::filesystem::path root_;
     unsigned threads_;
     std::shared_ptr<const InstalledContent> keep_;
+    uint64_t early_from_;
     std::chrono::steady_clock::time_point started_;
     std::atomic<bool> swept_{false};
     std::mutex mu_;
@@ -118,6 +137,7 @@ private:
     std::deque<std::pair<std::filesystem::path, std::string>> queue_;
     bool closing_ = false;
     Outcome outcome_;
+    std::map<std::string, std::shared_ptr<EarlyUnpack>> early_;  // by sha256, until add() takes it
     std::vector<std::thread> workers_;
 };
 

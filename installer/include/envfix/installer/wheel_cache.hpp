@@ -10,12 +10,14 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "envfix/common/error.hpp"
 #include "envfix/common/reporter.hpp"
+#include "envfix/resolver/downloader.hpp"
 #include "envfix/resolver/http_client.hpp"
 
 namespace envfix::installer {
@@ -63,9 +65,12 @@ struct FetchedWheel {
 // a failed or interrupted run leaves only resumable .part files.
 // on_ready(file, sha256): a wheel with a known hash is in the cache, checked (at
 // once for cached ones, on the downloader's threads for the others, while the rest download).
+// on_split(part, sha256, progress): a wheel with a known hash is fetched in byte ranges into
+// `part`, of which `progress` tells what is written (resolver::DownloadOptions::on_split).
 using WheelReady = std::function<void(const std::filesystem::path&, const std::string&)>;
+using WheelSplit = std::function<void(const std::filesystem::path&, const std::string&, std::shared_ptr<resolver::PartProgress>)>;
 Expected<std::vector<FetchedWheel>> fetch_wheels(const std::filesystem::path& root, const std::vector<WheelFetch>& wheels,
                                                  const resolver::HttpOptions& http, bool offline, int parallel,
-                                                 Reporter& reporter, const WheelReady& on_ready = {});
+                                                 Reporter& reporter, const WheelReady& on_ready = {}, const WheelSplit& on_split = {});
 
 }  // namespace envfix::installer

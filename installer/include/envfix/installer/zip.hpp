@@ -19,6 +19,7 @@
 // ("zip.data_mismatch").
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -62,6 +63,21 @@ struct ZipDirectory {
 // The central directory with every local header checked. `source` names the archive in errors.
 Expected<ZipDirectory> read_zip_directory(std::string_view archive, std::string_view source,
                                           const ZipLimits& limits = {});
+
+// The end record and the central directory alone, from the archive's last bytes: `tail` holds
+// bytes [tail_offset, tail_offset + tail.size()) of a file that ends there. For a reader that
+// starts before the rest of the archive is there (a wheel still downloading): nothing of the
+// local headers is checked (every data_offset is 0), so it is a plan, never a license to trust
+// the entries; read_zip_directory checks the whole. When the directory (or the end record's
+// comment, or the ZIP64 record) starts before the tail, need_from says where to start instead.
+struct ZipCentral {
+    ZipDirectory dir;
+    uint64_t cd_offset = 0;                  // where the directory starts in the file
+    std::optional<uint64_t> need_from;       // give the bytes from here on instead
+    std::vector<std::string_view> raw_names; // the names as stored, views into `tail`
+};
+Expected<ZipCentral> read_zip_central(std::string_view tail, uint64_t tail_offset, std::string_view source,
+                                      const ZipLimits& limits = {});
 
 // Streams one entry's uncompressed bytes to `sink` in chunks, checking the size and CRC-32 the
 // directory declares. A sink error stops the read and is returned as is.

@@ -5,10 +5,14 @@
 // the Reporter, Ctrl-C leaving only .part files. Callers (the installer's wheel cache) pass
 // what they expect of each file and get one result per file.
 #include <cstdint>
+#include <condition_variable>
 #include <filesystem>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "envfix/common/error.hpp"
@@ -35,6 +39,41 @@ struct DownloadResult {
     bool ok() const { return !error.has_value(); }
 };
 
+// What of a file fetched in byte ranges is written so far, for a reader that starts on it before
+// it is complete (the installer inflates a large wheel's libraries while the rest arrives). The
+// bytes are not checked: whatever is read early must be checked again once the file is (its
+// sha256, or what it guarantees). The downloader writes each range with write(), so what is
+// reported written is what another descriptor reads.
+class PartProgress {
+public:
+    struct Range {
+        uint64_t at = 0, length = 0, written = 0;
+    };
+    explicit PartProgress(std::vector<Range> ranges, uint64_t total) : ranges_(std::move(ranges)), total_(total) {}
+    uint64_t total() const { return total_; }
+    std::vector<Range> ranges() const;
+    // Waits until [from, from + n) is written; false once the ranges were given up (a range
+    // fetched again, a server without Range, a failure, the end of the downloads) or cancel().
+    bool wait_for(uint64_t from, uint64_t n);
+    // Of [from, from + n), how much from `from` on is written now (no wait).
+    uint64_t written_from(uint64_t from, uint64_t n) const;
+    void cancel() { give_up(); }
+
+    // The downloader's side.
+    void advance(size_t range, uint64_t written);
+    void give_up();
+    bool given_up() const;
+
+private:
+    bool covered(uint64_t from, uint64_t n) const;  // mu_ held
+    mutable std::mutex mu_;
+    std::condition_variable cv_;
+    std::vector<Range> ranges_;
+    uint64_t total_ = 0;
+    std::vector<std::pair<uint64_t, uint64_t>> waiters_;  // what each waiting reader waits for
+    bool gone_ = false;
+};
+
 // ENVFIX_SPLIT_DOWNLOADS_AT, else 64 MiB.
 uint64_t default_split_at();
 
@@ -50,6 +89,10 @@ struct DownloadOptions {
     // Called with an item's index once its file is checked and in place at `dest`, on the thread
     // that sealed it (several at once): the caller may start using it while others download.
     std::function<void(size_t)> on_ready;
+    // Called once a file is to be fetched in ranges, on the transfer thread (keep it short): its
+    // index, its .part file and what of it is written. The ranges then start with a small one at
+    // the file's end (a zip archive's directory), so a reader learns early what the file holds.
+    std::function<void(size_t, const std::filesystem::path&, std::shared_ptr<PartProgress>)> on_split;
 };
 
 // Never throws; one result per item, in the same order. Offline mode refuses every item

@@ -1,0 +1,232 @@
+// A wheel's large libraries inflated while it downloads (unpack_early.hpp).
+#include "unpack_early.hpp"
+
+#include <algorithm>
+#include <semaphore>
+#include <unordered_map>
+
+#include "envfix/common/interrupt.hpp"
+#include "envfix/resolver/installed.hpp"
+#include "file_ops.hpp"
+#include "keep_links.hpp"
+#include "record_hash.hpp"
+#include "unpacked_store.hpp"
+#include "write_behind.hpp"
+#include "zip_format.hpp"
+
+namespace envfix::installer {
+
+namespace {
+
+constexpr size_t kPiece = 128u << 10;
+// The directory is read from the archive's last bytes: this much first (torch's is 1.5 MB).
+constexpr uint64_t kTailGuess = 4u << 20;
+constexpr uint64_t kMaxDirectory = 256u << 20;
+constexpr uint64_t kMaxRecord = 64u << 20;
+
+// Entries inflated early at once in the whole process (several wheels download at once): each
+// holds two pieces and a write-behind ring, and takes a core from the unpacking of the wheels
+// already complete.
+std::counting_semaphore<64>& inflating_slots() {
+    static std::counting_semaphore<64> slots(std::clamp<std::ptrdiff_t>(std::thread::hardware_concurrency() / 2, 2, 8));
+    return slots;
+}
+
+Error stopped() { return make_error(ExitCode::Interrupted, "install.interrupted"); }
+
+}  // namespace
+
+EarlyUnpack::EarlyUnpack(const std::filesystem::path& part, std::shared_ptr<resolver::PartProgress> progress, std::filesystem::path entry,
+                         std::shared_ptr<const InstalledContent> keep, uint64_t from)
+    : progress_(std::move(progress)), entry_(std::move(entry)), keep_(std::move(keep)), from_(from),
+      source_(part.filename().string()) {
+    // One stream per thread, all opened now: the .part is renamed once it is complete.
+    const size_t readers = progress_->ranges().size() + 1;
+    for (size_t i = 0; i < readers; ++i) {
+        streams_.emplace_back(part, std::ios::binary);
+        if (!streams_.back()) {
+            stop_ = true;  // nothing to read from: nothing is inflated early
+            return;
+        }
+    }
+    planner_ = std::thread([this] { plan(); });
+}
+
+EarlyUnpack::~EarlyUnpack() {
+    cancel();
+    wait();
+    if (!taken_) {
+        std::error_code ec;
+        std::filesystem::remove_all(entry_, ec);
+    }
+}
+
+void EarlyUnpack::cancel() {
+    stop_ = true;
+    // Wakes the readers waiting for bytes; the downloader only reports to it from now on.
+    progress_->cancel();
+}
+
+void EarlyUnpack::wait() {
+    if (planner_.joinable()) planner_.join();
+}
+
+std::filesystem::path EarlyUnpack::take_entry() {
+    taken_ = true;
+    return entry_;
+}
+
+Expected<size_t> EarlyUnpack::read_at(size_t stream, uint64_t offset, char* into, size_t n) {
+    const uint64_t total = progress_->total();
+    if (offset >= total) return size_t{0};
+    n = static_cast<size_t>(std::min<uint64_t>(n, total - offset));
+    if (stop_.load(std::memory_order_relaxed) || interrupt_requested() || !progress_->wait_for(offset, n)) return unexpected(stopped());
+    auto& in = streams_[stream];
+    in.clear();
+    in.seekg(static_cast<std::streamoff>(offset));
+    in.read(into, static_cast<std::streamsize>(n));
+    if (in.bad()) return fail(ExitCode::BadInput, "fs.read_failed", {{"path", source_}, {"reason", "read error"}});
+    return static_cast<size_t>(in.gcount());
+}
+
+Expected<std::string> EarlyUnpack::read_text(const ZipEntry& e, size_t stream) {
+    std::string text;
+    std::vector<char> in(kPiece), out(kPiece);
+    ENVFIX_TRY_VOID(stream_zip_entry(
+        e, source_, [&](uint64_t off, char* into, size_t n) { return read_at(stream, off, into, n); }, in, out,
+        [&](std::string_view c) -> Expected<void> {
+            text.append(c);
+            return {};
+        }));
+    return text;
+}
+
+// The directory from the archive's end, the entries worth inflating early (large, stored or
+// deflate, not kept by a switch), then one reader per range for the entries whose local header
+// lies in it, in the order their bytes arrive.
+void EarlyUnpack::plan() {
+    const uint64_t total = progress_->total();
+    uint64_t at = total > kTailGuess ? total - kTailGuess : 0;
+    std::string tail;
+    Expected<ZipCentral> central = unexpected(stopped());
+    for (int tries = 0; tries < 3; ++tries) {
+        if (total - at > kMaxDirectory) return;
+        tail.resize(static_cast<size_t>(total - at));
+        auto got = read_at(0, at, tail.data(), tail.size());
+        if (!got || *got != tail.size()) return;
+        central = read_zip_central(tail, at, source_);
+        if (!central || !central->need_from) break;
+        at = *central->need_from;
+    }
+    if (!central || central->need_from) return;  // not a zip, or not yet: the checked wheel says why
+    const ZipDirectory& dir = central->dir;
+
+    // A switch links the files it keeps: those are not inflated here (the RECORD read early only
+    // chooses; what is taken is checked against the checked wheel's RECORD).
+    std::unordered_map<std::string_view, const resolver::RecordEntry*> rows;
+    std::vector<resolver::RecordEntry> record;
+    if (keep_ && !keep_->by_hash.empty()) {
+        for (const auto& e : dir.entries) {
+            auto slash = e.name.find('/');
+            if (slash == std::string::npos || e.name.substr(slash) != "/RECORD" || !e.name.substr(0, slash).ends_with(".dist-info") ||
+                e.size > kMaxRecord || !zipfmt::method_builtin(e.method))
+                continue;
+            // The local header first: the data starts after its name and extra field.
+            char lh[zipfmt::kLocalSize];
+            auto got = read_at(0, e.local_header_offset, lh, sizeof lh);
+            if (!got || *got != sizeof lh) return;
+            std::string_view h(lh, sizeof lh);
+            if (zipfmt::u32(h, 0) != zipfmt::kLocalSig) return;
+            ZipEntry r = e;
+            r.data_offset = e.local_header_offset + zipfmt::kLocalSize + zipfmt::u16(h, 26) + zipfmt::u16(h, 28);
+            auto text = read_text(r, 0);
+            if (!text) return;
+            auto parsed = resolver::parse_record(*text, source_);
+            if (!parsed) return;
+            record = std::move(*parsed);
+            break;
+        }
+        for (const auto& row : record) rows.emplace(row.path, &row);
+    }
+    auto kept = [&](const ZipEntry& e) {
+        if (!keep_ || keep_->by_hash.empty()) return false;
+        auto r = rows.find(e.name);
+        if (r == rows.end()) return record.empty();  // no RECORD read: nothing is known, nothing inflated early
+        auto it = keep_->by_hash.find(r->second->hash_algorithm + "=" + r->second->hash_digest);
+        return it != keep_->by_hash.end() && same_content(it->second.row, *r->second, e.size);
+    };
+
+    auto ranges = progress_->ranges();
+    std::vector<std::vector<Job>> by_range(ranges.size());
+    for (size_t i = 0; i < dir.entries.size(); ++i) {
+        const ZipEntry& e = dir.entries[i];
+        if (e.size < from_ || !zipfmt::method_builtin(e.method) || e.is_directory() || e.is_symlink() || e.is_special() ||
+            e.local_header_offset >= central->cd_offset || kept(e))
+            continue;
+        for (size_t r = 0; r < ranges.size(); ++r)
+            if (e.local_header_offset >= ranges[r].at && e.local_header_offset < ranges[r].at + ranges[r].length) {
+                by_range[r].push_back({i, e, std::string(central->raw_names[i])});
+                break;
+            }
+    }
+    for (size_t r = 0; r < by_range.size(); ++r) {
+        if (by_range[r].empty()) continue;
+        std::sort(by_range[r].begin(), by_range[r].end(),
+                  [](const Job& a, const Job& b) { return a.entry.local_header_offset < b.entry.local_header_offset; });
+        try {
+            readers_.emplace_back([this, jobs = std::move(by_range[r]), stream = r + 1]() mutable { read_range(std::move(jobs), stream); });
+        } catch (...) {  // no thread left: the rest is inflated once the wheel is complete
+            break;
+        }
+    }
+    for (auto& t : readers_) t.join();
+}
+
+void EarlyUnpack::read_range(std::vector<Job> jobs, size_t stream) {
+    for (const auto& job : jobs) {
+        if (stop_.load()) return;
+        inflating_slots().acquire();
+        auto done = inflate_one(job, stream);
+        inflating_slots().release();
+        if (done) {
+            std::lock_guard lock(mu_);
+            files_.emplace(job.index, std::move(*done));
+        } else if (done.error().code == ExitCode::Interrupted) {
+            return;  // given up: the download is not going on as these bytes said
+        }
+        // Any other failure (a damaged entry): left to the checked wheel, which says why.
+    }
+}
+
+Expected<EarlyUnpack::File> EarlyUnpack::inflate_one(const Job& job, size_t stream) {
+    ZipEntry e = job.entry;
+    char lh[zipfmt::kLocalSize];
+    ENVFIX_TRY(size_t got, read_at(stream, e.local_header_offset, lh, sizeof lh));
+    std::string_view h(lh, got);
+    if (got != sizeof lh || zipfmt::u32(h, 0) != zipfmt::kLocalSig || zipfmt::u16(h, 8) != e.method)
+        return zipfmt::malformed(source_, "the local header of " + e.name + " is missing or damaged");
+    const size_t name_len = zipfmt::u16(h, 26), extra_len = zipfmt::u16(h, 28);
+    std::string name(name_len, '\0');
+    ENVFIX_TRY(size_t got_name, read_at(stream, e.local_header_offset + zipfmt::kLocalSize, name.data(), name.size()));
+    if (got_name != name_len || name != job.raw_name) return zipfmt::malformed(source_, "the local header of " + e.name + " disagrees");
+    e.data_offset = e.local_header_offset + zipfmt::kLocalSize + name_len + extra_len;
+
+    auto path = unpacked::entry_file(entry_, job.index);
+    ENVFIX_TRY(auto file, fileops::OutFile::create(path));
+    RecordHasher hasher;
+    hasher.start("sha256");
+    HashedOutput output(hasher, file, true);
+    std::vector<char> in(kPiece), out(kPiece);
+    ENVFIX_TRY_VOID(stream_zip_entry(
+        e, source_, [&](uint64_t off, char* into, size_t n) { return read_at(stream, off, into, n); }, in, out,
+        [&](std::string_view c) -> Expected<void> {
+            if (stop_.load(std::memory_order_relaxed)) return unexpected(stopped());
+            return output.push(c);
+        }));
+    ENVFIX_TRY_VOID(output.finish());
+    const bool exec = e.is_executable();
+    ENVFIX_TRY_VOID(file.finish(exec ? fileops::FileMode::Executable : fileops::FileMode::Regular));
+    return File{e.name, output.size(), e.crc32, hasher.finish_b64(), exec};
+}
+
+}  // namespace envfix::installer

@@ -1,0 +1,81 @@
+#pragma once
+// A wheel's large libraries inflated while the wheel still downloads (docs/performance.md,
+// "Inflating while downloading"). The downloader fetches a large wheel in byte ranges, the
+// archive's end (its directory) first; from that directory this reads each large entry as its
+// bytes arrive, through the streaming inflater, into an unpacked-cache entry begun for the
+// wheel. Nothing made here is trusted: once the whole wheel is checked (its sha256), the
+// unpacking (unpack_ahead.cpp) takes a file only when its SHA-256 and size equal the checked
+// wheel's RECORD row, its CRC-32 the checked directory's, its name that entry's; the rest is
+// inflated from the checked wheel as before.
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "envfix/installer/unpacked_cache.hpp"
+#include "envfix/installer/zip.hpp"
+#include "envfix/resolver/downloader.hpp"
+
+namespace envfix::installer {
+
+class EarlyUnpack {
+public:
+    struct File {
+        std::string name;         // the entry's name in the directory read early
+        uint64_t size = 0;
+        uint32_t crc32 = 0;
+        std::string sha256;       // RECORD's encoding (urlsafe base64)
+        bool executable = false;  // the mode it was written with
+    };
+
+    // `part`: the download's .part file, opened here (the downloader may rename it afterwards);
+    // `entry`: an unpacked-cache entry begun for this wheel (unpacked::begin_entry), whose
+    // entry_file(entry, i) receives the directory's entry i. Entries of `from` bytes or more;
+    // `keep`: a switch's installed files, which are linked, not inflated (nullptr: none).
+    // Throws what starting a thread throws.
+    EarlyUnpack(const std::filesystem::path& part, std::shared_ptr<resolver::PartProgress> progress, std::filesystem::path entry,
+                std::shared_ptr<const InstalledContent> keep, uint64_t from);
+    ~EarlyUnpack();  // stops, waits, removes the entry unless it was taken
+    EarlyUnpack(const EarlyUnpack&) = delete;
+    EarlyUnpack& operator=(const EarlyUnpack&) = delete;
+
+    // Waits for the readers: once the download is complete they have every byte, once it is
+    // given up they stop.
+    void wait();
+    // After wait(): the entry folder, the caller's from now on, and what it holds by entry index.
+    std::filesystem::path take_entry();
+    const std::map<size_t, File>& files() const { return files_; }
+    // Stops the readers (what they wrote stays until the entry is removed).
+    void cancel();
+
+private:
+    struct Job {
+        size_t index = 0;
+        ZipEntry entry;
+        std::string raw_name;
+    };
+    void plan();
+    void read_range(std::vector<Job> jobs, size_t stream);
+    Expected<size_t> read_at(size_t stream, uint64_t offset, char* into, size_t n);
+    Expected<File> inflate_one(const Job& job, size_t stream);
+    Expected<std::string> read_text(const ZipEntry& e, size_t stream);
+
+    std::shared_ptr<resolver::PartProgress> progress_;
+    std::filesystem::path entry_;
+    std::shared_ptr<const InstalledContent> keep_;
+    uint64_t from_ = 0;
+    std::string source_;                 // the .part's name, for errors
+    std::vector<std::ifstream> streams_;  // one per reading thread: [0] the planner's, then one per range
+    std::atomic<bool> stop_{false};
+    std::mutex mu_;
+    std::map<size_t, File> files_;
+    std::thread planner_;
+    std::vector<std::thread> readers_;  // started by the planner, joined by it
+    bool taken_ = false;
+};
+
+}  // namespace envfix::installer
