@@ -1,4 +1,5 @@
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -76,6 +77,13 @@ void bound_allocator() {
 void release_free_memory() {
 #if defined(__GLIBC__)
     ::malloc_trim(0);
+#endif
+}
+
+void lower_thread_priority() {
+#if defined(__linux__)
+    // Linux keeps a nice value per thread: PRIO_PROCESS with a thread id sets that thread's only.
+    ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 10);
 #endif
 }
 

@@ -17,5 +17,9 @@ void bound_allocator();
 // Gives the heap's free memory back to the system (every thread's arena): after a phase with
 // many threads, before one that peaks on its own.
 void release_free_memory();
+// The calling thread (and the threads it starts) yields the cores to the others when they are
+// all busy: work done ahead of need, beside transfers that must not be slowed. Linux: nice 10 for
+// this thread alone; elsewhere nothing.
+void lower_thread_priority();
 
 }  // namespace envfix::platform
