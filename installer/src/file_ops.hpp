@@ -41,6 +41,26 @@ private:
     intptr_t handle_ = -1;
 };
 
+// A file read at offsets, by several threads at once (pread; ReadFile with an offset). Errors:
+// "fs.read_failed" naming the file. Opened for others to write, rename and delete meanwhile.
+class InFile {
+public:
+    static Expected<InFile> open(const std::filesystem::path& p);
+    InFile(InFile&&) noexcept;
+    InFile& operator=(InFile&&) noexcept;
+    ~InFile();
+    // Up to n bytes at `offset`; fewer only where the file ends.
+    Expected<size_t> read_at(uint64_t offset, char* into, size_t n) const;
+    // The kernel reads only what is asked (POSIX_FADV_RANDOM): read-ahead in a file still being
+    // written fetches pages its writer is about to fill.
+    void no_read_ahead() const;
+
+private:
+    InFile() = default;
+    std::filesystem::path path_;
+    intptr_t handle_ = -1;
+};
+
 // Makes everything written under these folders durable: syncfs() once per filesystem on
 // Linux; nothing on Windows (OutFile::finish flushed each file).
 void sync_filesystems(const std::vector<std::filesystem::path>& dirs);

@@ -50,6 +50,51 @@ OutFile::~OutFile() {
     }
 }
 
+Expected<InFile> InFile::open(const std::filesystem::path& p) {
+    int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return fail(ExitCode::BadInput, "fs.read_failed", {{"path", p.string()}, {"reason", std::strerror(errno)}});
+    InFile f;
+    f.path_ = p;
+    f.handle_ = fd;
+    return f;
+}
+
+InFile::InFile(InFile&& o) noexcept : path_(std::move(o.path_)), handle_(o.handle_) { o.handle_ = -1; }
+
+InFile& InFile::operator=(InFile&& o) noexcept {
+    if (this != &o) {
+        if (handle_ >= 0) ::close(static_cast<int>(handle_));
+        path_ = std::move(o.path_);
+        handle_ = o.handle_;
+        o.handle_ = -1;
+    }
+    return *this;
+}
+
+InFile::~InFile() {
+    if (handle_ >= 0) ::close(static_cast<int>(handle_));
+}
+
+Expected<size_t> InFile::read_at(uint64_t offset, char* into, size_t n) const {
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = ::pread(static_cast<int>(handle_), into + got, n - got, static_cast<off_t>(offset + got));
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            return fail(ExitCode::BadInput, "fs.read_failed", {{"path", path_.string()}, {"reason", std::strerror(errno)}});
+        }
+        if (r == 0) break;
+        got += static_cast<size_t>(r);
+    }
+    return got;
+}
+
+void InFile::no_read_ahead() const {
+#if defined(POSIX_FADV_RANDOM)
+    ::posix_fadvise(static_cast<int>(handle_), 0, 0, POSIX_FADV_RANDOM);
+#endif
+}
+
 Expected<void> OutFile::write(std::string_view data) {
     int fd = static_cast<int>(handle_);
     while (!data.empty()) {

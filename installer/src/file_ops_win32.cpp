@@ -31,6 +31,52 @@ OutFile::~OutFile() {
     }
 }
 
+Expected<InFile> InFile::open(const std::filesystem::path& p) {
+    HANDLE h = CreateFileW(p.c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr, OPEN_EXISTING,
+                           FILE_ATTRIBUTE_NORMAL, nullptr);
+    if (h == INVALID_HANDLE_VALUE)
+        return fail(ExitCode::BadInput, "fs.read_failed", {{"path", p.string()}, {"reason", win32::error_text(GetLastError())}});
+    InFile f;
+    f.path_ = p;
+    f.handle_ = reinterpret_cast<intptr_t>(h);
+    return f;
+}
+
+InFile::InFile(InFile&& o) noexcept : path_(std::move(o.path_)), handle_(o.handle_) { o.handle_ = -1; }
+
+InFile& InFile::operator=(InFile&& o) noexcept {
+    if (this != &o) {
+        if (handle_ != -1) CloseHandle(reinterpret_cast<HANDLE>(handle_));
+        path_ = std::move(o.path_);
+        handle_ = o.handle_;
+        o.handle_ = -1;
+    }
+    return *this;
+}
+
+InFile::~InFile() {
+    if (handle_ != -1) CloseHandle(reinterpret_cast<HANDLE>(handle_));
+}
+
+Expected<size_t> InFile::read_at(uint64_t offset, char* into, size_t n) const {
+    size_t got = 0;
+    while (got < n) {
+        OVERLAPPED at{};
+        at.Offset = static_cast<DWORD>((offset + got) & 0xFFFFFFFFu);
+        at.OffsetHigh = static_cast<DWORD>((offset + got) >> 32);
+        DWORD chunk = n - got > (1u << 30) ? (1u << 30) : static_cast<DWORD>(n - got), read = 0;
+        if (!ReadFile(reinterpret_cast<HANDLE>(handle_), into + got, chunk, &read, &at)) {
+            if (GetLastError() == ERROR_HANDLE_EOF) break;
+            return fail(ExitCode::BadInput, "fs.read_failed", {{"path", path_.string()}, {"reason", win32::error_text(GetLastError())}});
+        }
+        if (read == 0) break;
+        got += read;
+    }
+    return got;
+}
+
+void InFile::no_read_ahead() const {}
+
 Expected<void> OutFile::write(std::string_view data) {
     HANDLE h = reinterpret_cast<HANDLE>(handle_);
     while (!data.empty()) {

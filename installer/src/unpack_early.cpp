@@ -41,15 +41,12 @@ EarlyUnpack::EarlyUnpack(const std::filesystem::path& part, std::shared_ptr<reso
                          std::shared_ptr<const InstalledContent> keep, uint64_t from)
     : progress_(std::move(progress)), entry_(std::move(entry)), keep_(std::move(keep)), from_(from),
       source_(part.filename().string()) {
-    // One stream per thread, all opened now: the .part is renamed once it is complete.
-    const size_t readers = progress_->ranges().size() + 1;
-    for (size_t i = 0; i < readers; ++i) {
-        streams_.emplace_back(part, std::ios::binary);
-        if (!streams_.back()) {
-            stop_ = true;  // nothing to read from: nothing is inflated early
-            return;
-        }
-    }
+    // Opened now: the .part is renamed once it is complete. No read-ahead: past what a reader
+    // asks for, its writer is still filling the file.
+    auto opened = fileops::InFile::open(part);
+    if (!opened) return;  // nothing to read from: nothing is inflated early
+    part_ = std::move(*opened);
+    part_->no_read_ahead();
     planner_ = std::thread([this] { plan(); });
 }
 
@@ -77,24 +74,19 @@ std::filesystem::path EarlyUnpack::take_entry() {
     return entry_;
 }
 
-Expected<size_t> EarlyUnpack::read_at(size_t stream, uint64_t offset, char* into, size_t n) {
+Expected<size_t> EarlyUnpack::read_at(uint64_t offset, char* into, size_t n) {
     const uint64_t total = progress_->total();
     if (offset >= total) return size_t{0};
     n = static_cast<size_t>(std::min<uint64_t>(n, total - offset));
     if (stop_.load(std::memory_order_relaxed) || interrupt_requested() || !progress_->wait_for(offset, n)) return unexpected(stopped());
-    auto& in = streams_[stream];
-    in.clear();
-    in.seekg(static_cast<std::streamoff>(offset));
-    in.read(into, static_cast<std::streamsize>(n));
-    if (in.bad()) return fail(ExitCode::BadInput, "fs.read_failed", {{"path", source_}, {"reason", "read error"}});
-    return static_cast<size_t>(in.gcount());
+    return part_->read_at(offset, into, n);
 }
 
-Expected<std::string> EarlyUnpack::read_text(const ZipEntry& e, size_t stream) {
+Expected<std::string> EarlyUnpack::read_text(const ZipEntry& e) {
     std::string text;
     std::vector<char> in(kPiece), out(kPiece);
     ENVFIX_TRY_VOID(stream_zip_entry(
-        e, source_, [&](uint64_t off, char* into, size_t n) { return read_at(stream, off, into, n); }, in, out,
+        e, source_, [&](uint64_t off, char* into, size_t n) { return read_at(off, into, n); }, in, out,
         [&](std::string_view c) -> Expected<void> {
             text.append(c);
             return {};
@@ -117,7 +109,7 @@ void EarlyUnpack::plan() {
     for (int tries = 0; tries < 3; ++tries) {
         if (total - at > kMaxDirectory) return;
         tail.resize(static_cast<size_t>(total - at));
-        auto got = read_at(0, at, tail.data(), tail.size());
+        auto got = read_at(at, tail.data(), tail.size());
         if (!got || *got != tail.size()) return;
         central = read_zip_central(tail, at, source_);
         if (!central || !central->need_from) break;
@@ -138,13 +130,13 @@ void EarlyUnpack::plan() {
                 continue;
             // The local header first: the data starts after its name and extra field.
             char lh[zipfmt::kLocalSize];
-            auto got = read_at(0, e.local_header_offset, lh, sizeof lh);
+            auto got = read_at(e.local_header_offset, lh, sizeof lh);
             if (!got || *got != sizeof lh) return;
             std::string_view h(lh, sizeof lh);
             if (zipfmt::u32(h, 0) != zipfmt::kLocalSig) return;
             ZipEntry r = e;
             r.data_offset = e.local_header_offset + zipfmt::kLocalSize + zipfmt::u16(h, 26) + zipfmt::u16(h, 28);
-            auto text = read_text(r, 0);
+            auto text = read_text(r);
             if (!text) return;
             auto parsed = resolver::parse_record(*text, source_);
             if (!parsed) return;
@@ -179,7 +171,7 @@ void EarlyUnpack::plan() {
         std::sort(by_range[r].begin(), by_range[r].end(),
                   [](const Job& a, const Job& b) { return a.entry.local_header_offset < b.entry.local_header_offset; });
         try {
-            readers_.emplace_back([this, jobs = std::move(by_range[r]), stream = r + 1]() mutable { read_range(std::move(jobs), stream); });
+            readers_.emplace_back([this, jobs = std::move(by_range[r])]() mutable { read_range(std::move(jobs)); });
         } catch (...) {  // no thread left: the rest is inflated once the wheel is complete
             break;
         }
@@ -187,11 +179,11 @@ void EarlyUnpack::plan() {
     for (auto& t : readers_) t.join();
 }
 
-void EarlyUnpack::read_range(std::vector<Job> jobs, size_t stream) {
+void EarlyUnpack::read_range(std::vector<Job> jobs) {
     for (const auto& job : jobs) {
         if (stop_.load()) return;
         inflating_slots().acquire();
-        auto done = inflate_one(job, stream);
+        auto done = inflate_one(job);
         inflating_slots().release();
         if (done) {
             std::lock_guard lock(mu_);
@@ -203,16 +195,16 @@ void EarlyUnpack::read_range(std::vector<Job> jobs, size_t stream) {
     }
 }
 
-Expected<EarlyUnpack::File> EarlyUnpack::inflate_one(const Job& job, size_t stream) {
+Expected<EarlyUnpack::File> EarlyUnpack::inflate_one(const Job& job) {
     ZipEntry e = job.entry;
     char lh[zipfmt::kLocalSize];
-    ENVFIX_TRY(size_t got, read_at(stream, e.local_header_offset, lh, sizeof lh));
+    ENVFIX_TRY(size_t got, read_at(e.local_header_offset, lh, sizeof lh));
     std::string_view h(lh, got);
     if (got != sizeof lh || zipfmt::u32(h, 0) != zipfmt::kLocalSig || zipfmt::u16(h, 8) != e.method)
         return zipfmt::malformed(source_, "the local header of " + e.name + " is missing or damaged");
     const size_t name_len = zipfmt::u16(h, 26), extra_len = zipfmt::u16(h, 28);
     std::string name(name_len, '\0');
-    ENVFIX_TRY(size_t got_name, read_at(stream, e.local_header_offset + zipfmt::kLocalSize, name.data(), name.size()));
+    ENVFIX_TRY(size_t got_name, read_at(e.local_header_offset + zipfmt::kLocalSize, name.data(), name.size()));
     if (got_name != name_len || name != job.raw_name) return zipfmt::malformed(source_, "the local header of " + e.name + " disagrees");
     e.data_offset = e.local_header_offset + zipfmt::kLocalSize + name_len + extra_len;
 
@@ -223,7 +215,7 @@ Expected<EarlyUnpack::File> EarlyUnpack::inflate_one(const Job& job, size_t stre
     HashedOutput output(hasher, file, true);
     std::vector<char> in(kPiece), out(kPiece);
     ENVFIX_TRY_VOID(stream_zip_entry(
-        e, source_, [&](uint64_t off, char* into, size_t n) { return read_at(stream, off, into, n); }, in, out,
+        e, source_, [&](uint64_t off, char* into, size_t n) { return read_at(off, into, n); }, in, out,
         [&](std::string_view c) -> Expected<void> {
             if (stop_.load(std::memory_order_relaxed)) return unexpected(stopped());
             return output.push(c);

@@ -8,7 +8,7 @@
 // wheel's RECORD row, its CRC-32 the checked directory's, its name that entry's; the rest is
 // inflated from the checked wheel as before.
 #include <filesystem>
-#include <fstream>
+#include <optional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -19,6 +19,7 @@
 #include "envfix/installer/unpacked_cache.hpp"
 #include "envfix/installer/zip.hpp"
 #include "envfix/resolver/downloader.hpp"
+#include "file_ops.hpp"
 
 namespace envfix::installer {
 
@@ -59,17 +60,17 @@ private:
         std::string raw_name;
     };
     void plan();
-    void read_range(std::vector<Job> jobs, size_t stream);
-    Expected<size_t> read_at(size_t stream, uint64_t offset, char* into, size_t n);
-    Expected<File> inflate_one(const Job& job, size_t stream);
-    Expected<std::string> read_text(const ZipEntry& e, size_t stream);
+    void read_range(std::vector<Job> jobs);
+    Expected<size_t> read_at(uint64_t offset, char* into, size_t n);
+    Expected<File> inflate_one(const Job& job);
+    Expected<std::string> read_text(const ZipEntry& e);
 
     std::shared_ptr<resolver::PartProgress> progress_;
     std::filesystem::path entry_;
     std::shared_ptr<const InstalledContent> keep_;
     uint64_t from_ = 0;
     std::string source_;                 // the .part's name, for errors
-    std::vector<std::ifstream> streams_;  // one per reading thread: [0] the planner's, then one per range
+    std::optional<fileops::InFile> part_;  // opened at once: the .part is renamed once it is complete
     std::atomic<bool> stop_{false};
     std::mutex mu_;
     std::map<size_t, File> files_;
