@@ -53,6 +53,8 @@ const CatalogEntry entries[] = {
     {"http.cache_write_failed", "cannot cache {url}: {reason}", "无法缓存 {url}：{reason}"},
     // downloads
     {"download.task", "{name}", "{name}"},
+    {"download.debug.sealed", "{name}: checked at {at} ms after the downloads began ({hash} ms hashing, {flush} ms flushing to disk)",
+     "{name}：下载开始后第 {at} 毫秒校验完成（哈希 {hash} 毫秒，写入磁盘 {flush} 毫秒）"},
     {"download.hash_mismatch", "{url} does not match the index's hash: expected sha256 {expected}, got {actual}",
      "{url} 与索引给出的哈希不符：应为 sha256 {expected}，实际为 {actual}"},
     {"download.size_mismatch", "{url} has the wrong size: expected {expected} bytes, got {actual}",

@@ -69,6 +69,7 @@ struct Job {
     bool ended = false;          // the progress task was closed
     bool fresh_start = false;    // a resumed file failed its check and was started again
     Reporter* rep = nullptr;
+    Clock::time_point began{};  // when download_files started (-vv timings)
     Clock::time_point not_before{};
     size_t index = 0;
     const std::function<void(size_t)>* on_ready = nullptr;
@@ -292,8 +293,20 @@ void seal(Job& j) {
     if (j.on_ready && *j.on_ready) (*j.on_ready)(j.index);
 }
 
+// -vv: when a file was checked and in place, and what its check and flush took (a flush waits
+// for whatever else the filesystem's journal commits with it).
+void report_sealed(const Job& j, Clock::time_point hashed_from, Clock::time_point flushed_from, Clock::time_point done) {
+    auto ms = [](Clock::duration d) { return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(d).count()); };
+    j.rep->debug(msg("download.debug.sealed", {{"name", label_of(*j.item)}, {"at", ms(done - j.began)},
+                                               {"hash", ms(flushed_from - hashed_from)}, {"flush", ms(done - flushed_from)}}));
+}
+
 void finish(Job& j) {
-    if (verify(j)) seal(j);
+    const auto from = Clock::now();
+    if (!verify(j)) return;
+    const auto hashed = Clock::now();
+    seal(j);
+    if (j.result->ok()) report_sealed(j, from, hashed, Clock::now());
 }
 
 // Every range of a split file is written: its hash checked, flushed, renamed into place. Runs
@@ -307,12 +320,14 @@ void finish_split(Job& j) {
         r.error = std::move(e);
     };
     r.size = j.split->total;
+    const auto from = Clock::now();
     auto hex = sha256_file_hex(file);
     if (!hex) return discard(hex.error());
     r.sha256 = *hex;
     if (str::lower(j.item->sha256) != r.sha256)
         return discard(make_error(ExitCode::HashMismatch, "download.hash_mismatch",
                                   {{"url", redact_url(j.item->url)}, {"expected", str::lower(j.item->sha256)}, {"actual", r.sha256}}));
+    const auto hashed = Clock::now();
     std::FILE* f = detail::open_file(file, "r+b");
     bool flushed = f && detail::flush_to_disk(f);
     if (f) std::fclose(f);
@@ -324,6 +339,7 @@ void finish_split(Job& j) {
         return discard(make_error(ExitCode::PermissionDenied, "download.cannot_write",
                                   {{"path", j.item->dest.string()}, {"url", redact_url(j.item->url)}}));
     r.path = j.item->dest;
+    report_sealed(j, from, hashed, Clock::now());
     if (j.on_ready && *j.on_ready) (*j.on_ready)(j.index);
 }
 
@@ -393,6 +409,7 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
     std::error_code ec;
     for (const auto& it : items)
         if (it.dest.has_parent_path()) std::filesystem::create_directories(it.dest.parent_path(), ec);
+    const auto began = Clock::now();
     std::vector<std::unique_ptr<Job>> jobs;
     std::vector<std::unique_ptr<Split>> splits;
     std::deque<Job*> waiting;
@@ -402,6 +419,7 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
         j->result = &results[i];
         j->part = part_path(items[i].dest);
         j->rep = &rep;
+        j->began = began;
         j->index = i;
         j->on_ready = &options.on_ready;
         j->task = task;

@@ -171,6 +171,10 @@ TEST_F(IndexInstall, EachWheelIsUnpackedWhileTheOthersDownloadAndTheInstallLinks
     EXPECT_TRUE(std::regex_search(r.err, std::regex("inflated while downloading: [1-9][0-9]* large files of [1-9][0-9]* wheels "
                                                     "taken once checked, 0 not")))
         << r.err;
+    // Each download's check and flush, timed (what a wheel handed over late waited for).
+    EXPECT_TRUE(std::regex_search(r.err, std::regex("torch-2\\.7\\.0[^:]*: checked at [0-9]+ ms after the downloads began "
+                                                    "\\([0-9]+ ms hashing, [0-9]+ ms flushing to disk\\)")))
+        << r.err;
     // Every downloaded wheel has its entry; the installed files are its files, linked.
     auto ucache = home / ".cache/envfix/unpacked/v1";
     size_t entries = 0;
