@@ -114,7 +114,8 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
         ahead.early(part, sha256, std::move(progress));
     };
     auto fetched = value_or_throw(installer::fetch_wheels(installer::wheel_cache_root(), fetch, sources.http, offline,
-                                                          sources.parallel, *ctx.reporter, ready, split));
+                                                          sources.parallel, *ctx.reporter, ready,
+                                                          ahead.reads_early() ? installer::WheelSplit(split) : installer::WheelSplit{}));
     {
         auto started = std::chrono::steady_clock::now();
         auto outcome = ahead.finish();

@@ -255,6 +255,8 @@ static std::optional<uint64_t> early_from(uint64_t given) {
     return given;
 }
 
+bool UnpackAhead::reads_early() const { return early_from(early_from_).has_value(); }
+
 void UnpackAhead::early(const stdfs::path& part, const std::string& sha256, std::shared_ptr<resolver::PartProgress> progress) {
     auto from = early_from(early_from_);
     if (!progress || sha256.empty() || !from || unpacked::has_entry(root_, sha256)) return;

@@ -25,20 +25,6 @@ bool PartProgress::covered(uint64_t from, uint64_t n) const {
     return true;
 }
 
-uint64_t PartProgress::written_from(uint64_t from, uint64_t n) const {
-    std::lock_guard lock(mu_);
-    const uint64_t start = from, to = from + n;
-    for (bool moved = true; moved && from < to;) {
-        moved = false;
-        for (const auto& r : ranges_)
-            if (from >= r.at && from < r.at + r.written) {
-                from = r.at + r.written;
-                moved = true;
-            }
-    }
-    return std::min(from, to) - start;
-}
-
 bool PartProgress::wait_for(uint64_t from, uint64_t n) {
     if (n == 0) return !given_up();
     if (from + n > total_ || from + n < from) return false;

@@ -104,6 +104,8 @@ public:
     // before the wheel is checked and each file matches its checked RECORD row. Thread-safe, quick
     // (on the transfer thread). Not on Windows, nor with ENVFIX_UNPACK_EARLY=0.
     void early(const std::filesystem::path& part, const std::string& sha256, std::shared_ptr<resolver::PartProgress> progress);
+    // Whether early() reads anything here (so a caller need not ask for ranges with a tail).
+    bool reads_early() const;
 
     struct Batch {
         size_t wheels = 0, files = 0;

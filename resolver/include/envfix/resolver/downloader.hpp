@@ -55,8 +55,6 @@ public:
     // Waits until [from, from + n) is written; false once the ranges were given up (a range
     // fetched again, a server without Range, a failure, the end of the downloads) or cancel().
     bool wait_for(uint64_t from, uint64_t n);
-    // Of [from, from + n), how much from `from` on is written now (no wait).
-    uint64_t written_from(uint64_t from, uint64_t n) const;
     void cancel() { give_up(); }
 
     // The downloader's side.
