@@ -61,8 +61,7 @@ EarlyUnpack::~EarlyUnpack() {
 
 void EarlyUnpack::cancel() {
     stop_ = true;
-    // Wakes the readers waiting for bytes; the downloader only reports to it from now on.
-    progress_->cancel();
+    progress_->wake();  // the readers waiting for bytes see stop_
 }
 
 void EarlyUnpack::wait() {
@@ -78,7 +77,7 @@ Expected<size_t> EarlyUnpack::read_at(uint64_t offset, char* into, size_t n) {
     const uint64_t total = progress_->total();
     if (offset >= total) return size_t{0};
     n = static_cast<size_t>(std::min<uint64_t>(n, total - offset));
-    if (stop_.load(std::memory_order_relaxed) || interrupt_requested() || !progress_->wait_for(offset, n)) return unexpected(stopped());
+    if (stop_.load(std::memory_order_relaxed) || interrupt_requested() || !progress_->wait_for(offset, n, &stop_)) return unexpected(stopped());
     return part_->read_at(offset, into, n);
 }
 

@@ -25,15 +25,21 @@ bool PartProgress::covered(uint64_t from, uint64_t n) const {
     return true;
 }
 
-bool PartProgress::wait_for(uint64_t from, uint64_t n) {
+bool PartProgress::wait_for(uint64_t from, uint64_t n, const std::atomic<bool>* stop) {
     if (n == 0) return !given_up();
     if (from + n > total_ || from + n < from) return false;
+    auto stopped = [&] { return gone_ || (stop && stop->load()); };
     std::unique_lock lock(mu_);
-    if (!gone_ && covered(from, n)) return true;
+    if (!stopped() && covered(from, n)) return true;
     waiters_.emplace_back(from, n);
-    cv_.wait(lock, [&] { return gone_ || covered(from, n); });
+    cv_.wait(lock, [&] { return stopped() || covered(from, n); });
     waiters_.erase(std::find(waiters_.begin(), waiters_.end(), std::pair{from, n}));
-    return !gone_;
+    return !stopped();
+}
+
+void PartProgress::wake() {
+    { std::lock_guard lock(mu_); }  // a reader between its check and its wait gets the notification
+    cv_.notify_all();
 }
 
 void PartProgress::advance(size_t range, uint64_t written) {

@@ -518,3 +518,45 @@ TEST(Downloader, AWatchedSplitFileGivesItsReaderUpWhenBytesMayBeWrittenAgain) {
         EXPECT_TRUE(w.progress->given_up());
     }
 }
+
+TEST(Downloader, ALargeFileInMoreRangesThanConnectionsIsHashedAsItsBytesArrive) {
+    Files f;
+    // 6 MiB, ranges of 1 MiB at least: six ranges over four connections, taken in order.
+    std::string bytes(6u << 20, '\0');
+    uint32_t x = 7;
+    for (auto& c : bytes) c = static_cast<char>((x = x * 1103515245u + 12345u) >> 24);
+    test::write_text(f.dir / "whl" / "big.bin", bytes);
+    DownloadItem item{f.server->url("/big.bin"), sha256_hex(bytes), bytes.size(), f.dir / "out" / "big.bin", ""};
+    auto o = split_options(1000);
+    o.min_range = 1u << 20;
+    auto r = download_files({item}, test::test_http_options(f.dir.path()), envfix::null_reporter(), o);
+    ASSERT_TRUE(r[0].ok()) << text(*r[0].error);
+    EXPECT_EQ(r[0].sha256, item.sha256);
+    EXPECT_TRUE(r[0].hashed_while_downloading);
+    EXPECT_EQ(test::read_text(item.dest), bytes);
+    auto asked = requested_ranges(f.server->log_for("/big.bin"));
+    std::sort(asked.begin(), asked.end());
+    ASSERT_EQ(asked.size(), 6u);
+    uint64_t next = 0;
+    for (auto [a, b] : asked) {
+        EXPECT_EQ(a, next);
+        next = b + 1;
+    }
+    EXPECT_EQ(next, bytes.size());
+
+    // A range fetched again: its bytes may differ from what was hashed, so the file is hashed
+    // whole once complete; a wrong hash is still refused either way.
+    f.server->set_faults({{"/big.bin", {{"truncate", 10}, {"times", 1}}}});
+    item.dest = f.dir / "out2" / "big.bin";
+    auto again = download_files({item}, test::test_http_options(f.dir.path()), envfix::null_reporter(), o);
+    ASSERT_TRUE(again[0].ok()) << text(*again[0].error);
+    EXPECT_FALSE(again[0].hashed_while_downloading);
+    EXPECT_EQ(again[0].sha256, item.sha256);
+    f.server->set_faults(nlohmann::json::object());
+    item.dest = f.dir / "out3" / "big.bin";
+    item.sha256 = std::string(64, 'e');
+    auto bad = download_files({item}, test::test_http_options(f.dir.path()), envfix::null_reporter(), o);
+    ASSERT_FALSE(bad[0].ok());
+    EXPECT_EQ(bad[0].error->message.key, "download.hash_mismatch");
+    EXPECT_FALSE(std::filesystem::exists(item.dest));
+}

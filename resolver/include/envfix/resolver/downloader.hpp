@@ -5,6 +5,7 @@
 // the Reporter, Ctrl-C leaving only .part files. Callers (the installer's wheel cache) pass
 // what they expect of each file and get one result per file.
 #include <cstdint>
+#include <atomic>
 #include <condition_variable>
 #include <filesystem>
 #include <functional>
@@ -35,6 +36,7 @@ struct DownloadResult {
     uint64_t size = 0;
     int attempts = 0;               // transfers started (0: an existing complete .part was accepted)
     bool resumed = false;           // some bytes came from an earlier partial transfer
+    bool hashed_while_downloading = false;  // fetched in ranges, hashed as its bytes arrived in order
     std::optional<Error> error;     // HashMismatch, Network, HttpStatus, Tls, Interrupted, ...
     bool ok() const { return !error.has_value(); }
 };
@@ -53,9 +55,11 @@ public:
     uint64_t total() const { return total_; }
     std::vector<Range> ranges() const;
     // Waits until [from, from + n) is written; false once the ranges were given up (a range
-    // fetched again, a server without Range, a failure, the end of the downloads) or cancel().
-    bool wait_for(uint64_t from, uint64_t n);
-    void cancel() { give_up(); }
+    // fetched again, a server without Range, a failure, the end of the downloads) or `*stop` is
+    // set (the reader's own flag, with wake()).
+    bool wait_for(uint64_t from, uint64_t n, const std::atomic<bool>* stop = nullptr);
+    // Wakes every waiting reader, to look at its stop flag.
+    void wake();
 
     // The downloader's side.
     void advance(size_t range, uint64_t written);
@@ -84,6 +88,10 @@ struct DownloadOptions {
     // unpacks each file as it arrives). A server that ignores Range gets the file whole; a run
     // stopped half way keeps the prefix written from byte 0 on, for the next run to resume.
     uint64_t split_at = default_split_at();
+    // A split file's ranges are this long at least: more ranges than connections (up to four per
+    // connection) only for files of several times this size, which then arrive roughly in order
+    // and are hashed as they do (0: 16 MiB; tests lower it).
+    uint64_t min_range = 0;
     // Called with an item's index once its file is checked and in place at `dest`, on the thread
     // that sealed it (several at once): the caller may start using it while others download.
     std::function<void(size_t)> on_ready;
