@@ -26,7 +26,7 @@ Unexpected<Error> bad(std::string_view source, std::string reason) {
 }  // namespace
 
 Expected<LockFile> lock_from_plan(const resolver::Plan& plan) {
-    if (plan.failure) return Unexpected<Error>(Error{plan.failure->code, plan.failure->message});
+    if (plan.failure) return unexpected(Error{plan.failure->code, plan.failure->message});
     LockFile lock;
     lock.torch = plan.torch;
     lock.variant = plan.variant;

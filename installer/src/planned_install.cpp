@@ -24,7 +24,7 @@ FolderWheel folder_wheel(const WheelToInstall& w) { return {resolver::canonicali
 Expected<void> check_file(const stdfs::path& p, const WheelToInstall& w) {
     if (w.sha256.empty()) return {};
     auto got = sha256_file_hex(p);
-    if (!got) return Unexpected<Error>(got.error());
+    if (!got) return unexpected(got.error());
     if (*got != w.sha256)
         return fail(ExitCode::HashMismatch, "apply.folder_hash_mismatch",
                     {{"path", p.string()}, {"expected", w.sha256}, {"got", *got}});
@@ -100,7 +100,7 @@ Expected<std::vector<stdfs::path>> obtain_wheels(const std::vector<WheelToInstal
         reporter.debug(msg("apply.downloading", {{"count", std::to_string(items.size())}}));
         auto results = resolver::download_files(items, sources.http, reporter, {.parallel = sources.parallel});
         for (size_t k = 0; k < results.size(); ++k) {
-            if (!results[k].ok()) return Unexpected<Error>(*results[k].error);
+            if (!results[k].ok()) return unexpected(*results[k].error);
             out[item_of[k]] = results[k].path;
         }
     }
@@ -113,7 +113,7 @@ Expected<InstallResult> install_planned_wheels(const probe::Environment& env, co
     req.wait_for_lock = request.wait_for_lock;
     req.snapshot_reason = request.snapshot_reason;
     auto files = obtain_wheels(request.wheels, request.sources, reporter);
-    if (!files) return Unexpected<Error>(files.error());
+    if (!files) return unexpected(files.error());
     for (size_t i = 0; i < files->size(); ++i) {
         WheelRequest w;
         w.file = (*files)[i];

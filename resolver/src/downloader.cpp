@@ -1,6 +1,7 @@
 #include "envfix/resolver/downloader.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <deque>
 #include <fstream>
@@ -97,6 +98,10 @@ struct Job {
     bool fresh_start = false;    // a resumed file failed its check and was started again
     Reporter* rep = nullptr;
     Clock::time_point began{};  // when download_files started (-vv timings)
+    // -vv: when the file was checked and in place, and what hashing and flushing took; set on
+    // the sealing thread, told by the calling thread once every sealing ended (the Reporter is
+    // not asked to take calls from several threads).
+    std::optional<std::array<Clock::duration, 3>> sealed;
     Clock::time_point not_before{};
     size_t index = 0;
     const std::function<void(size_t)>* on_ready = nullptr;
@@ -319,12 +324,17 @@ void seal(Job& j) {
     if (j.on_ready && *j.on_ready) (*j.on_ready)(j.index);
 }
 
-// -vv: when a file was checked and in place, and what its check and flush took (a flush waits
-// for whatever else the filesystem's journal commits with it).
-void report_sealed(const Job& j, Clock::time_point hashed_from, Clock::time_point flushed_from, Clock::time_point done) {
+// When a file was checked and in place, and what its check and flush took (a flush waits for
+// whatever else the filesystem's journal commits with it): kept for -vv.
+void note_sealed(Job& j, Clock::time_point hashed_from, Clock::time_point flushed_from, Clock::time_point done) {
+    j.sealed = std::array<Clock::duration, 3>{done - j.began, flushed_from - hashed_from, done - flushed_from};
+}
+
+void report_sealed(const Job& j) {
+    if (!j.sealed) return;
     auto ms = [](Clock::duration d) { return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(d).count()); };
-    j.rep->debug(msg("download.debug.sealed", {{"name", label_of(*j.item)}, {"at", ms(done - j.began)},
-                                               {"hash", ms(flushed_from - hashed_from)}, {"flush", ms(done - flushed_from)}}));
+    const auto& [at, hash, flush] = *j.sealed;
+    j.rep->debug(msg("download.debug.sealed", {{"name", label_of(*j.item)}, {"at", ms(at)}, {"hash", ms(hash)}, {"flush", ms(flush)}}));
 }
 
 void finish(Job& j) {
@@ -332,7 +342,7 @@ void finish(Job& j) {
     if (!verify(j)) return;
     const auto hashed = Clock::now();
     seal(j);
-    if (j.result->ok()) report_sealed(j, from, hashed, Clock::now());
+    if (j.result->ok()) note_sealed(j, from, hashed, Clock::now());
 }
 
 // Every range of a split file is written: its hash checked, flushed, renamed into place. Runs
@@ -371,7 +381,7 @@ void finish_split(Job& j) {
         return discard(make_error(ExitCode::PermissionDenied, "download.cannot_write",
                                   {{"path", j.item->dest.string()}, {"url", redact_url(j.item->url)}}));
     r.path = j.item->dest;
-    report_sealed(j, from, hashed, Clock::now());
+    note_sealed(j, from, hashed, Clock::now());
     if (j.on_ready && *j.on_ready) (*j.on_ready)(j.index);
 }
 
@@ -749,6 +759,7 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
         if (active > 0 || !waiting.empty()) curl_multi_poll(multi, nullptr, 0, 50, nullptr);
     }
     for (auto& f : sealing) f.get();
+    for (const auto& j : jobs) report_sealed(*j);
     // Readers of a file not complete stop waiting for it (one complete has all its bytes written).
     for (const auto& sp : splits)
         if (sp->progress && results[sp->item].path.empty()) sp->progress->give_up();

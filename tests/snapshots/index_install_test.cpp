@@ -115,7 +115,8 @@ TEST_F(IndexInstall, InstallSwitchVariantRollBackAndReinstallFromCache) {
     args[2] = venv2.string();
     auto o = envfix(args);
     ASSERT_EQ(o.code, 0) << o.err;
-    for (const auto& dl : o.json()["downloads"]) EXPECT_TRUE(dl["from_cache"].get<bool>()) << dl.dump();
+    const auto doc = o.json();  // kept: a loop over a member of the temporary would read freed memory
+    for (const auto& dl : doc["downloads"]) EXPECT_TRUE(dl["from_cache"].get<bool>()) << dl.dump();
 }
 
 TEST_F(IndexInstall, NamedRequirementsAndDryRun) {
