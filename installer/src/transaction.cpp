@@ -125,11 +125,13 @@ void remove_stage_dirs(const std::vector<Area>& areas) {
         std::error_code ec;
         stdfs::remove(files[i], ec);
     });
-    for (auto& [depth, dirs] : dirs_by_depth)
+    for (auto& level : dirs_by_depth) {
+        auto& dirs = level.second;  // a named reference: clang 14 cannot capture a structured binding
         parallel_for(dirs.size(), [&](size_t i) {
             std::error_code ec;
             stdfs::remove_all(dirs[i], ec);  // empty by now, unless the walk above missed something
         });
+    }
     fault_point();
 }
 
