@@ -140,9 +140,10 @@ Expected<ZipCentral> read_zip_central(std::string_view a, uint64_t base, std::st
         if (u32(a, loc + 4) != 0 || u32(a, loc + 16) > 1) return malformed(source, "multi-disk archives are not supported");
         const uint64_t rec_at = u64(a, loc + 8);
         if (rec_at < base) return ZipCentral{.need_from = rec_at};
-        const size_t rec = static_cast<size_t>(rec_at - base);
-        if (rec + 56 > loc || u32(a, rec) != kZip64EocdSig)
+        // Compared without adding to rec: it comes from the archive and may be near 2^64.
+        if (rec_at - base > loc || loc - (rec_at - base) < 56 || u32(a, static_cast<size_t>(rec_at - base)) != kZip64EocdSig)
             return malformed(source, "the ZIP64 end record is missing or out of place");
+        const size_t rec = static_cast<size_t>(rec_at - base);
         if (u64(a, rec + 4) + 12 != loc - rec) return malformed(source, "the ZIP64 end record has a wrong size");
         if (u32(a, rec + 16) != 0 || u32(a, rec + 20) != 0) return malformed(source, "multi-disk archives are not supported");
         auto pick = [](uint64_t narrow, uint64_t all_ones, uint64_t wide, bool& ok) {

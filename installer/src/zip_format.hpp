@@ -8,17 +8,18 @@
 
 namespace envfix::installer::zipfmt {
 
-// Out-of-range reads give 0, which no signature or check accepts.
+// Out-of-range reads give 0, which no signature or check accepts (written so that an offset
+// near SIZE_MAX, read from a damaged archive, cannot wrap around into range).
 inline uint16_t u16(std::string_view s, size_t p) {
-    if (p + 2 > s.size()) return 0;
+    if (p > s.size() || s.size() - p < 2) return 0;
     return static_cast<uint16_t>(static_cast<unsigned char>(s[p]) | static_cast<unsigned char>(s[p + 1]) << 8);
 }
 inline uint32_t u32(std::string_view s, size_t p) {
-    if (p + 4 > s.size()) return 0;
+    if (p > s.size() || s.size() - p < 4) return 0;
     return static_cast<uint32_t>(u16(s, p)) | static_cast<uint32_t>(u16(s, p + 2)) << 16;
 }
 inline uint64_t u64(std::string_view s, size_t p) {
-    if (p + 8 > s.size()) return 0;
+    if (p > s.size() || s.size() - p < 8) return 0;
     return static_cast<uint64_t>(u32(s, p)) | static_cast<uint64_t>(u32(s, p + 4)) << 32;
 }
 

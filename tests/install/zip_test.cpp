@@ -48,6 +48,51 @@ TEST(Zip, ReadsZip64Archives) {
     EXPECT_EQ(read_all(a, dir->entries[2]), "q");
 }
 
+TEST(Zip, AZip64LocatorPointingNearTheEndOfTheAddressSpaceIsRefused) {
+    // Found by fuzz_zip: the record's offset 2^64 - 9 wrapped the bounds check around, and the
+    // reader read far outside the archive. Now a clean refusal, also from any tail of it.
+    std::string a = "PK\x06\x07" + std::string(4, '\0') + std::string("\xf7\xff\xff\xff\xff\xff\xff\xff", 8) +
+                    std::string("\x01\0\0\0", 4) + "PK\x05\x06" + std::string(18, '\0');
+    auto dir = read_zip_directory(a, "t.whl");
+    ASSERT_FALSE(dir);
+    EXPECT_EQ(dir.error().message.key, "zip.malformed");
+    EXPECT_NE(render(dir.error().message, Lang::En).find("ZIP64 end record"), std::string::npos) << render(dir.error().message, Lang::En);
+    for (size_t cut = 0; cut <= a.size(); ++cut) {
+        auto tail = read_zip_central(std::string_view(a).substr(cut), cut, "t.whl");
+        EXPECT_TRUE(!tail || tail->need_from) << cut;
+    }
+}
+
+TEST(Zip, TheDirectoryReadFromATailIsTheWholeArchivesDirectory) {
+    // What unpacking a wheel while it downloads reads first (unpack_early.cpp): from any tail,
+    // after the steps back it asks for, the same entries as the whole archive's directory.
+    for (bool zip64 : {false, true}) {
+        ZipOptions o;
+        o.zip64 = zip64;
+        auto a = build_zip({{"x", "abc"}, {"pkg/lib.so", big_text(), 8}, {"pkg-1.0.dist-info/RECORD", "x,,\n", 8}}, o);
+        auto whole = read_zip_directory(a, "t.whl");
+        ASSERT_TRUE(whole);
+        for (size_t cut : {size_t{0}, a.size() / 2, a.size() - 200, a.size() - 30, a.size() - 1, a.size()}) {
+            uint64_t at = cut;
+            auto tail = read_zip_central(std::string_view(a).substr(at), at, "t.whl");
+            for (int steps = 0; tail && tail->need_from && steps < 4; ++steps) {
+                ASSERT_LT(*tail->need_from, at);
+                at = *tail->need_from;
+                tail = read_zip_central(std::string_view(a).substr(at), at, "t.whl");
+            }
+            ASSERT_TRUE(tail) << cut << ": " << render(tail.error().message, Lang::En);
+            ASSERT_FALSE(tail->need_from) << cut;
+            ASSERT_EQ(tail->dir.entries.size(), whole->entries.size());
+            for (size_t i = 0; i < whole->entries.size(); ++i) {
+                EXPECT_EQ(tail->dir.entries[i].name, whole->entries[i].name);
+                EXPECT_EQ(tail->dir.entries[i].crc32, whole->entries[i].crc32);
+                EXPECT_EQ(tail->dir.entries[i].local_header_offset, whole->entries[i].local_header_offset);
+                EXPECT_EQ(tail->dir.entries[i].compressed_size, whole->entries[i].compressed_size);
+            }
+        }
+    }
+}
+
 TEST(Zip, KeepsModesAndConvertsCp437Names) {
     auto a = build_zip({ZipItem{.name = "bin/tool", .data = "x", .unix_mode = 0100755},
                         ZipItem{.name = "link", .data = "target", .unix_mode = 0120777},
