@@ -7,6 +7,7 @@
 #include <fstream>
 #include <future>
 #include <memory>
+#include <system_error>
 
 #include "curl_session.hpp"
 #include "envfix/common/env.hpp"
@@ -302,6 +303,14 @@ bool verify(Job& j) {
     return true;
 }
 
+// Starts follow_hash() for a split file; without a thread left, it is hashed whole at the end.
+void start_hash(Split& sp) {
+    try {
+        sp.hash = std::async(std::launch::async, follow_hash, sp.file, sp.progress);
+    } catch (const std::system_error&) {
+    }
+}
+
 // A checked file flushed to the disk and moved into place. Runs off the transfer thread: an
 // fsync of a 900 MB wheel would stall every other transfer.
 void seal(Job& j) {
@@ -504,7 +513,7 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
         sp->left = plan.size();
         sp->total = size;
         sp->progress = std::make_shared<PartProgress>(plan, size);
-        sp->hash = std::async(std::launch::async, follow_hash, sp->file, sp->progress);
+        start_hash(*sp);
         // The tail (the last range) first, so its reader learns what the file holds at once.
         for (size_t k = 0; k < plan.size(); ++k)
             waiting.push_back(range_job(sp, plan, tail ? (k + plan.size() - 1) % plan.size() : k, task));
@@ -753,7 +762,7 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
             for (size_t r = body; r-- > 1;) order.push_back(r);
             if (j.tail) order.push_back(plan.size() - 1);
             for (size_t r : order) waiting.push_front(range_job(sp, plan, r, j.task));
-            sp->hash = std::async(std::launch::async, follow_hash, sp->file, sp->progress);
+            start_hash(*sp);
             if (j.tail) options.on_split(j.index, sp->file, sp->progress);
         }
         if (active > 0 || !waiting.empty()) curl_multi_poll(multi, nullptr, 0, 50, nullptr);
