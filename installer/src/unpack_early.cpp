@@ -22,7 +22,7 @@ namespace {
 constexpr size_t kPiece = 128u << 10;
 // The directory is read from the archive's last bytes: this much first (torch's is 1.5 MB).
 constexpr uint64_t kTailGuess = 4u << 20;
-constexpr uint64_t kMaxDirectory = 256u << 20;
+constexpr uint64_t kMaxDirectory = 32u << 20;  // torch's is 1.5 MB; more is left to the checked wheel
 constexpr uint64_t kMaxRecord = 64u << 20;
 
 // Entries inflated early at once in the whole process (several wheels download at once): each
