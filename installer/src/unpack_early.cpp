@@ -96,25 +96,21 @@ Expected<std::string> EarlyUnpack::read_text(const ZipEntry& e) {
 // The directory from the archive's end, the entries worth inflating early (large, stored or
 // deflate, not kept by a switch), then one reader per range for the entries whose local header
 // lies in it, in the order their bytes arrive.
-void EarlyUnpack::plan() {
-    // Beside the transfers (and the server, when it is this machine): the inflating here is ahead
-    // of need and must not slow the downloads it waits for (H200: cold 5.4-6.1 s without it,
-    // 6.1-6.8 s with it at normal priority). Its readers and their write-behind threads inherit it.
-    platform::lower_thread_priority();
+std::vector<std::vector<EarlyUnpack::Job>> EarlyUnpack::choose() {
     const uint64_t total = progress_->total();
     uint64_t at = total > kTailGuess ? total - kTailGuess : 0;
     std::string tail;
     Expected<ZipCentral> central = unexpected(stopped());
     for (int tries = 0; tries < 3; ++tries) {
-        if (total - at > kMaxDirectory) return;
+        if (total - at > kMaxDirectory) return {};
         tail.resize(static_cast<size_t>(total - at));
         auto got = read_at(at, tail.data(), tail.size());
-        if (!got || *got != tail.size()) return;
+        if (!got || *got != tail.size()) return {};
         central = read_zip_central(tail, at, source_);
         if (!central || !central->need_from) break;
         at = *central->need_from;
     }
-    if (!central || central->need_from) return;  // not a zip, or not yet: the checked wheel says why
+    if (!central || central->need_from) return {};  // not a zip, or not yet: the checked wheel says why
     const ZipDirectory& dir = central->dir;
 
     // A switch links the files it keeps: those are not inflated here (the RECORD read early only
@@ -130,15 +126,15 @@ void EarlyUnpack::plan() {
             // The local header first: the data starts after its name and extra field.
             char lh[zipfmt::kLocalSize];
             auto got = read_at(e.local_header_offset, lh, sizeof lh);
-            if (!got || *got != sizeof lh) return;
+            if (!got || *got != sizeof lh) return {};
             std::string_view h(lh, sizeof lh);
-            if (zipfmt::u32(h, 0) != zipfmt::kLocalSig) return;
+            if (zipfmt::u32(h, 0) != zipfmt::kLocalSig) return {};
             ZipEntry r = e;
             r.data_offset = e.local_header_offset + zipfmt::kLocalSize + zipfmt::u16(h, 26) + zipfmt::u16(h, 28);
             auto text = read_text(r);
-            if (!text) return;
+            if (!text) return {};
             auto parsed = resolver::parse_record(*text, source_);
-            if (!parsed) return;
+            if (!parsed) return {};
             record = std::move(*parsed);
             break;
         }
@@ -165,6 +161,16 @@ void EarlyUnpack::plan() {
                 break;
             }
     }
+    return by_range;
+}
+
+void EarlyUnpack::plan() {
+    // Ahead of need: when the cores are all busy it yields to the transfers it waits for and to
+    // the unpacking of complete wheels (on the H200 neither priority measured better; the A/B runs
+    // are in docs/performance.md). Its readers and their write-behind threads inherit it.
+    platform::lower_thread_priority();
+    // The directory and the RECORD read from the tail are freed before the readers run.
+    auto by_range = choose();
     for (size_t r = 0; r < by_range.size(); ++r) {
         if (by_range[r].empty()) continue;
         std::sort(by_range[r].begin(), by_range[r].end(),

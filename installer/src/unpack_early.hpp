@@ -60,6 +60,8 @@ private:
         std::string raw_name;
     };
     void plan();
+    // The entries to inflate early, per range, from the directory read from the tail.
+    std::vector<std::vector<Job>> choose();
     void read_range(std::vector<Job> jobs);
     Expected<size_t> read_at(uint64_t offset, char* into, size_t n);
     Expected<File> inflate_one(const Job& job);
