@@ -99,6 +99,7 @@ struct Job {
     bool fresh_start = false;    // a resumed file failed its check and was started again
     Reporter* rep = nullptr;
     Clock::time_point began{};  // when download_files started (-vv timings)
+    bool flush_after = false;   // DownloadOptions::flush_after_handover
     // -vv: when the file was checked and in place, and what hashing and flushing took; set on
     // the sealing thread, told by the calling thread once every sealing ended (the Reporter is
     // not asked to take calls from several threads).
@@ -311,32 +312,64 @@ void start_hash(Split& sp) {
     }
 }
 
-// A checked file flushed to the disk and moved into place. Runs off the transfer thread: an
-// fsync of a 900 MB wheel would stall every other transfer.
-void seal(Job& j) {
-    auto& r = *j.result;
-    if (j.file && !detail::flush_to_disk(j.file)) {
-        j.close_file();
-        r.error = make_error(ExitCode::DiskFull, "download.cannot_write", {{"path", j.part.string()}, {"url", redact_url(j.item->url)}});
-        return;
-    }
-    j.close_file();
-    std::error_code ec;
-    if (j.item->dest.has_parent_path()) std::filesystem::create_directories(j.item->dest.parent_path(), ec);
-    std::filesystem::rename(j.part, j.item->dest, ec);
-    if (ec) {
-        r.error = make_error(ExitCode::PermissionDenied, "download.cannot_write",
-                             {{"path", j.item->dest.string()}, {"url", redact_url(j.item->url)}});
-        return;
-    }
-    r.path = j.item->dest;
-    if (j.on_ready && *j.on_ready) (*j.on_ready)(j.index);
+// Flushes `path` to the disk, through `open` when it is still open there.
+bool flush_file(const std::filesystem::path& path, std::FILE* open) {
+    if (open) return detail::flush_to_disk(open);
+    std::FILE* f = detail::open_file(path, "r+b");
+    bool ok = f && detail::flush_to_disk(f);
+    if (f) std::fclose(f);
+    return ok;
 }
 
-// When a file was checked and in place, and what its check and flush took (a flush waits for
-// whatever else the filesystem's journal commits with it): kept for -vv.
-void note_sealed(Job& j, Clock::time_point hashed_from, Clock::time_point flushed_from, Clock::time_point done) {
-    j.sealed = std::array<Clock::duration, 3>{done - j.began, flushed_from - hashed_from, done - flushed_from};
+// The checked bytes at `from` flushed to the disk, renamed to the item's dest and handed over
+// (on_ready); with flush_after, renamed and handed over first and flushed after, so the unpacking
+// need not wait for a flush that writes out whatever else the filesystem commits with it. false:
+// r.error says why; `failed_at` the file left where it failed.
+bool place(Job& j, const std::filesystem::path& from, Clock::time_point started, Clock::time_point hashed,
+           std::filesystem::path& failed_at) {
+    auto& r = *j.result;
+    const auto& dest = j.item->dest;
+    auto flush_error = [&](const std::filesystem::path& p) {
+        failed_at = p;
+        r.error = make_error(ExitCode::DiskFull, "download.cannot_write", {{"path", p.string()}, {"url", redact_url(j.item->url)}});
+        return false;
+    };
+    if (!j.flush_after && !flush_file(from, j.file)) {
+        j.close_file();
+        return flush_error(from);
+    }
+    if (j.file && std::fflush(j.file) != 0) {
+        j.close_file();
+        return flush_error(from);
+    }
+    j.close_file();
+    const auto flushed = Clock::now();
+    std::error_code ec;
+    if (dest.has_parent_path()) std::filesystem::create_directories(dest.parent_path(), ec);
+    std::filesystem::rename(from, dest, ec);
+    if (ec) {
+        failed_at = from;
+        r.error = make_error(ExitCode::PermissionDenied, "download.cannot_write", {{"path", dest.string()}, {"url", redact_url(j.item->url)}});
+        return false;
+    }
+    r.path = dest;
+    const auto handed = Clock::now();
+    if (j.on_ready && *j.on_ready) (*j.on_ready)(j.index);
+    if (j.flush_after) {
+        const auto t = Clock::now();
+        if (!flush_file(dest, nullptr)) return flush_error(dest);
+        j.sealed = std::array<Clock::duration, 3>{handed - j.began, hashed - started, Clock::now() - t};
+    } else {
+        j.sealed = std::array<Clock::duration, 3>{handed - j.began, hashed - started, flushed - hashed};
+    }
+    return true;
+}
+
+// A checked file flushed to the disk and moved into place. Runs off the transfer thread: an
+// fsync of a 900 MB wheel would stall every other transfer.
+void seal(Job& j, Clock::time_point started, Clock::time_point hashed) {
+    std::filesystem::path failed_at;
+    place(j, j.part, started, hashed, failed_at);
 }
 
 void report_sealed(const Job& j) {
@@ -348,10 +381,7 @@ void report_sealed(const Job& j) {
 
 void finish(Job& j) {
     const auto from = Clock::now();
-    if (!verify(j)) return;
-    const auto hashed = Clock::now();
-    seal(j);
-    if (j.result->ok()) note_sealed(j, from, hashed, Clock::now());
+    if (verify(j)) seal(j, from, Clock::now());
 }
 
 // Every range of a split file is written: its hash checked, flushed, renamed into place. Runs
@@ -378,20 +408,11 @@ void finish_split(Job& j) {
     if (str::lower(j.item->sha256) != r.sha256)
         return discard(make_error(ExitCode::HashMismatch, "download.hash_mismatch",
                                   {{"url", redact_url(j.item->url)}, {"expected", str::lower(j.item->sha256)}, {"actual", r.sha256}}));
-    const auto hashed = Clock::now();
-    std::FILE* f = detail::open_file(file, "r+b");
-    bool flushed = f && detail::flush_to_disk(f);
-    if (f) std::fclose(f);
-    if (!flushed)
-        return discard(make_error(ExitCode::DiskFull, "download.cannot_write", {{"path", file.string()}, {"url", redact_url(j.item->url)}}));
-    std::error_code ec;
-    std::filesystem::rename(file, j.item->dest, ec);
-    if (ec)
-        return discard(make_error(ExitCode::PermissionDenied, "download.cannot_write",
-                                  {{"path", j.item->dest.string()}, {"url", redact_url(j.item->url)}}));
-    r.path = j.item->dest;
-    note_sealed(j, from, hashed, Clock::now());
-    if (j.on_ready && *j.on_ready) (*j.on_ready)(j.index);
+    std::filesystem::path failed_at;
+    if (!place(j, file, from, Clock::now(), failed_at)) {
+        std::error_code ec;
+        std::filesystem::remove(failed_at, ec);  // a split file's holes cannot be resumed anyway
+    }
 }
 
 // Whether the file is split into ranges from the start: large enough, size and hash known, no
@@ -440,6 +461,11 @@ std::filesystem::path part_path(const std::filesystem::path& dest) {
     return p;
 }
 
+bool default_flush_after_handover() {
+    auto v = env::get(EnvVar::EnvfixDownloadFlush);
+    return v && *v == "after";
+}
+
 uint64_t default_split_at() {
     if (auto v = env::get(EnvVar::EnvfixSplitDownloadsAt))
         if (auto n = str::to_int(*v); n && *n >= 0) return static_cast<uint64_t>(*n);
@@ -472,6 +498,7 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
         j->part = part_path(items[i].dest);
         j->rep = &rep;
         j->began = began;
+        j->flush_after = options.flush_after_handover;
         j->index = i;
         j->on_ready = &options.on_ready;
         j->task = task;
@@ -714,7 +741,10 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
                 // Checked and sealed on another thread; the task ends after the join below.
                 sealing.push_back(std::async(std::launch::async, [&j] { finish(j); }));
             } else if (verify(j)) {  // a resumed file is checked here, so a bad prefix can be retried
-                sealing.push_back(std::async(std::launch::async, [&j] { seal(j); }));
+                sealing.push_back(std::async(std::launch::async, [&j] {
+                    const auto now = Clock::now();  // hashed already, above
+                    seal(j, now, now);
+                }));
             } else {
                 // The old .part was not a prefix of this file after all: once more from byte 0.
                 j.fresh_start = true;

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <thread>
 #include <mutex>
@@ -559,4 +560,52 @@ TEST(Downloader, ALargeFileInMoreRangesThanConnectionsIsHashedAsItsBytesArrive) 
     ASSERT_FALSE(bad[0].ok());
     EXPECT_EQ(bad[0].error->message.key, "download.hash_mismatch");
     EXPECT_FALSE(std::filesystem::exists(item.dest));
+}
+
+TEST(Downloader, FilesHandedOverBeforeTheirFlushAreInPlaceAndCheckedAlike) {
+    // DownloadOptions::flush_after_handover (ENVFIX_DOWNLOAD_FLUSH=after): renamed and handed over
+    // first, flushed after; whole files and split ones, every one in place when it is handed over.
+    Files f;
+    std::vector<DownloadItem> items;
+    for (const auto& rec : f.manifest["files"]) items.push_back(f.item(rec));
+    std::vector<uint64_t> sizes;
+    for (const auto& it : items) sizes.push_back(*it.size);
+    std::sort(sizes.begin(), sizes.end());
+    auto o = split_options(sizes[sizes.size() / 2]);
+    o.flush_after_handover = true;
+    std::mutex mu;
+    std::vector<int> ready(items.size(), 0);
+    std::vector<bool> there(items.size(), false);
+    o.on_ready = [&](size_t k) {
+        std::lock_guard lock(mu);
+        ++ready[k];
+        there[k] = std::filesystem::exists(items[k].dest) && !std::filesystem::exists(part_path(items[k].dest));
+    };
+    auto r = download_files(items, test::test_http_options(f.dir.path()), envfix::null_reporter(), o);
+    for (size_t i = 0; i < items.size(); ++i) {
+        ASSERT_TRUE(r[i].ok()) << text(*r[i].error);
+        EXPECT_EQ(*sha256_file_hex(items[i].dest), items[i].sha256);
+        EXPECT_EQ(ready[i], 1);
+        EXPECT_TRUE(there[i]) << items[i].dest;
+    }
+    // A wrong hash is refused before anything is handed over.
+    auto bad = f.item(f.manifest["files"][0], "bad");
+    bad.sha256 = std::string(64, 'f');
+    int handed = 0;
+    o.on_ready = [&](size_t) { ++handed; };
+    auto b = download_files({bad}, test::test_http_options(f.dir.path()), envfix::null_reporter(), o);
+    ASSERT_FALSE(b[0].ok());
+    EXPECT_EQ(b[0].error->message.key, "download.hash_mismatch");
+    EXPECT_EQ(handed, 0);
+    EXPECT_FALSE(std::filesystem::exists(bad.dest));
+}
+
+TEST(Downloader, EnvfixDownloadFlushAfterSetsTheDefault) {
+    ::unsetenv("ENVFIX_DOWNLOAD_FLUSH");
+    EXPECT_FALSE(DownloadOptions{}.flush_after_handover);
+    ::setenv("ENVFIX_DOWNLOAD_FLUSH", "after", 1);
+    EXPECT_TRUE(DownloadOptions{}.flush_after_handover);
+    ::setenv("ENVFIX_DOWNLOAD_FLUSH", "before", 1);
+    EXPECT_FALSE(DownloadOptions{}.flush_after_handover);
+    ::unsetenv("ENVFIX_DOWNLOAD_FLUSH");
 }

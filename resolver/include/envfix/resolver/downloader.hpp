@@ -76,6 +76,9 @@ private:
     bool gone_ = false;
 };
 
+// ENVFIX_DOWNLOAD_FLUSH=after, else false.
+bool default_flush_after_handover();
+
 // ENVFIX_SPLIT_DOWNLOADS_AT, else 64 MiB.
 uint64_t default_split_at();
 
@@ -95,6 +98,11 @@ struct DownloadOptions {
     // Called with an item's index once its file is checked and in place at `dest`, on the thread
     // that sealed it (several at once): the caller may start using it while others download.
     std::function<void(size_t)> on_ready;
+    // A checked file is flushed to the disk, then renamed into place and handed over (on_ready);
+    // true: renamed and handed over first, flushed after, so the unpacking does not wait for a
+    // flush that writes out what else the filesystem commits with it (a crash in between may
+    // leave a damaged file under its name). For measuring (docs/performance.md).
+    bool flush_after_handover = default_flush_after_handover();
     // Called once a file is to be fetched in ranges, on the transfer thread (keep it short): its
     // index, its .part file and what of it is written. The ranges then start with a small one at
     // the file's end (a zip archive's directory), so a reader learns early what the file holds.
