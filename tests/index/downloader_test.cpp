@@ -206,17 +206,25 @@ std::filesystem::path split_path(const DownloadItem& it) {
     return p;
 }
 
+// Every file the index serves, and the size from which the larger half of them is split.
+std::pair<std::vector<DownloadItem>, uint64_t> every_file(const Files& f) {
+    std::vector<DownloadItem> items;
+    std::vector<uint64_t> sizes;
+    for (const auto& rec : f.manifest["files"]) {
+        items.push_back(f.item(rec));
+        sizes.push_back(*items.back().size);
+    }
+    std::sort(sizes.begin(), sizes.end());
+    return {items, sizes[sizes.size() / 2]};
+}
+
 }  // namespace
 
 TEST(Downloader, ALargeFileComesInRangesOverSeveralConnections) {
     Files f;
-    std::vector<DownloadItem> items;
-    for (const auto& rec : f.manifest["files"]) items.push_back(f.item(rec));
-    // The larger half of the files split.
-    std::vector<uint64_t> sizes;
-    for (const auto& it : items) sizes.push_back(*it.size);
-    std::sort(sizes.begin(), sizes.end());
-    const uint64_t at = sizes[sizes.size() / 2];
+    const auto files = every_file(f);  // the larger half of the files split
+    const auto& items = files.first;
+    const uint64_t at = files.second;
     test::RecordingReporter rep;
     std::vector<int> ready(items.size(), 0);
     std::mutex mu;
@@ -566,12 +574,9 @@ TEST(Downloader, FilesHandedOverBeforeTheirFlushAreInPlaceAndCheckedAlike) {
     // DownloadOptions::flush_after_handover (ENVFIX_DOWNLOAD_FLUSH=after): renamed and handed over
     // first, flushed after; whole files and split ones, every one in place when it is handed over.
     Files f;
-    std::vector<DownloadItem> items;
-    for (const auto& rec : f.manifest["files"]) items.push_back(f.item(rec));
-    std::vector<uint64_t> sizes;
-    for (const auto& it : items) sizes.push_back(*it.size);
-    std::sort(sizes.begin(), sizes.end());
-    auto o = split_options(sizes[sizes.size() / 2]);
+    const auto files = every_file(f);
+    const auto& items = files.first;
+    auto o = split_options(files.second);
     o.flush_after_handover = true;
     std::mutex mu;
     std::vector<int> ready(items.size(), 0);
