@@ -6,15 +6,15 @@
 #include <deque>
 #include <future>
 #include <iterator>
-#include <mutex>
 #include <map>
+#include <mutex>
 #include <optional>
-#include <utility>
 #include <set>
 #include <system_error>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "envfix/common/fs.hpp"
 #include "envfix/common/interrupt.hpp"

@@ -231,7 +231,7 @@ const std::string& Transaction::id() const { return impl_->journal.id; }
 const std::vector<JournalOp>& Transaction::ops() const { return impl_->journal.ops; }
 
 stdfs::path Transaction::stage_path(const stdfs::path& dest) const {
-    std::string rel;
+    std::string rel, parent;
     stdfs::path scratch;
     const tx::Area* a = tx::area_for(impl_->areas, normal_ref(dest, scratch), &rel);
     return a ? a->new_path(rel) : stdfs::path();
@@ -248,9 +248,9 @@ Expected<void> Transaction::make_stage_dirs(const std::vector<stdfs::path>& dest
     // Per area, the folders seen ('/'-separated, relative); per depth, (area, folder).
     std::vector<std::unordered_set<std::string>> seen(areas.size());
     std::vector<std::vector<std::pair<size_t, std::string>>> levels;
-    std::string rel;
+    std::string rel, parent;
+    stdfs::path scratch;
     for (const auto& d : dests) {
-        stdfs::path scratch;
         const tx::Area* a = tx::area_for(areas, normal_ref(d, scratch), &rel);
         if (!a) return fail(ExitCode::Internal, "install.outside_areas", {{"path", d.string()}});
         const size_t ai = static_cast<size_t>(a - areas.data());
@@ -259,8 +259,8 @@ Expected<void> Transaction::make_stage_dirs(const std::vector<stdfs::path>& dest
         size_t slash = rel.rfind('/');
         if (slash == std::string::npos) continue;
         // The parent first: when it is known, so are all folders above it.
-        std::string_view parent(rel.data(), slash);
-        if (mine.count(std::string(parent))) continue;
+        parent.assign(rel, 0, slash);  // reused: no allocation per file
+        if (mine.count(parent)) continue;
         for (size_t at = 0;; ++at) {
             at = rel.find('/', at);
             if (at == std::string::npos || at > slash) break;

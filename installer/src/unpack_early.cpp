@@ -123,15 +123,9 @@ std::vector<std::vector<EarlyUnpack::Job>> EarlyUnpack::choose() {
             if (slash == std::string::npos || e.name.substr(slash) != "/RECORD" || !e.name.substr(0, slash).ends_with(".dist-info") ||
                 e.size > kMaxRecord || !zipfmt::method_builtin(e.method))
                 continue;
-            // The local header first: the data starts after its name and extra field.
-            char lh[zipfmt::kLocalSize];
-            auto got = read_at(e.local_header_offset, lh, sizeof lh);
-            if (!got || *got != sizeof lh) return {};
-            std::string_view h(lh, sizeof lh);
-            if (zipfmt::u32(h, 0) != zipfmt::kLocalSig) return {};
-            ZipEntry r = e;
-            r.data_offset = e.local_header_offset + zipfmt::kLocalSize + zipfmt::u16(h, 26) + zipfmt::u16(h, 28);
-            auto text = read_text(r);
+            auto r = with_data_offset(e, central->raw_names[static_cast<size_t>(&e - dir.entries.data())]);
+            if (!r) return {};
+            auto text = read_text(*r);
             if (!text) return {};
             auto parsed = resolver::parse_record(*text, source_);
             if (!parsed) return {};
@@ -200,8 +194,10 @@ void EarlyUnpack::read_range(std::vector<Job> jobs) {
     }
 }
 
-Expected<EarlyUnpack::File> EarlyUnpack::inflate_one(const Job& job) {
-    ZipEntry e = job.entry;
+// The entry with its data's offset, from its local header (waiting for its bytes), which must
+// be there with the directory's method and name.
+Expected<ZipEntry> EarlyUnpack::with_data_offset(const ZipEntry& entry, std::string_view raw_name) {
+    ZipEntry e = entry;
     char lh[zipfmt::kLocalSize];
     ENVFIX_TRY(size_t got, read_at(e.local_header_offset, lh, sizeof lh));
     std::string_view h(lh, got);
@@ -210,8 +206,13 @@ Expected<EarlyUnpack::File> EarlyUnpack::inflate_one(const Job& job) {
     const size_t name_len = zipfmt::u16(h, 26), extra_len = zipfmt::u16(h, 28);
     std::string name(name_len, '\0');
     ENVFIX_TRY(size_t got_name, read_at(e.local_header_offset + zipfmt::kLocalSize, name.data(), name.size()));
-    if (got_name != name_len || name != job.raw_name) return zipfmt::malformed(source_, "the local header of " + e.name + " disagrees");
+    if (got_name != name_len || name != raw_name) return zipfmt::malformed(source_, "the local header of " + e.name + " disagrees");
     e.data_offset = e.local_header_offset + zipfmt::kLocalSize + name_len + extra_len;
+    return e;
+}
+
+Expected<EarlyUnpack::File> EarlyUnpack::inflate_one(const Job& job) {
+    ENVFIX_TRY(ZipEntry e, with_data_offset(job.entry, job.raw_name));
 
     auto path = unpacked::entry_file(entry_, job.index);
     ENVFIX_TRY(auto file, fileops::OutFile::create(path));

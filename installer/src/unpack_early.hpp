@@ -7,12 +7,14 @@
 // unpacking (unpack_ahead.cpp) takes a file only when its SHA-256 and size equal the checked
 // wheel's RECORD row, its CRC-32 the checked directory's, its name that entry's; the rest is
 // inflated from the checked wheel as before.
+#include <atomic>
 #include <filesystem>
-#include <optional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -64,6 +66,7 @@ private:
     std::vector<std::vector<Job>> choose();
     void read_range(std::vector<Job> jobs);
     Expected<size_t> read_at(uint64_t offset, char* into, size_t n);
+    Expected<ZipEntry> with_data_offset(const ZipEntry& entry, std::string_view raw_name);
     Expected<File> inflate_one(const Job& job);
     Expected<std::string> read_text(const ZipEntry& e);
 

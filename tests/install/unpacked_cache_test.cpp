@@ -457,6 +457,18 @@ protected:
     installer::UnpackAhead ahead_for(const stdfs::path& home) {
         return installer::UnpackAhead(home / ".cache/envfix/unpacked", 2, 2, nullptr, kEarlyFrom);
     }
+    // A download of `bytes` into `folder`, which `ahead` reads early for the wheel `sha`.
+    Download watched(installer::UnpackAhead& ahead, const std::string& bytes, const char* folder = "dl") {
+        auto d = start_download(bytes, dir / folder / whl.filename());
+        ahead.early(d.part, sha, d.progress);
+        return d;
+    }
+    // The download checked: renamed into place as the downloader does, handed over, all finished.
+    installer::UnpackAhead::Outcome checked(installer::UnpackAhead& ahead, const Download& d) {
+        stdfs::rename(d.part, d.dest);
+        ahead.add(d.dest, sha);
+        return ahead.finish();
+    }
     // An install linking the entries of `home` is what a cold install writes, byte for byte.
     void expect_as_cold(const stdfs::path& home) {
         auto cold = install(dir / "venv", dir / "home-cold");
@@ -468,14 +480,11 @@ protected:
 TEST_F(EarlyUnpackCache, LargeEntriesInflatedWhileTheWheelDownloadsAreTakenOnceItIsChecked) {
     const auto bytes = library_wheel(5);
     auto home = dir / "home";
-    auto d = start_download(bytes, dir / "dl" / whl.filename());
     auto ahead = ahead_for(home);
-    ahead.early(d.part, sha, d.progress);
+    auto d = watched(ahead, bytes);
     std::thread writer([&] { feed(bytes, d); });
     writer.join();
-    stdfs::rename(d.part, d.dest);  // checked: the downloader renames it into place
-    ahead.add(d.dest, sha);
-    auto out = ahead.finish();
+    auto out = checked(ahead, d);
     EXPECT_TRUE(out.errors.empty());
     EXPECT_EQ(out.unpacked, 1u);
     EXPECT_EQ(out.early_wheels, 1u);
@@ -493,11 +502,10 @@ TEST_F(EarlyUnpackCache, AnEntryInflatedEarlyFromOtherBytesThanTheCheckedWheelsI
     // bytes): lib.so differs and is inflated again from the checked wheel; big.bin, the same in
     // both, matches the checked RECORD and is taken.
     const auto early_bytes = library_wheel(5, "early-wheels");
-    auto d = start_download(early_bytes, dir / "dl" / whl.filename());
-    library_wheel(6);
+    library_wheel(6);  // the checked wheel: the same name, another lib.so
     auto home = dir / "home";
     auto ahead = ahead_for(home);
-    ahead.early(d.part, sha, d.progress);
+    auto d = watched(ahead, early_bytes);
     feed(early_bytes, d);
     ahead.add(into_wheel_cache(whl, sha, home), sha);
     auto out = ahead.finish();
@@ -515,15 +523,12 @@ TEST_F(EarlyUnpackCache, ADownloadGivenUpOrNeverCheckedLeavesNothingInflatedEarl
         // The ranges given up after the tail (a server without Range): the wheel comes whole
         // afterwards, and is unpacked from its checked file alone.
         auto home = dir / "home";
-        auto d = start_download(bytes, dir / "dl" / whl.filename());
         auto ahead = ahead_for(home);
-        ahead.early(d.part, sha, d.progress);
+        auto d = watched(ahead, bytes);
         feed(bytes, d, true);
         d.progress->give_up();
         feed(bytes, d, false, false);
-        stdfs::rename(d.part, d.dest);
-        ahead.add(d.dest, sha);
-        auto out = ahead.finish();
+        auto out = checked(ahead, d);
         EXPECT_TRUE(out.errors.empty());
         EXPECT_EQ(out.unpacked, 1u);
         EXPECT_EQ(out.early_taken, 0u);
@@ -533,9 +538,8 @@ TEST_F(EarlyUnpackCache, ADownloadGivenUpOrNeverCheckedLeavesNothingInflatedEarl
     {
         // Half downloaded, then the download fails: nothing is handed over, nothing stays.
         auto home = dir / "home2";
-        auto d = start_download(bytes, dir / "dl2" / whl.filename());
         auto ahead = ahead_for(home);
-        ahead.early(d.part, sha, d.progress);
+        auto d = watched(ahead, bytes, "dl2");
         feed(bytes, d, true);
         auto out = ahead.finish();  // waits for no byte more
         EXPECT_EQ(out.early_wheels, 0u);

@@ -200,6 +200,23 @@ TEST_F(IndexInstall, EachWheelIsUnpackedWhileTheOthersDownloadAndTheInstallLinks
               std::string::npos) << again.err;
 }
 
+TEST_F(IndexInstall, ASwitchReadsItsWheelsEarlyAndTakesWhatTheCheckedWheelsAgreeWith) {
+    // A switch with every wheel in ranges and entries over 1000 bytes read early: the RECORD read
+    // from each wheel's tail leaves out what the installed copy already has (linked instead), and
+    // nothing read early is refused once the wheels are checked.
+    ASSERT_EQ(envfix(install_args("cu126")).code, 0);
+    auto r = run_envfix(install_args("cu128", {"-vv"}), {{"ENVFIX_SPLIT_DOWNLOADS_AT", "200"}, {"ENVFIX_UNPACK_EARLY", "1000"}}, home);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(std::regex_search(r.err, std::regex("inflated while downloading: [0-9]+ large files of [1-9][0-9]* wheels "
+                                                    "taken once checked, 0 not")))
+        << r.err;
+    auto d = dist_infos();
+    EXPECT_TRUE(has(d, "torch-2.7.0+cu128.dist-info"));
+    EXPECT_FALSE(has(d, "torch-2.7.0+cu126.dist-info"));
+    auto check = envfix({"--json", "check", "--env", venv.string()});
+    EXPECT_EQ(check.code, 0) << check.out << check.err;
+}
+
 TEST_F(IndexInstall, BadIndexAnswersLeaveTheEnvironmentAsItWas) {
     ASSERT_EQ(envfix(install_args("cu126")).code, 0);
     auto before = snapshot(venv);
