@@ -26,7 +26,7 @@ variant_requirements "$IDX" 0 R1
 variant_requirements "$IDX" 1 R2
 step() { local v=$1 label=$2; shift 2; sync
   /usr/bin/time -f "$label: %e s wall, %U user, %S sys, max RSS %M KiB" "$E" install -vv --no-verify --env "$W/$v" --torch-from index \
-    --index-url "$URL" -y "$@" 2>&1 | grep -E "ms$|done in|wall|error|downloading|began"; }
+    --index-url "$URL" -y "$@" 2>&1 | grep -E "ms$|done in|wall|error|downloading|began|checked at"; }
 {
 for v in s1 s2; do "$BASE" -m venv --without-pip "$W/$v"; done
 step s1 cold "${R1[@]}"; step s2 warm "${R1[@]}"; step s2 switch "${R2[@]}"; step s2 "switch back (both cached)" "${R1[@]}"

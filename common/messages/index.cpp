@@ -55,6 +55,8 @@ const CatalogEntry entries[] = {
     {"download.task", "{name}", "{name}"},
     {"download.debug.sealed", "{name}: checked at {at} ms after the downloads began ({hash} ms hashing, {flush} ms flushing to disk)",
      "{name}：下载开始后第 {at} 毫秒校验完成（哈希 {hash} 毫秒，写入磁盘 {flush} 毫秒）"},
+    {"download.debug.synced", "{files} downloaded files flushed to disk together in {ms} ms",
+     "{files} 个下载的文件一并写入磁盘，用时 {ms} 毫秒"},
     {"download.hash_mismatch", "{url} does not match the index's hash: expected sha256 {expected}, got {actual}",
      "{url} 与索引给出的哈希不符：应为 sha256 {expected}，实际为 {actual}"},
     {"download.size_mismatch", "{url} has the wrong size: expected {expected} bytes, got {actual}",

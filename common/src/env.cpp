@@ -18,7 +18,7 @@ const std::vector<EnvVarInfo>& table() {
         {EnvVar::EnvfixNoColor, "ENVFIX_NO_COLOR", "no colours in terminal output"},
         {EnvVar::EnvfixProfilesDir, "ENVFIX_PROFILES_DIR", "profiles folder (matrix/, gpus/) to load instead of the built-in copy"},
         {EnvVar::EnvfixFaultAfter, "ENVFIX_FAULT_AFTER", "test hook: N kills envfix (SIGKILL) at the Nth fault point of an install transaction; N:int raises Ctrl-C there instead"},
-        {EnvVar::EnvfixDownloadFlush, "ENVFIX_DOWNLOAD_FLUSH", "after: a checked download is renamed into the cache and unpacked before it is flushed to the disk, not after (for measuring; default before)"},
+        {EnvVar::EnvfixDownloadFlush, "ENVFIX_DOWNLOAD_FLUSH", "each: every checked download is flushed to the disk before it is renamed into the cache and unpacked (for measuring); otherwise renamed at once beside a marker and flushed together later"},
         {EnvVar::EnvfixSplitDownloadsAt, "ENVFIX_SPLIT_DOWNLOADS_AT", "a file of at least this many bytes downloads in byte ranges over several connections at once (default 67108864; 0: never)"},
         {EnvVar::EnvfixUnpackRunners, "ENVFIX_UNPACK_RUNNERS", "how many wheels are unpacked at once while the others download (default half the cores, 4 to 8; 1 to 64)"},
         {EnvVar::EnvfixUnpackEarly, "ENVFIX_UNPACK_EARLY", "entries of at least this many bytes are inflated while their wheel downloads (default 16 MiB); 0: only once it is downloaded (for measuring)"},

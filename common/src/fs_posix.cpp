@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <map>
 
 #include "envfix/common/fs.hpp"
 
@@ -23,6 +24,32 @@ void sync_dir(const stdfs::path& dir) {
         ::fsync(fd);
         ::close(fd);
     }
+}
+
+bool sync_filesystems(const std::vector<stdfs::path>& dirs) {
+    std::map<dev_t, stdfs::path> seen;
+    for (const auto& d : dirs) {
+        struct stat st {};
+        if (::stat(d.c_str(), &st) == 0) seen.emplace(st.st_dev, d);
+    }
+    bool ok = true;
+    for (const auto& [dev, dir] : seen) {
+        int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0) {
+            ok = false;
+            continue;
+        }
+#ifdef __linux__
+        if (::syncfs(fd) != 0) {
+            ok = false;
+            ::sync();
+        }
+#else
+        ::sync();
+#endif
+        ::close(fd);
+    }
+    return ok;
 }
 
 Expected<void> write_file_atomic(const stdfs::path& p, std::string_view data) {

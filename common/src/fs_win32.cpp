@@ -36,6 +36,9 @@ using win32::write_error;
 
 void sync_dir(const stdfs::path&) {}  // NTFS metadata is journaled; MoveFileEx WRITE_THROUGH flushes
 
+// No flush of a whole volume without administrator rights: files are flushed one by one instead.
+bool sync_filesystems(const std::vector<stdfs::path>&) { return false; }
+
 Expected<void> write_file_atomic(const stdfs::path& p, std::string_view data) {
     auto tmp = temp_path_beside(p);
     HANDLE h = CreateFileW(tmp.c_str(), GENERIC_WRITE, 0, nullptr, CREATE_NEW, FILE_ATTRIBUTE_NORMAL, nullptr);

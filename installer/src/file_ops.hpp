@@ -61,10 +61,6 @@ private:
     intptr_t handle_ = -1;
 };
 
-// Makes everything written under these folders durable: syncfs() once per filesystem on
-// Linux; nothing on Windows (OutFile::finish flushed each file).
-void sync_filesystems(const std::vector<std::filesystem::path>& dirs);
-
 // rename() that fails instead of replacing an existing target (renameat2 RENAME_NOREPLACE where
 // the filesystem has it). Works for folders.
 Expected<void> move_no_replace(const std::filesystem::path& from, const std::filesystem::path& to);

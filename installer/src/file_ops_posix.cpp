@@ -9,7 +9,6 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
-#include <map>
 
 #include "envfix/common/fs.hpp"
 #include "file_ops.hpp"
@@ -128,24 +127,6 @@ Expected<void> OutFile::finish(FileMode mode) {
         return write_error(path_, e);
     }
     return {};
-}
-
-void sync_filesystems(const std::vector<std::filesystem::path>& dirs) {
-    std::map<dev_t, std::filesystem::path> seen;
-    for (const auto& d : dirs) {
-        struct stat st {};
-        if (::stat(d.c_str(), &st) == 0) seen.emplace(st.st_dev, d);
-    }
-    for (const auto& [dev, dir] : seen) {
-        int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0) continue;
-#ifdef __linux__
-        if (::syncfs(fd) != 0) ::sync();
-#else
-        ::sync();
-#endif
-        ::close(fd);
-    }
 }
 
 Expected<void> move_no_replace(const std::filesystem::path& from, const std::filesystem::path& to) {

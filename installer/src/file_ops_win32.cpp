@@ -103,8 +103,6 @@ Expected<void> OutFile::finish(FileMode) {
     return {};
 }
 
-void sync_filesystems(const std::vector<std::filesystem::path>&) {}
-
 Expected<void> move_no_replace(const std::filesystem::path& from, const std::filesystem::path& to) {
     // Without MOVEFILE_REPLACE_EXISTING the move fails when `to` exists; folders move too
     // (same volume). A loaded .pyd or .dll can be renamed, not deleted.

@@ -75,7 +75,7 @@ Expected<std::vector<RecoveryOutcome>> recover_transactions(const stdfs::path& s
             std::vector<stdfs::path> roots;
             for (const auto& a : areas) roots.push_back(a.root);
             // The moves back are durable before the journal that asked for them goes.
-            fileops::sync_filesystems(roots);
+            fs::sync_filesystems(roots);
         }
         tx::remove_stage_dirs(areas);
         tx::remove_journal(state_dir, j.id);

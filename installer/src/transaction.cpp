@@ -365,7 +365,7 @@ Expected<CommitStats> Transaction::apply() {
     // one flush per filesystem for the whole transaction, no fsync per file.
     std::vector<stdfs::path> roots;
     for (const auto& a : m.areas) roots.push_back(a.root);
-    fileops::sync_filesystems(roots);
+    fs::sync_filesystems(roots);
     fault_point();
     m.applied = true;
     return stats;

@@ -11,11 +11,13 @@
 
 #include "curl_session.hpp"
 #include "envfix/common/env.hpp"
+#include "envfix/common/fs.hpp"
 #include "envfix/common/hash.hpp"
 #include "envfix/common/interrupt.hpp"
 #include "envfix/common/strings.hpp"
 #include "envfix/resolver/url.hpp"
 #include "file_sync.hpp"
+#include "transfer_writer.hpp"
 
 namespace envfix::resolver {
 
@@ -99,7 +101,8 @@ struct Job {
     bool fresh_start = false;    // a resumed file failed its check and was started again
     Reporter* rep = nullptr;
     Clock::time_point began{};  // when download_files started (-vv timings)
-    bool flush_after = false;   // DownloadOptions::flush_after_handover
+    DownloadFlush flush = DownloadFlush::EachFile;  // DownloadOptions::flush
+    bool marked = false;        // placed beside its unsynced marker, flushed when the batch ends
     // -vv: when the file was checked and in place, and what hashing and flushing took; set on
     // the sealing thread, told by the calling thread once every sealing ended (the Reporter is
     // not asked to take calls from several threads).
@@ -121,7 +124,18 @@ struct Job {
     std::unique_ptr<Split> learned;
     bool cut = false;
 
+    std::unique_ptr<detail::TransferWriter> writer;  // this transfer's bytes into `file`
+
+    // Waits until every byte received is in the file (false: a write failed, write_failed set).
+    bool drain() {
+        if (!writer) return true;
+        const bool ok = writer->finish();
+        writer.reset();
+        if (!ok) write_failed = true;
+        return ok;
+    }
     void close_file() {
+        drain();
         if (file) std::fclose(file);
         file = nullptr;
     }
@@ -230,18 +244,21 @@ size_t on_body(char* data, size_t size, size_t n, void* user) {
             j->write_failed = true;
             return 0;
         }
+        // A range's readers learn of its bytes once they are in the file, from the writer.
+        std::function<void(uint64_t)> written;
+        if (j->split) written = [p = j->split->progress.get(), r = j->range_no](uint64_t n) { p->advance(r, n); };
+        j->writer = std::make_unique<detail::TransferWriter>(j->file, std::move(written));
     }
     if (j->split && j->done + len > j->range_len) {
         // The whole file's answer taken as the first range, or a server that sends more than the
         // range asked for: cut at the range's end.
         size_t keep = static_cast<size_t>(j->range_len - j->done);
-        if (std::fwrite(data, 1, keep, j->file) != keep) {
+        if (!j->writer->write(data, keep)) {
             j->write_failed = true;
             return 0;
         }
         j->done += keep;
         j->split->done += keep;
-        j->split->progress->advance(j->range_no, j->done);
         j->rep->task_advance(j->task, j->split->done);
         j->cut = true;
         return 0;
@@ -250,14 +267,13 @@ size_t on_body(char* data, size_t size, size_t n, void* user) {
         j->oversize = true;
         return 0;
     }
-    if (std::fwrite(data, 1, len, j->file) != len) {
+    if (!j->writer->write(data, len)) {
         j->write_failed = true;
         return 0;
     }
     j->done += len;
     if (j->split) {
         j->split->done += len;
-        j->split->progress->advance(j->range_no, j->done);
         j->rep->task_advance(j->task, j->split->done);
     } else {
         j->rep->task_advance(j->task, j->done);
@@ -321,10 +337,10 @@ bool flush_file(const std::filesystem::path& path, std::FILE* open) {
     return ok;
 }
 
-// The checked bytes at `from` flushed to the disk, renamed to the item's dest and handed over
-// (on_ready); with flush_after, renamed and handed over first and flushed after, so the unpacking
-// need not wait for a flush that writes out whatever else the filesystem commits with it. false:
-// r.error says why; `failed_at` the file left where it failed.
+// The checked bytes at `from` renamed to the item's dest and handed over (on_ready): flushed to
+// the disk first (EachFile), or beside an unsynced marker made before the rename, flushed with the
+// whole batch once it ends (Batch; settle_batch). false: r.error says why; `failed_at` the file
+// left where it failed.
 bool place(Job& j, const std::filesystem::path& from, Clock::time_point started, Clock::time_point hashed,
            std::filesystem::path& failed_at) {
     auto& r = *j.result;
@@ -334,34 +350,36 @@ bool place(Job& j, const std::filesystem::path& from, Clock::time_point started,
         r.error = make_error(ExitCode::DiskFull, "download.cannot_write", {{"path", p.string()}, {"url", redact_url(j.item->url)}});
         return false;
     };
-    if (!j.flush_after && !flush_file(from, j.file)) {
-        j.close_file();
-        return flush_error(from);
+    std::error_code ec;
+    if (dest.has_parent_path()) std::filesystem::create_directories(dest.parent_path(), ec);
+    if (j.flush != DownloadFlush::EachFile) {
+        if (j.file && std::fflush(j.file) != 0) {
+            j.close_file();
+            return flush_error(from);
+        }
+        // Made before the rename, so a crash that keeps the rename keeps the marker too (the
+        // filesystem's journal commits them in order).
+        if (std::FILE* m = detail::open_file(unsynced_marker(dest), "wb")) {
+            j.marked = std::fclose(m) == 0;
+        }
     }
-    if (j.file && std::fflush(j.file) != 0) {
+    if (!j.marked && !flush_file(from, j.file)) {  // EachFile, or no marker could be made
         j.close_file();
         return flush_error(from);
     }
     j.close_file();
     const auto flushed = Clock::now();
-    std::error_code ec;
-    if (dest.has_parent_path()) std::filesystem::create_directories(dest.parent_path(), ec);
     std::filesystem::rename(from, dest, ec);
     if (ec) {
         failed_at = from;
+        if (j.marked) std::filesystem::remove(unsynced_marker(dest), ec);
+        j.marked = false;
         r.error = make_error(ExitCode::PermissionDenied, "download.cannot_write", {{"path", dest.string()}, {"url", redact_url(j.item->url)}});
         return false;
     }
     r.path = dest;
-    const auto handed = Clock::now();
+    j.sealed = std::array<Clock::duration, 3>{Clock::now() - j.began, hashed - started, flushed - hashed};
     if (j.on_ready && *j.on_ready) (*j.on_ready)(j.index);
-    if (j.flush_after) {
-        const auto t = Clock::now();
-        if (!flush_file(dest, nullptr)) return flush_error(dest);
-        j.sealed = std::array<Clock::duration, 3>{handed - j.began, hashed - started, Clock::now() - t};
-    } else {
-        j.sealed = std::array<Clock::duration, 3>{handed - j.began, hashed - started, flushed - hashed};
-    }
     return true;
 }
 
@@ -377,6 +395,27 @@ void report_sealed(const Job& j) {
     auto ms = [](Clock::duration d) { return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(d).count()); };
     const auto& [at, hash, flush] = *j.sealed;
     j.rep->debug(msg("download.debug.sealed", {{"name", label_of(*j.item)}, {"at", ms(at)}, {"hash", ms(hash)}, {"flush", ms(flush)}}));
+}
+
+// DownloadFlush::Batch: the files renamed into place beside their markers reach the disk together
+// once every transfer has ended; one that cannot is not accepted. Deferred: left to the caller.
+void settle_batch(const std::vector<std::unique_ptr<Job>>& jobs, DownloadFlush flush, Reporter& rep) {
+    std::vector<Job*> marked;
+    for (const auto& j : jobs)
+        if (j->marked && j->result->ok()) marked.push_back(j.get());
+    if (flush == DownloadFlush::Deferred) {
+        for (Job* j : marked) j->result->unsynced = true;
+        return;
+    }
+    std::vector<std::filesystem::path> files;
+    for (Job* j : marked) files.push_back(j->item->dest);
+    const auto settled = settle_downloads(files, rep);
+    for (size_t k = 0; k < marked.size(); ++k)
+        if (!settled[k]) {
+            marked[k]->result->path.clear();
+            marked[k]->result->error = make_error(ExitCode::DiskFull, "download.cannot_write",
+                                                  {{"path", files[k].string()}, {"url", redact_url(marked[k]->item->url)}});
+        }
 }
 
 void finish(Job& j) {
@@ -461,9 +500,47 @@ std::filesystem::path part_path(const std::filesystem::path& dest) {
     return p;
 }
 
-bool default_flush_after_handover() {
+DownloadFlush chosen_flush(DownloadFlush asked) {
     auto v = env::get(EnvVar::EnvfixDownloadFlush);
-    return v && *v == "after";
+    return v && *v == "each" ? DownloadFlush::EachFile : asked;
+}
+
+std::filesystem::path unsynced_marker(const std::filesystem::path& dest) {
+    auto p = dest;
+    p += ".unsynced";
+    return p;
+}
+
+std::vector<bool> settle_downloads(const std::vector<std::filesystem::path>& files, Reporter& rep) {
+    std::vector<bool> ok(files.size(), true);
+    if (files.empty()) return ok;
+    const auto started = Clock::now();
+    std::vector<std::filesystem::path> dirs;
+    for (const auto& f : files) dirs.push_back(f.parent_path());
+    const bool all = fs::sync_filesystems(dirs);
+    std::error_code ec;
+    for (size_t k = 0; k < files.size(); ++k) {
+        if (!all && !flush_file(files[k], nullptr)) {
+            ok[k] = false;
+            std::filesystem::remove(files[k], ec);
+        }
+        std::filesystem::remove(unsynced_marker(files[k]), ec);
+    }
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
+    rep.debug(msg("download.debug.synced", {{"files", std::to_string(files.size())}, {"ms", std::to_string(ms)}}));
+    return ok;
+}
+
+bool settle_unsynced(const std::filesystem::path& file, const std::string& sha256) {
+    std::error_code ec;
+    auto hex = sha256_file_hex(file);
+    if (hex && *hex == str::lower(sha256) && flush_file(file, nullptr)) {
+        std::filesystem::remove(unsynced_marker(file), ec);
+        return true;
+    }
+    std::filesystem::remove(file, ec);
+    std::filesystem::remove(unsynced_marker(file), ec);
+    return false;
 }
 
 uint64_t default_split_at() {
@@ -483,6 +560,7 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
     }
     detail::ensure_curl_global();
     const size_t parallel = static_cast<size_t>(std::max(1, options.parallel));
+    const DownloadFlush flush = chosen_flush(options.flush);
     const uint64_t min_range = options.min_range ? options.min_range : uint64_t{16} << 20;
     std::error_code ec;
     for (const auto& it : items)
@@ -498,7 +576,7 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
         j->part = part_path(items[i].dest);
         j->rep = &rep;
         j->began = began;
-        j->flush_after = options.flush_after_handover;
+        j->flush = flush;
         j->index = i;
         j->on_ready = &options.on_ready;
         j->task = task;
@@ -700,6 +778,7 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
     auto on_done = [&](Job& j, CURLcode code) {
         curl_multi_remove_handle(multi, j.easy->h);
         --active;
+        j.drain();  // every byte received is in the file before it is looked at
         if (j.split) {
             range_done(j, code);
             j.easy.reset();
@@ -799,6 +878,7 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
     }
     for (auto& f : sealing) f.get();
     for (const auto& j : jobs) report_sealed(*j);
+    settle_batch(jobs, flush, rep);
     // Readers of a file not complete stop waiting for it (one complete has all its bytes written).
     for (const auto& sp : splits)
         if (results[sp->item].path.empty()) sp->progress->give_up();

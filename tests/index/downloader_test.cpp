@@ -1,7 +1,10 @@
 // Parallel downloads against the test server: hashes, sizes, resume, retries, progress.
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+
 #include <algorithm>
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <thread>
@@ -570,30 +573,52 @@ TEST(Downloader, ALargeFileInMoreRangesThanConnectionsIsHashedAsItsBytesArrive) 
     EXPECT_FALSE(std::filesystem::exists(item.dest));
 }
 
-TEST(Downloader, FilesHandedOverBeforeTheirFlushAreInPlaceAndCheckedAlike) {
-    // DownloadOptions::flush_after_handover (ENVFIX_DOWNLOAD_FLUSH=after): renamed and handed over
-    // first, flushed after; whole files and split ones, every one in place when it is handed over.
+// Each checked file at the moment it is handed over, whole files and split ones, under either
+// DownloadFlush: in place, its .part gone, its unsynced marker there only in a batch.
+void expect_handed_over_in_place(DownloadFlush flush) {
     Files f;
     const auto files = every_file(f);
     const auto& items = files.first;
     auto o = split_options(files.second);
-    o.flush_after_handover = true;
+    o.flush = flush;
     std::mutex mu;
     std::vector<int> ready(items.size(), 0);
-    std::vector<bool> there(items.size(), false);
+    std::vector<bool> there(items.size(), false), marked(items.size(), false);
     o.on_ready = [&](size_t k) {
         std::lock_guard lock(mu);
         ++ready[k];
         there[k] = std::filesystem::exists(items[k].dest) && !std::filesystem::exists(part_path(items[k].dest));
+        marked[k] = std::filesystem::exists(unsynced_marker(items[k].dest));
     };
-    auto r = download_files(items, test::test_http_options(f.dir.path()), envfix::null_reporter(), o);
+    test::RecordingReporter rep;
+    auto r = download_files(items, test::test_http_options(f.dir.path()), rep, o);
     for (size_t i = 0; i < items.size(); ++i) {
         ASSERT_TRUE(r[i].ok()) << text(*r[i].error);
         EXPECT_EQ(*sha256_file_hex(items[i].dest), items[i].sha256);
         EXPECT_EQ(ready[i], 1);
         EXPECT_TRUE(there[i]) << items[i].dest;
+        EXPECT_EQ(marked[i], flush != DownloadFlush::EachFile) << items[i].dest;
+        // The batch's flush removes it; a deferred one is the caller's.
+        EXPECT_EQ(std::filesystem::exists(unsynced_marker(items[i].dest)), flush == DownloadFlush::Deferred) << items[i].dest;
+        EXPECT_EQ(r[i].unsynced, flush == DownloadFlush::Deferred);
     }
-    // A wrong hash is refused before anything is handed over.
+    auto synced = [&] {
+        return std::count_if(rep.notes.begin(), rep.notes.end(), [&](const std::string& n) {
+            return n.starts_with(std::to_string(items.size()) + " downloaded files flushed to disk together in ");
+        });
+    };
+    EXPECT_EQ(synced(), flush == DownloadFlush::Batch ? 1 : 0) << rep.all_text();
+    if (flush == DownloadFlush::Deferred) {
+        std::vector<std::filesystem::path> got;
+        for (const auto& x : r) got.push_back(x.path);
+        EXPECT_EQ(settle_downloads(got, rep), std::vector<bool>(items.size(), true));
+        EXPECT_EQ(synced(), 1) << rep.all_text();
+        for (const auto& it : items) {
+            EXPECT_FALSE(std::filesystem::exists(unsynced_marker(it.dest)));
+            EXPECT_EQ(*sha256_file_hex(it.dest), it.sha256);
+        }
+    }
+    // A wrong hash is refused before anything is handed over, and leaves no marker.
     auto bad = f.item(f.manifest["files"][0], "bad");
     bad.sha256 = std::string(64, 'f');
     int handed = 0;
@@ -603,14 +628,80 @@ TEST(Downloader, FilesHandedOverBeforeTheirFlushAreInPlaceAndCheckedAlike) {
     EXPECT_EQ(b[0].error->message.key, "download.hash_mismatch");
     EXPECT_EQ(handed, 0);
     EXPECT_FALSE(std::filesystem::exists(bad.dest));
+    EXPECT_FALSE(std::filesystem::exists(unsynced_marker(bad.dest)));
 }
 
-TEST(Downloader, EnvfixDownloadFlushAfterSetsTheDefault) {
+TEST(Downloader, FilesOfABatchAreHandedOverBesideTheirMarkersWhichGoOnceTheBatchIsFlushed) {
+    expect_handed_over_in_place(DownloadFlush::Batch);
+}
+
+TEST(Downloader, FilesFlushedOneByOneAreHandedOverWithoutMarkers) { expect_handed_over_in_place(DownloadFlush::EachFile); }
+
+TEST(Downloader, DeferredFilesKeepTheirMarkersUntilTheCallerSettlesThem) { expect_handed_over_in_place(DownloadFlush::Deferred); }
+
+#ifndef _WIN32
+TEST(Downloader, AWriteFailingOnTheWritersThreadFailsItsFileAndLeavesNothingUnderItsName) {
+    // Each transfer's bytes are written on a thread of its own (transfer_writer.hpp): a write that
+    // fails there (here over RLIMIT_FSIZE, EFBIG, as a full disk would) fails that file alone.
+    Files f;
+    const auto files = every_file(f);
+    const auto& items = files.first;
+    const uint64_t limit = files.second;  // the larger half cannot be written
+    auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+    struct rlimit old_limit {};
+    ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old_limit), 0);
+    struct rlimit small = old_limit;
+    small.rlim_cur = limit;
+    ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+    auto r = download_files(items, test::test_http_options(f.dir.path()), envfix::null_reporter(), split_options(limit / 2));
+    setrlimit(RLIMIT_FSIZE, &old_limit);
+    std::signal(SIGXFSZ, old_handler);
+    size_t failed = 0;
+    for (size_t i = 0; i < items.size(); ++i) {
+        EXPECT_FALSE(std::filesystem::exists(unsynced_marker(items[i].dest)));
+        if (*items[i].size <= limit) {
+            ASSERT_TRUE(r[i].ok()) << text(*r[i].error);
+            EXPECT_EQ(*sha256_file_hex(items[i].dest), items[i].sha256);
+            continue;
+        }
+        ++failed;
+        ASSERT_FALSE(r[i].ok()) << items[i].dest;
+        EXPECT_EQ(r[i].error->message.key, "download.cannot_write") << text(*r[i].error);
+        EXPECT_EQ(r[i].error->code, ExitCode::DiskFull);
+        EXPECT_FALSE(std::filesystem::exists(items[i].dest));
+    }
+    EXPECT_GT(failed, 0u);
+}
+#endif
+
+TEST(Downloader, EnvfixDownloadFlushEachFlushesEveryFileBeforeItsRename) {
     ::unsetenv("ENVFIX_DOWNLOAD_FLUSH");
-    EXPECT_FALSE(DownloadOptions{}.flush_after_handover);
-    ::setenv("ENVFIX_DOWNLOAD_FLUSH", "after", 1);
-    EXPECT_TRUE(DownloadOptions{}.flush_after_handover);
-    ::setenv("ENVFIX_DOWNLOAD_FLUSH", "before", 1);
-    EXPECT_FALSE(DownloadOptions{}.flush_after_handover);
+    EXPECT_EQ(DownloadOptions{}.flush, DownloadFlush::Batch);
+    EXPECT_EQ(chosen_flush(DownloadFlush::Batch), DownloadFlush::Batch);
+    EXPECT_EQ(chosen_flush(DownloadFlush::Deferred), DownloadFlush::Deferred);
+    ::setenv("ENVFIX_DOWNLOAD_FLUSH", "each", 1);
+    EXPECT_EQ(chosen_flush(DownloadFlush::Batch), DownloadFlush::EachFile);
+    EXPECT_EQ(chosen_flush(DownloadFlush::Deferred), DownloadFlush::EachFile);
+    ::setenv("ENVFIX_DOWNLOAD_FLUSH", "sometimes", 1);
+    EXPECT_EQ(chosen_flush(DownloadFlush::Deferred), DownloadFlush::Deferred);
     ::unsetenv("ENVFIX_DOWNLOAD_FLUSH");
+}
+
+TEST(Downloader, AFileLeftBesideItsMarkerIsKeptOnlyWhenItsBytesStillMatchItsHash) {
+    // What a crash between a batch's renames and its flush leaves: the file under its name, its
+    // marker beside it, and bytes that may or may not have reached the disk.
+    TempDir d;
+    const std::string bytes = "wheel bytes";
+    const auto sha = sha256_hex(bytes);
+    auto good = d.path() / "good.whl", bad = d.path() / "bad.whl";
+    for (const auto& p : {good, bad}) {
+        std::ofstream(p, std::ios::binary) << (p == good ? bytes : std::string(bytes.size(), '\0'));
+        std::ofstream(unsynced_marker(p)).flush();
+    }
+    EXPECT_TRUE(settle_unsynced(good, sha));
+    EXPECT_TRUE(std::filesystem::exists(good));
+    EXPECT_FALSE(std::filesystem::exists(unsynced_marker(good)));
+    EXPECT_FALSE(settle_unsynced(bad, sha));
+    EXPECT_FALSE(std::filesystem::exists(bad));
+    EXPECT_FALSE(std::filesystem::exists(unsynced_marker(bad)));
 }

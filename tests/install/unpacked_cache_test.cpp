@@ -15,6 +15,7 @@
 
 #include "envfix/common/hash.hpp"
 #include "envfix/installer/unpacked_cache.hpp"
+#include "envfix/installer/wheel_cache.hpp"
 #include "envfix/resolver/downloader.hpp"
 #include "install_fixtures.hpp"
 #include "zip_builder.hpp"
@@ -206,6 +207,30 @@ size_t files_under(const stdfs::path& p) {
     std::error_code ec;
     for (stdfs::recursive_directory_iterator it(p, ec), end; !ec && it != end; it.increment(ec)) n += it->is_regular_file();
     return n;
+}
+
+TEST_F(UnpackedCache, ACachedWheelBesideItsUnsyncedMarkerIsTakenOnlyOnceItsBytesMatchItsName) {
+    // A download renamed into the wheel cache before its batch was flushed, then a crash: the next
+    // run checks it against its hash before it trusts it (resolver::DownloadFlush::Batch).
+    auto home = dir / "home";
+    auto root = home / ".cache/envfix/wheels";
+    auto cached = into_wheel_cache(whl, sha, home);
+    std::ofstream(resolver::unsynced_marker(cached)).flush();
+    ASSERT_EQ(installer::list_cached_wheels(root).size(), 1u) << "the marker is not a wheel";
+    auto hit = installer::cached_wheel(root, sha, whl.filename().string());
+    ASSERT_TRUE(hit);
+    EXPECT_EQ(*hit, cached);
+    EXPECT_FALSE(stdfs::exists(resolver::unsynced_marker(cached)));
+    EXPECT_EQ(sha256_hex(read_text(cached)), sha);
+    // Bytes that never reached the disk: zeros where the wheel was. Not taken, and gone.
+    std::ofstream(cached, std::ios::binary | std::ios::trunc) << std::string(stdfs::file_size(whl), '\0');
+    std::ofstream(resolver::unsynced_marker(cached)).flush();
+    EXPECT_FALSE(installer::cached_wheel(root, sha, whl.filename().string()));
+    EXPECT_FALSE(stdfs::exists(cached));
+    EXPECT_FALSE(stdfs::exists(resolver::unsynced_marker(cached)));
+    // Without a marker a cached wheel is taken as it is (it was flushed before its rename).
+    cached = into_wheel_cache(whl, sha, home);
+    EXPECT_TRUE(installer::cached_wheel(root, sha, whl.filename().string()));
 }
 
 TEST_F(UnpackedCache, AWheelUnpackedAheadIsLinkedByTheInstallAndMatchesAColdInstall) {

@@ -22,7 +22,7 @@ enum class EnvVar {
     EnvfixNoColor,
     EnvfixProfilesDir,   // profiles folder to load instead of the built-in matrix
     EnvfixFaultAfter,    // test hook: kill envfix at the Nth fault point of a transaction
-    EnvfixDownloadFlush,     // "after": a download is handed over before its flush
+    EnvfixDownloadFlush,     // "each": every download flushed before its rename, not in one batch
     EnvfixSplitDownloadsAt,  // files this large download over several connections
     EnvfixUnpackRunners,     // wheels unpacked at once while downloading
     EnvfixUnpackEarly,       // 0: no inflating of a wheel's entries before it is complete

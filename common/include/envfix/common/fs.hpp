@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "envfix/common/error.hpp"
 
@@ -20,6 +21,10 @@ Expected<std::string> read_file(const stdfs::path& p);
 Expected<void> write_file_atomic(const stdfs::path& p, std::string_view data);
 // fsync a directory so a rename inside it is durable (no-op where unsupported).
 void sync_dir(const stdfs::path& dir);
+// Makes everything written under these folders durable: syncfs() once per filesystem on Linux
+// (sync() elsewhere on POSIX). false: a flush reported an error, or this system has no such
+// flush (Windows: each file is flushed as it is written instead).
+bool sync_filesystems(const std::vector<stdfs::path>& dirs);
 // Maps an errno-style error code of a failed write to the exit code users see.
 ExitCode exit_code_for_errno(int err);
 

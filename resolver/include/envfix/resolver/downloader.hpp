@@ -37,6 +37,7 @@ struct DownloadResult {
     int attempts = 0;               // transfers started (0: an existing complete .part was accepted)
     bool resumed = false;           // some bytes came from an earlier partial transfer
     bool hashed_while_downloading = false;  // fetched in ranges, hashed as its bytes arrived in order
+    bool unsynced = false;          // DownloadFlush::Deferred: beside its marker, for settle_downloads
     std::optional<Error> error;     // HashMismatch, Network, HttpStatus, Tls, Interrupted, ...
     bool ok() const { return !error.has_value(); }
 };
@@ -76,8 +77,37 @@ private:
     bool gone_ = false;
 };
 
-// ENVFIX_DOWNLOAD_FLUSH=after, else false.
-bool default_flush_after_handover();
+// How a checked download reaches the disk before it is trusted under its name.
+enum class DownloadFlush {
+    // Flushed (fsync) before it is renamed into place and handed over. On the GPU machine one
+    // flush took 0.2-3 s while other files were written, and the handover waited for it.
+    EachFile,
+    // Renamed into place at once, beside a marker "<dest>.unsynced" made before the rename, and
+    // handed over; once every transfer has ended, each filesystem written to is flushed once
+    // (syncfs) and the markers go (settle_downloads). A file still beside its marker (a crash
+    // before that flush) is trusted only once its bytes match its hash again (settle_unsynced).
+    Batch,
+    // As Batch, but download_files leaves the markers (DownloadResult::unsynced): the caller
+    // calls settle_downloads once it has flushed what it wrote itself (the install's commit
+    // flushes the same filesystem, so the downloads' flush costs nothing more).
+    Deferred,
+};
+
+// What download_files does when asked for `asked`: EachFile when ENVFIX_DOWNLOAD_FLUSH=each (for
+// measuring), else `asked`.
+DownloadFlush chosen_flush(DownloadFlush asked);
+
+// The marker beside a file renamed into place before it was flushed (DownloadFlush::Batch).
+std::filesystem::path unsynced_marker(const std::filesystem::path& dest);
+
+// Files renamed into place beside their markers, flushed to the disk together (one syncfs per
+// filesystem; each file alone where that is not available or fails), then unmarked. false for
+// a file that could not be flushed: it is removed, to be fetched again.
+std::vector<bool> settle_downloads(const std::vector<std::filesystem::path>& files, Reporter& reporter);
+
+// A file found beside its unsynced marker: true once its sha256 is `sha256` and it is flushed
+// (the marker removed); false when it is not (file and marker removed: fetch it again).
+bool settle_unsynced(const std::filesystem::path& file, const std::string& sha256);
 
 // ENVFIX_SPLIT_DOWNLOADS_AT, else 64 MiB.
 uint64_t default_split_at();
@@ -98,11 +128,8 @@ struct DownloadOptions {
     // Called with an item's index once its file is checked and in place at `dest`, on the thread
     // that sealed it (several at once): the caller may start using it while others download.
     std::function<void(size_t)> on_ready;
-    // A checked file is flushed to the disk, then renamed into place and handed over (on_ready);
-    // true: renamed and handed over first, flushed after, so the unpacking does not wait for a
-    // flush that writes out what else the filesystem commits with it (a crash in between may
-    // leave a damaged file under its name). For measuring (docs/performance.md).
-    bool flush_after_handover = default_flush_after_handover();
+    // How checked files reach the disk (DownloadFlush, chosen_flush).
+    DownloadFlush flush = DownloadFlush::Batch;
     // Called once a file is to be fetched in ranges, on the transfer thread (keep it short): its
     // index, its .part file and what of it is written. The ranges then start with a small one at
     // the file's end (a zip archive's directory), so a reader learns early what the file holds.
