@@ -11,5 +11,4 @@ std::FILE* open_file(const std::filesystem::path& p, const char* mode) {
 }
 bool flush_to_disk(std::FILE* f) { return std::fflush(f) == 0 && ::_commit(::_fileno(f)) == 0; }
 bool seek_to(std::FILE* f, uint64_t offset) { return ::_fseeki64(f, static_cast<__int64>(offset), SEEK_SET) == 0; }
-void start_writeback(const std::filesystem::path&) {}  // the files are flushed one by one at the end
 }  // namespace envfix::resolver::detail
