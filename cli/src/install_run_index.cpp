@@ -57,18 +57,6 @@ void check_app_before_install(Context& ctx, const TargetOptions& target, const p
                   {{"name", env.root.string()}, {"app", std::string(app.target.profile->display())}});
 }
 
-// Downloads left beside their unsynced markers, flushed and unmarked however the install ends.
-struct SettledAtExit {
-    std::vector<std::filesystem::path> files;
-    Reporter& reporter;
-    ~SettledAtExit() {
-        try {
-            resolver::settle_downloads(files, reporter);
-        } catch (...) {  // a later run checks them by their markers
-        }
-    }
-};
-
 }  // namespace
 
 void run_index_install(const InstallOptions& o, const probe::Environment& env, bool created, Context& ctx) {
@@ -125,16 +113,9 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
     auto split = [&](const std::filesystem::path& part, const std::string& sha256, std::shared_ptr<resolver::PartProgress> progress) {
         ahead.early(part, sha256, std::move(progress));
     };
-    // The downloads are flushed after the install, whose commit has then flushed the same
-    // filesystem, instead of before each is unpacked (a flush took 0.2-3 s on the GPU machine);
-    // until then each lies beside a marker that a later run checks it by (resolver::DownloadFlush).
-    SettledAtExit settle{{}, *ctx.reporter};
     auto fetched = value_or_throw(installer::fetch_wheels(installer::wheel_cache_root(), fetch, sources.http, offline,
                                                           sources.parallel, *ctx.reporter, ready,
-                                                          ahead.reads_early() ? installer::WheelSplit(split) : installer::WheelSplit{},
-                                                          resolver::DownloadFlush::Deferred));
-    for (const auto& f : fetched)
-        if (f.unsynced) settle.files.push_back(f.file);
+                                                          ahead.reads_early() ? installer::WheelSplit(split) : installer::WheelSplit{}));
     {
         auto started = std::chrono::steady_clock::now();
         auto outcome = ahead.finish();

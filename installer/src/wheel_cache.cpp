@@ -87,8 +87,7 @@ Expected<CleanResult> clean_wheel_cache(const stdfs::path& root) {
 
 Expected<std::vector<FetchedWheel>> fetch_wheels(const stdfs::path& root, const std::vector<WheelFetch>& wheels,
                                                  const resolver::HttpOptions& http, bool offline, int parallel,
-                                                 Reporter& reporter, const WheelReady& on_ready, const WheelSplit& on_split,
-                                                 resolver::DownloadFlush flush) {
+                                                 Reporter& reporter, const WheelReady& on_ready, const WheelSplit& on_split) {
     std::vector<FetchedWheel> out(wheels.size());
     std::vector<resolver::DownloadItem> items;
     std::vector<size_t> item_of;
@@ -122,7 +121,6 @@ Expected<std::vector<FetchedWheel>> fetch_wheels(const stdfs::path& root, const 
     if (items.empty()) return out;
     resolver::DownloadOptions opts;
     opts.parallel = parallel;
-    opts.flush = flush;
     if (on_ready)
         opts.on_ready = [&](size_t k) {
             if (!items[k].sha256.empty()) on_ready(items[k].dest, items[k].sha256);
@@ -133,21 +131,11 @@ Expected<std::vector<FetchedWheel>> fetch_wheels(const stdfs::path& root, const 
         };
     auto results = resolver::download_files(items, http, reporter, opts);
     for (size_t k = 0; k < results.size(); ++k) {
-        if (results[k].ok()) continue;
-        // The caller gets no wheel to settle: those that came are flushed now.
-        std::vector<stdfs::path> came;
-        for (const auto& r : results)
-            if (r.unsynced) came.push_back(r.path);
-        resolver::settle_downloads(came, reporter);
-        return unexpected(*results[k].error);
+        if (!results[k].ok()) return unexpected(*results[k].error);
     }
     for (size_t k = 0; k < results.size(); ++k) {
         stdfs::path file = results[k].path;
         if (items[k].sha256.empty()) {
-            // Named by its digest only now: flushed first, so no marker has to move with it.
-            if (results[k].unsynced && !resolver::settle_downloads({file}, reporter).front())
-                return fail(ExitCode::DiskFull, "download.cannot_write", {{"path", file.string()}, {"url", resolver::redact_url(items[k].url)}});
-            results[k].unsynced = false;
             auto dest = object_dir(root, results[k].sha256) / wheels[item_of[k]].filename;
             std::error_code ec;
             stdfs::create_directories(dest.parent_path(), ec);
@@ -156,7 +144,7 @@ Expected<std::vector<FetchedWheel>> fetch_wheels(const stdfs::path& root, const 
                 return fail(fs::exit_code_for_errno(ec.value()), "fs.write_failed", {{"path", dest.string()}, {"reason", ec.message()}});
             file = dest;
         }
-        out[item_of[k]] = {file, false, results[k].unsynced};
+        out[item_of[k]] = {file, false};
     }
     return out;
 }

@@ -398,24 +398,32 @@ void report_sealed(const Job& j) {
 }
 
 // DownloadFlush::Batch: the files renamed into place beside their markers reach the disk together
-// once every transfer has ended; one that cannot is not accepted. Deferred: left to the caller.
-void settle_batch(const std::vector<std::unique_ptr<Job>>& jobs, DownloadFlush flush, Reporter& rep) {
+// once every transfer has ended: one flush per filesystem (each file alone where that is not
+// available, as on Windows, or fails; one that cannot be flushed is not accepted), then the
+// markers go.
+void settle_batch(const std::vector<std::unique_ptr<Job>>& jobs, Reporter& rep) {
     std::vector<Job*> marked;
+    std::vector<std::filesystem::path> dirs;
     for (const auto& j : jobs)
-        if (j->marked && j->result->ok()) marked.push_back(j.get());
-    if (flush == DownloadFlush::Deferred) {
-        for (Job* j : marked) j->result->unsynced = true;
-        return;
-    }
-    std::vector<std::filesystem::path> files;
-    for (Job* j : marked) files.push_back(j->item->dest);
-    const auto settled = settle_downloads(files, rep);
-    for (size_t k = 0; k < marked.size(); ++k)
-        if (!settled[k]) {
-            marked[k]->result->path.clear();
-            marked[k]->result->error = make_error(ExitCode::DiskFull, "download.cannot_write",
-                                                  {{"path", files[k].string()}, {"url", redact_url(marked[k]->item->url)}});
+        if (j->marked && j->result->ok()) {
+            marked.push_back(j.get());
+            dirs.push_back(j->item->dest.parent_path());
         }
+    if (marked.empty()) return;
+    const auto started = Clock::now();
+    const bool all = fs::sync_filesystems(dirs);
+    std::error_code ec;
+    for (Job* j : marked) {
+        const auto& dest = j->item->dest;
+        if (!all && !flush_file(dest, nullptr)) {
+            std::filesystem::remove(dest, ec);
+            j->result->path.clear();
+            j->result->error = make_error(ExitCode::DiskFull, "download.cannot_write", {{"path", dest.string()}, {"url", redact_url(j->item->url)}});
+        }
+        std::filesystem::remove(unsynced_marker(dest), ec);
+    }
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
+    rep.debug(msg("download.debug.synced", {{"files", std::to_string(marked.size())}, {"ms", std::to_string(ms)}}));
 }
 
 void finish(Job& j) {
@@ -509,26 +517,6 @@ std::filesystem::path unsynced_marker(const std::filesystem::path& dest) {
     auto p = dest;
     p += ".unsynced";
     return p;
-}
-
-std::vector<bool> settle_downloads(const std::vector<std::filesystem::path>& files, Reporter& rep) {
-    std::vector<bool> ok(files.size(), true);
-    if (files.empty()) return ok;
-    const auto started = Clock::now();
-    std::vector<std::filesystem::path> dirs;
-    for (const auto& f : files) dirs.push_back(f.parent_path());
-    const bool all = fs::sync_filesystems(dirs);
-    std::error_code ec;
-    for (size_t k = 0; k < files.size(); ++k) {
-        if (!all && !flush_file(files[k], nullptr)) {
-            ok[k] = false;
-            std::filesystem::remove(files[k], ec);
-        }
-        std::filesystem::remove(unsynced_marker(files[k]), ec);
-    }
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
-    rep.debug(msg("download.debug.synced", {{"files", std::to_string(files.size())}, {"ms", std::to_string(ms)}}));
-    return ok;
 }
 
 bool settle_unsynced(const std::filesystem::path& file, const std::string& sha256) {
@@ -878,7 +866,7 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
     }
     for (auto& f : sealing) f.get();
     for (const auto& j : jobs) report_sealed(*j);
-    settle_batch(jobs, flush, rep);
+    settle_batch(jobs, rep);
     // Readers of a file not complete stop waiting for it (one complete has all its bytes written).
     for (const auto& sp : splits)
         if (results[sp->item].path.empty()) sp->progress->give_up();

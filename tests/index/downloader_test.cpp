@@ -597,27 +597,13 @@ void expect_handed_over_in_place(DownloadFlush flush) {
         EXPECT_EQ(*sha256_file_hex(items[i].dest), items[i].sha256);
         EXPECT_EQ(ready[i], 1);
         EXPECT_TRUE(there[i]) << items[i].dest;
-        EXPECT_EQ(marked[i], flush != DownloadFlush::EachFile) << items[i].dest;
-        // The batch's flush removes it; a deferred one is the caller's.
-        EXPECT_EQ(std::filesystem::exists(unsynced_marker(items[i].dest)), flush == DownloadFlush::Deferred) << items[i].dest;
-        EXPECT_EQ(r[i].unsynced, flush == DownloadFlush::Deferred);
+        EXPECT_EQ(marked[i], flush == DownloadFlush::Batch) << items[i].dest;
+        EXPECT_FALSE(std::filesystem::exists(unsynced_marker(items[i].dest))) << "the batch's flush removes it";
     }
-    auto synced = [&] {
-        return std::count_if(rep.notes.begin(), rep.notes.end(), [&](const std::string& n) {
-            return n.starts_with(std::to_string(items.size()) + " downloaded files flushed to disk together in ");
-        });
-    };
-    EXPECT_EQ(synced(), flush == DownloadFlush::Batch ? 1 : 0) << rep.all_text();
-    if (flush == DownloadFlush::Deferred) {
-        std::vector<std::filesystem::path> got;
-        for (const auto& x : r) got.push_back(x.path);
-        EXPECT_EQ(settle_downloads(got, rep), std::vector<bool>(items.size(), true));
-        EXPECT_EQ(synced(), 1) << rep.all_text();
-        for (const auto& it : items) {
-            EXPECT_FALSE(std::filesystem::exists(unsynced_marker(it.dest)));
-            EXPECT_EQ(*sha256_file_hex(it.dest), it.sha256);
-        }
-    }
+    const auto synced = std::count_if(rep.notes.begin(), rep.notes.end(), [&](const std::string& n) {
+        return n.starts_with(std::to_string(items.size()) + " downloaded files flushed to disk together in ");
+    });
+    EXPECT_EQ(synced, flush == DownloadFlush::Batch ? 1 : 0) << rep.all_text();
     // A wrong hash is refused before anything is handed over, and leaves no marker.
     auto bad = f.item(f.manifest["files"][0], "bad");
     bad.sha256 = std::string(64, 'f');
@@ -636,8 +622,6 @@ TEST(Downloader, FilesOfABatchAreHandedOverBesideTheirMarkersWhichGoOnceTheBatch
 }
 
 TEST(Downloader, FilesFlushedOneByOneAreHandedOverWithoutMarkers) { expect_handed_over_in_place(DownloadFlush::EachFile); }
-
-TEST(Downloader, DeferredFilesKeepTheirMarkersUntilTheCallerSettlesThem) { expect_handed_over_in_place(DownloadFlush::Deferred); }
 
 #ifndef _WIN32
 TEST(Downloader, AWriteFailingOnTheWritersThreadFailsItsFileAndLeavesNothingUnderItsName) {
@@ -678,12 +662,10 @@ TEST(Downloader, EnvfixDownloadFlushEachFlushesEveryFileBeforeItsRename) {
     ::unsetenv("ENVFIX_DOWNLOAD_FLUSH");
     EXPECT_EQ(DownloadOptions{}.flush, DownloadFlush::Batch);
     EXPECT_EQ(chosen_flush(DownloadFlush::Batch), DownloadFlush::Batch);
-    EXPECT_EQ(chosen_flush(DownloadFlush::Deferred), DownloadFlush::Deferred);
     ::setenv("ENVFIX_DOWNLOAD_FLUSH", "each", 1);
     EXPECT_EQ(chosen_flush(DownloadFlush::Batch), DownloadFlush::EachFile);
-    EXPECT_EQ(chosen_flush(DownloadFlush::Deferred), DownloadFlush::EachFile);
     ::setenv("ENVFIX_DOWNLOAD_FLUSH", "sometimes", 1);
-    EXPECT_EQ(chosen_flush(DownloadFlush::Deferred), DownloadFlush::Deferred);
+    EXPECT_EQ(chosen_flush(DownloadFlush::Batch), DownloadFlush::Batch);
     ::unsetenv("ENVFIX_DOWNLOAD_FLUSH");
 }
 

@@ -58,7 +58,6 @@ struct WheelFetch {
 struct FetchedWheel {
     std::filesystem::path file;
     bool from_cache = false;
-    bool unsynced = false;  // downloaded with DownloadFlush::Deferred: for resolver::settle_downloads
 };
 
 // Each wheel from the cache, else downloaded into it (in parallel, resumable, hash checked).
@@ -69,13 +68,10 @@ struct FetchedWheel {
 // once for cached ones, on the downloader's threads for the others, while the rest download).
 // on_split(part, sha256, progress): a wheel with a known hash is fetched in byte ranges into
 // `part`, of which `progress` tells what is written (resolver::DownloadOptions::on_split).
-// flush: how the downloads reach the disk (resolver::DownloadFlush); with Deferred the caller
-// settles the wheels marked unsynced.
 using WheelReady = std::function<void(const std::filesystem::path&, const std::string&)>;
 using WheelSplit = std::function<void(const std::filesystem::path&, const std::string&, std::shared_ptr<resolver::PartProgress>)>;
 Expected<std::vector<FetchedWheel>> fetch_wheels(const std::filesystem::path& root, const std::vector<WheelFetch>& wheels,
                                                  const resolver::HttpOptions& http, bool offline, int parallel,
-                                                 Reporter& reporter, const WheelReady& on_ready = {}, const WheelSplit& on_split = {},
-                                                 resolver::DownloadFlush flush = resolver::DownloadFlush::Batch);
+                                                 Reporter& reporter, const WheelReady& on_ready = {}, const WheelSplit& on_split = {});
 
 }  // namespace envfix::installer

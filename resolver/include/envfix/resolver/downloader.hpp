@@ -37,7 +37,6 @@ struct DownloadResult {
     int attempts = 0;               // transfers started (0: an existing complete .part was accepted)
     bool resumed = false;           // some bytes came from an earlier partial transfer
     bool hashed_while_downloading = false;  // fetched in ranges, hashed as its bytes arrived in order
-    bool unsynced = false;          // DownloadFlush::Deferred: beside its marker, for settle_downloads
     std::optional<Error> error;     // HashMismatch, Network, HttpStatus, Tls, Interrupted, ...
     bool ok() const { return !error.has_value(); }
 };
@@ -84,13 +83,10 @@ enum class DownloadFlush {
     EachFile,
     // Renamed into place at once, beside a marker "<dest>.unsynced" made before the rename, and
     // handed over; once every transfer has ended, each filesystem written to is flushed once
-    // (syncfs) and the markers go (settle_downloads). A file still beside its marker (a crash
-    // before that flush) is trusted only once its bytes match its hash again (settle_unsynced).
+    // (syncfs) and the markers go, before download_files returns. A file still beside its marker
+    // (a crash before that flush) is trusted only once its bytes match its hash again
+    // (settle_unsynced).
     Batch,
-    // As Batch, but download_files leaves the markers (DownloadResult::unsynced): the caller
-    // calls settle_downloads once it has flushed what it wrote itself (the install's commit
-    // flushes the same filesystem, so the downloads' flush costs nothing more).
-    Deferred,
 };
 
 // What download_files does when asked for `asked`: EachFile when ENVFIX_DOWNLOAD_FLUSH=each (for
@@ -99,11 +95,6 @@ DownloadFlush chosen_flush(DownloadFlush asked);
 
 // The marker beside a file renamed into place before it was flushed (DownloadFlush::Batch).
 std::filesystem::path unsynced_marker(const std::filesystem::path& dest);
-
-// Files renamed into place beside their markers, flushed to the disk together (one syncfs per
-// filesystem; each file alone where that is not available or fails), then unmarked. false for
-// a file that could not be flushed: it is removed, to be fetched again.
-std::vector<bool> settle_downloads(const std::vector<std::filesystem::path>& files, Reporter& reporter);
 
 // A file found beside its unsynced marker: true once its sha256 is `sha256` and it is flushed
 // (the marker removed); false when it is not (file and marker removed: fetch it again).
