@@ -48,7 +48,7 @@ std::optional<stdfs::path> cached_wheel(const stdfs::path& root, const std::stri
     if (!stdfs::is_regular_file(p, ec)) return std::nullopt;
     // Renamed in by a download whose batch may not have reached its flush (a crash): trusted once
     // its bytes match its name again, else gone and fetched anew.
-    if (stdfs::exists(resolver::unsynced_marker(p), ec) && !resolver::settle_unsynced(p, str::lower(sha256))) return std::nullopt;
+    if (stdfs::exists(resolver::unsynced_marker(p), ec) && !resolver::settle_unsynced(p, sha256)) return std::nullopt;
     return p;
 }
 

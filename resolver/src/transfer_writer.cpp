@@ -16,15 +16,17 @@ TransferWriter::TransferWriter(std::FILE* file, std::function<void(uint64_t)> wr
 
 TransferWriter::~TransferWriter() { finish(); }
 
+bool TransferWriter::put(const char* data, size_t n) {
+    if (std::fwrite(data, 1, n, file_) != n) return false;
+    total_ += n;
+    if (written_) written_(total_);
+    return true;
+}
+
 bool TransferWriter::write(const char* data, size_t n) {
     if (!thread_.joinable()) {
-        if (failed_ || std::fwrite(data, 1, n, file_) != n) {
-            failed_ = true;
-            return false;
-        }
-        total_ += n;
-        if (written_) written_(total_);
-        return true;
+        if (!failed_ && !put(data, n)) failed_ = true;
+        return !failed_;
     }
     std::unique_lock lock(mu_);
     while (n > 0) {
@@ -58,11 +60,7 @@ void TransferWriter::run() {
         if (done_ == handed_) return;  // closing, all written
         const size_t slot = done_ % kBlocks, n = sizes_[slot];
         lock.unlock();
-        const bool ok = std::fwrite(blocks_.get() + slot * kBlock, 1, n, file_) == n;
-        if (ok) {
-            total_ += n;
-            if (written_) written_(total_);
-        }
+        const bool ok = put(blocks_.get() + slot * kBlock, n);
         lock.lock();
         if (!ok) {
             failed_ = true;  // what is still queued is dropped: the transfer fails

@@ -33,6 +33,7 @@ public:
 private:
     void run();
     void hand_over();  // mu_ held: the block being filled goes to the writer
+    bool put(const char* data, size_t n);  // into the file, then `written_` told (one writer at a time)
 
     std::FILE* file_;
     std::function<void(uint64_t)> written_;

@@ -23,7 +23,7 @@ Expected<void> write_file_atomic(const stdfs::path& p, std::string_view data);
 void sync_dir(const stdfs::path& dir);
 // Makes everything written under these folders durable: syncfs() once per filesystem on Linux
 // (sync() elsewhere on POSIX). false: a flush reported an error, or this system has no such
-// flush (Windows: each file is flushed as it is written instead).
+// flush (Windows: callers flush each file on its own instead).
 bool sync_filesystems(const std::vector<stdfs::path>& dirs);
 // Maps an errno-style error code of a failed write to the exit code users see.
 ExitCode exit_code_for_errno(int err);
