@@ -8,6 +8,7 @@
 #include <future>
 #include <memory>
 #include <system_error>
+#include <tuple>
 
 #include "curl_session.hpp"
 #include "envfix/common/env.hpp"
@@ -399,31 +400,53 @@ void report_sealed(const Job& j) {
 
 // DownloadFlush::Batch: the files renamed into place beside their markers reach the disk together
 // once every transfer has ended: one flush per filesystem (each file alone where that is not
-// available, as on Windows, or fails; one that cannot be flushed is not accepted), then the
-// markers go.
-void settle_batch(const std::vector<std::unique_ptr<Job>>& jobs, Reporter& rep) {
-    std::vector<Job*> marked;
-    std::vector<std::filesystem::path> dirs;
-    for (const auto& j : jobs)
-        if (j->marked && j->result->ok()) {
-            marked.push_back(j.get());
-            dirs.push_back(j->item->dest.parent_path());
-        }
-    if (marked.empty()) return;
+// available, as on Windows, or fails; one that cannot be flushed is removed and refused), then
+// the markers go. Returns the refused files and how long it took.
+std::pair<std::vector<std::pair<size_t, Error>>, int64_t> settle_files(const std::vector<PendingFlush::File>& files) {
+    std::vector<std::pair<size_t, Error>> failed;
     const auto started = Clock::now();
+    std::vector<std::filesystem::path> dirs;
+    for (const auto& f : files) dirs.push_back(f.dest.parent_path());
     const bool all = fs::sync_filesystems(dirs);
     std::error_code ec;
-    for (Job* j : marked) {
-        const auto& dest = j->item->dest;
-        if (!all && !flush_file(dest, nullptr)) {
-            std::filesystem::remove(dest, ec);
-            j->result->path.clear();
-            j->result->error = make_error(ExitCode::DiskFull, "download.cannot_write", {{"path", dest.string()}, {"url", redact_url(j->item->url)}});
+    for (const auto& f : files) {
+        if (!all && !flush_file(f.dest, nullptr)) {
+            std::filesystem::remove(f.dest, ec);
+            failed.emplace_back(f.index, make_error(ExitCode::DiskFull, "download.cannot_write",
+                                                    {{"path", f.dest.string()}, {"url", redact_url(f.url)}}));
         }
-        std::filesystem::remove(unsynced_marker(dest), ec);
+        std::filesystem::remove(unsynced_marker(f.dest), ec);
     }
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
-    rep.debug(msg("download.debug.synced", {{"files", std::to_string(marked.size())}, {"ms", std::to_string(ms)}}));
+    return {std::move(failed), std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count()};
+}
+
+void tell_synced(Reporter& rep, size_t files, int64_t ms) {
+    rep.debug(msg("download.debug.synced", {{"files", std::to_string(files)}, {"ms", std::to_string(ms)}}));
+}
+
+// The batch's files beside their markers: flushed now, or left to a PendingFlush (flush_later).
+void settle_batch(const std::vector<std::unique_ptr<Job>>& jobs, Reporter& rep, std::unique_ptr<PendingFlush>* later) {
+    std::vector<PendingFlush::File> files;
+    for (const auto& j : jobs)
+        if (j->marked && j->result->ok()) files.push_back({j->index, j->item->dest, j->item->url});
+    if (files.empty()) return;
+    if (later) {
+        try {
+            *later = std::make_unique<PendingFlush>(std::move(files));
+            return;
+        } catch (const std::system_error&) {  // no thread left: flushed here
+        }
+    }
+    const size_t n = files.size();
+    auto [failed, ms] = settle_files(files);
+    for (auto& [index, error] : failed)
+        for (const auto& j : jobs)
+            if (j->index == index && j->marked) {  // one job per file is marked: the one that placed it
+                j->result->path.clear();
+                j->result->error = error;
+                break;
+            }
+    tell_synced(rep, n, ms);
 }
 
 void finish(Job& j) {
@@ -511,6 +534,22 @@ std::filesystem::path part_path(const std::filesystem::path& dest) {
 DownloadFlush chosen_flush(DownloadFlush asked) {
     auto v = env::get(EnvVar::EnvfixDownloadFlush);
     return v && *v == "each" ? DownloadFlush::EachFile : asked;
+}
+
+PendingFlush::PendingFlush(std::vector<File> files) : files_(std::move(files)) {
+    thread_ = std::thread([this] { std::tie(failed_, ms_) = settle_files(files_); });
+}
+
+PendingFlush::~PendingFlush() {
+    if (thread_.joinable()) thread_.join();
+}
+
+std::vector<std::pair<size_t, Error>> PendingFlush::wait(Reporter& reporter) {
+    if (thread_.joinable()) thread_.join();
+    if (told_) return {};
+    told_ = true;
+    tell_synced(reporter, files_.size(), ms_);
+    return std::move(failed_);
 }
 
 std::filesystem::path unsynced_marker(const std::filesystem::path& dest) {
@@ -866,7 +905,7 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
     }
     for (auto& f : sealing) f.get();
     for (const auto& j : jobs) report_sealed(*j);
-    settle_batch(jobs, rep);
+    settle_batch(jobs, rep, options.flush_later);
     // Readers of a file not complete stop waiting for it (one complete has all its bytes written).
     for (const auto& sp : splits)
         if (results[sp->item].path.empty()) sp->progress->give_up();
@@ -886,6 +925,7 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
     if (!whole.empty()) {
         DownloadOptions o = options;
         o.split_at = 0;
+        o.flush_later = nullptr;  // these few flushed before they are returned
         o.on_ready = [&](size_t k) {
             if (options.on_ready) options.on_ready(whole_of[k]);
         };

@@ -621,6 +621,41 @@ TEST(Downloader, FilesOfABatchAreHandedOverBesideTheirMarkersWhichGoOnceTheBatch
     expect_handed_over_in_place(DownloadFlush::Batch);
 }
 
+TEST(Downloader, ABatchsFlushLeftRunningKeepsTheMarkersUntilItIsWaitedFor) {
+    // flush_later: download_files returns with the flush on a thread of its own (an install plans
+    // beside it); the files are there under their names, and their markers go once it has ended.
+    Files f;
+    const auto files = every_file(f);
+    const auto& items = files.first;
+    auto o = split_options(files.second);
+    std::unique_ptr<PendingFlush> later;
+    o.flush_later = &later;
+    test::RecordingReporter rep;
+    auto r = download_files(items, test::test_http_options(f.dir.path()), rep, o);
+    ASSERT_TRUE(later);
+    EXPECT_EQ(rep.all_text().find("flushed to disk together"), std::string::npos) << "told when waited for";
+    for (size_t i = 0; i < items.size(); ++i) {
+        ASSERT_TRUE(r[i].ok()) << text(*r[i].error);
+        EXPECT_EQ(r[i].path, items[i].dest);
+        EXPECT_EQ(*sha256_file_hex(items[i].dest), items[i].sha256);
+    }
+    EXPECT_TRUE(later->wait(rep).empty());
+    for (const auto& it : items) EXPECT_FALSE(std::filesystem::exists(unsynced_marker(it.dest))) << it.dest;
+    EXPECT_NE(rep.all_text().find(std::to_string(items.size()) + " downloaded files flushed to disk together in "), std::string::npos)
+        << rep.all_text();
+    EXPECT_TRUE(later->wait(rep).empty());  // once
+    EXPECT_EQ(std::count_if(rep.notes.begin(), rep.notes.end(), [](const std::string& n) { return n.find("flushed to disk together") != std::string::npos; }),
+              1);
+    // Nothing downloaded, nothing to flush: no PendingFlush.
+    std::unique_ptr<PendingFlush> none;
+    o.flush_later = &none;
+    auto off = test::test_http_options(f.dir.path());
+    off.offline = true;
+    auto n = download_files({items[0]}, off, envfix::null_reporter(), o);
+    EXPECT_FALSE(n[0].ok());
+    EXPECT_FALSE(none);
+}
+
 TEST(Downloader, FilesFlushedOneByOneAreHandedOverWithoutMarkers) { expect_handed_over_in_place(DownloadFlush::EachFile); }
 
 #ifndef _WIN32

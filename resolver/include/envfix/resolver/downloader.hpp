@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -83,7 +84,8 @@ enum class DownloadFlush {
     EachFile,
     // Renamed into place at once, beside a marker "<dest>.unsynced" made before the rename, and
     // handed over; once every transfer has ended, each filesystem written to is flushed once
-    // (syncfs) and the markers go, before download_files returns. A file still beside its marker
+    // (syncfs) and the markers go, before download_files returns (or on a thread of its own that
+    // the caller waits for: DownloadOptions::flush_later). A file still beside its marker
     // (a crash before that flush) is trusted only once its bytes match its hash again
     // (settle_unsynced).
     Batch,
@@ -99,6 +101,36 @@ std::filesystem::path unsynced_marker(const std::filesystem::path& dest);
 // A file found beside its unsynced marker: true once its sha256 is `sha256` and it is flushed
 // (the marker removed); false when it is not (file and marker removed: fetch it again).
 bool settle_unsynced(const std::filesystem::path& file, const std::string& sha256);
+
+// A batch's flush (DownloadFlush::Batch) left running on a thread of its own when download_files
+// returned (DownloadOptions::flush_later): the caller works on meanwhile (an install plans while
+// the 7 GB of a cold install's wheels and unpacked files reach the disk) and waits for it before
+// it trusts the files to be durable. Until then each file lies beside its unsynced marker.
+class PendingFlush {
+public:
+    struct File {
+        size_t index = 0;               // the item's index in download_files' list
+        std::filesystem::path dest;
+        std::string url;                // for the message (redacted there)
+    };
+    // The files whose markers the flush settles; starts the thread (throws std::system_error
+    // when none can be started).
+    explicit PendingFlush(std::vector<File> files);
+    ~PendingFlush();  // waits for it
+    PendingFlush(const PendingFlush&) = delete;
+    PendingFlush& operator=(const PendingFlush&) = delete;
+    // Waits for the flush and tells its debug line (from the caller's thread, as the Reporter
+    // wants). The files that could not be made durable: each removed, with its index and why
+    // (DiskFull). A second call returns nothing.
+    std::vector<std::pair<size_t, Error>> wait(Reporter& reporter);
+
+private:
+    std::vector<File> files_;
+    std::vector<std::pair<size_t, Error>> failed_;
+    int64_t ms_ = 0;
+    bool told_ = false;
+    std::thread thread_;
+};
 
 // ENVFIX_SPLIT_DOWNLOADS_AT, else 64 MiB.
 uint64_t default_split_at();
@@ -121,6 +153,9 @@ struct DownloadOptions {
     std::function<void(size_t)> on_ready;
     // How checked files reach the disk (DownloadFlush, chosen_flush).
     DownloadFlush flush = DownloadFlush::Batch;
+    // Batch: set, the batch's flush is left running when download_files returns and *flush_later
+    // holds it (PendingFlush; null when there was nothing to flush); unset, download_files waits.
+    std::unique_ptr<PendingFlush>* flush_later = nullptr;
     // Called once a file is to be fetched in ranges, on the transfer thread (keep it short): its
     // index, its .part file and what of it is written. The ranges then start with a small one at
     // the file's end (a zip archive's directory), so a reader learns early what the file holds.
