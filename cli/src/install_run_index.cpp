@@ -113,10 +113,17 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
     auto split = [&](const std::filesystem::path& part, const std::string& sha256, std::shared_ptr<resolver::PartProgress> progress) {
         ahead.early(part, sha256, std::move(progress));
     };
+    // The downloads' flush is left running (fetch_wheels' flush_later): the install plans beside
+    // it and the unpacking, and waits for both just before it reads the unpacked-wheel cache.
+    std::unique_ptr<resolver::PendingFlush> flushing;
     auto fetched = value_or_throw(installer::fetch_wheels(installer::wheel_cache_root(), fetch, sources.http, offline,
                                                           sources.parallel, *ctx.reporter, ready,
-                                                          ahead.reads_early() ? installer::WheelSplit(split) : installer::WheelSplit{}));
-    {
+                                                          ahead.reads_early() ? installer::WheelSplit(split) : installer::WheelSplit{},
+                                                          &flushing));
+    bool settled = false;
+    auto settle = [&]() -> Expected<void> {
+        if (settled) return {};
+        settled = true;
         auto started = std::chrono::steady_clock::now();
         auto outcome = ahead.finish();
         // The unpacking threads' arenas keep what they freed; the install peaks on its own next.
@@ -134,7 +141,14 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
                                                                      {"taken", std::to_string(outcome.early_taken)},
                                                                      {"refused", std::to_string(outcome.early_refused)}}));
         for (const auto& e : outcome.errors) ctx.reporter->debug(e.message);
-    }
+        // A wheel that could not be made durable is gone from the cache: the install stops before
+        // it changes anything, as it would have had the download failed.
+        if (flushing) {
+            auto failed = flushing->wait(*ctx.reporter);
+            if (!failed.empty()) return unexpected(std::move(failed.front().second));
+        }
+        return {};
+    };
     Json downloads = Json::array();
     installer::InstallRequest req;
     for (size_t i = 0; i < choice.wheels.size(); ++i) {
@@ -154,7 +168,9 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
     req.wait_for_lock = o.wait;
     req.break_system_packages = o.break_system_packages;
     req.threads = o.threads;
+    req.before_cache = settle;
     auto result = installer::install_verified(env, req, verify_options(o, env, ctx), *ctx.reporter);
+    (void)settle();  // nothing was staged (all installed, a failed check): the wheels' work ends here
     Json extra = {{"plan", install_plan_json(plan)}, {"downloads", downloads}};
     report_install(ctx, env, o, result, created, &extra);
 }

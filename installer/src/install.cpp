@@ -142,13 +142,13 @@ void fill_unpacked_cache(const stdfs::path& root, const std::vector<Input>& inpu
     for (size_t i = 0; i < inputs.size(); ++i) {
         const auto& in = inputs[i];
         if (in.skip || !in.sha256 || in.unpacked) continue;
-        std::vector<std::pair<size_t, const stdfs::path*>> files;
+        std::vector<std::pair<size_t, const PathText*>> files;
         bool whole = true;
         for (size_t k = 0; k < in.plan.files.size() && whole; ++k) {
             const auto& f = in.plan.files[k];
             if (f.kind != PlannedFile::Kind::Extracted) continue;
             if (!in_place.empty() && in_place[i][k]) {
-                files.emplace_back(f.entry, &f.dest);
+                files.emplace_back(f.entry, &f.dest.native());
                 continue;
             }
             whole = item_of[i][k] != kNoItem;
@@ -496,6 +496,19 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         items.push_back({nullptr, &f, tx.stage_path(f.dest)});
         dests.push_back(f.dest);
     }
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        if (inputs[i].skip) continue;
+        dests.push_back(inputs[i].plan.dist_info / "RECORD");
+        if (inputs[i].plan.direct_url) dests.push_back(inputs[i].plan.dist_info / "direct_url.json");
+    }
+    ENVFIX_TRY_VOID(tx.make_stage_dirs(dests));
+    lap("folders made");
+    // Everything above planned while the caller's work on the wheels ran on (envfix install: their
+    // unpacking into the cache, the downloads' flush); it ends here, before the cache is read.
+    if (request.before_cache) {
+        ENVFIX_TRY_VOID(request.before_cache());
+        lap("wheels unpacked and flushed");
+    }
     // Wheels already unpacked in the cache: their files are linked instead of inflated.
     const auto unpacked_root = unpacked_cache_root();
     for (auto& in : inputs) {
@@ -535,14 +548,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         archive_hash_item[i] = items.size();
         items.push_back({&inputs[i].wheel, nullptr, {}});
     }
-    for (size_t i = 0; i < inputs.size(); ++i) {
-        if (inputs[i].skip) continue;
-        dests.push_back(inputs[i].plan.dist_info / "RECORD");
-        if (inputs[i].plan.direct_url) dests.push_back(inputs[i].plan.dist_info / "direct_url.json");
-    }
     lap("unpacked-cache lookups");
-    ENVFIX_TRY_VOID(tx.make_stage_dirs(dests));
-    lap("folders made");
     StageOptions so;
     so.threads = request.threads;
     so.interpreter = target.interpreter;

@@ -145,7 +145,7 @@ private:
             if (!it.file) w += it.wheel->bytes().size() / 4;  // hashing is cheaper than inflating
             else if (!it.linked_from.empty()) {  // a link: one metadata write, and a read to verify it
                 if (it.verify_link) w += it.wheel->zip.entries[it.file->entry].size / 4;
-                auto& t = links[it.stage.parent_path()];
+                auto& t = links[std::filesystem::path(it.stage).parent_path()];
                 t.items.push_back(i);
                 t.weight += w;
                 t.links = true;

@@ -15,14 +15,20 @@
 
 namespace envfix::installer {
 
+// A path as its native string: an install holds one or two per file (17 000 for a torch stack),
+// and libstdc++'s std::filesystem::path keeps a parsed list of its components beside the string
+// (about 0.6 KB for a path in site-packages), which while the unpacking ran beside the install's
+// planning added some 20 MB to its peak. Made into a path where one is used.
+using PathText = std::filesystem::path::string_type;
+
 struct StageItem {
     const WheelFile* wheel = nullptr;    // the archive (Extracted, Script, archive hash)
     const PlannedFile* file = nullptr;   // nullptr: hash the whole archive (direct_url.json)
-    std::filesystem::path stage;         // where to write
+    PathText stage;                      // where to write
     // Not empty: the same file, verified when it was cached (unpacked_store.hpp); hard-linked
     // (copied across filesystems) instead of inflated, the RECORD row taken as its digest. When
     // it is missing or its size is wrong, the entry is inflated as usual.
-    std::filesystem::path linked_from;
+    PathText linked_from;
     // linked_from is the environment's installed copy (keep_links.hpp), not a cache entry: hashed
     // after linking, and inflated instead when its bytes or exec bit differ from the wheel's.
     bool verify_link = false;

@@ -189,7 +189,7 @@ void drop_entry(const stdfs::path& root, const std::string& sha256) {
     if (!ec) remove_tree(aside);
 }
 
-Expected<void> add_entry(const stdfs::path& root, const std::string& sha256, const std::vector<std::pair<size_t, const stdfs::path*>>& files) {
+Expected<void> add_entry(const stdfs::path& root, const std::string& sha256, const std::vector<std::pair<size_t, const stdfs::path::string_type*>>& files) {
     ENVFIX_TRY(auto tmp, begin_entry(root, sha256));
     auto cleanup = [&] { remove_tree(tmp); };
     // Links are metadata writes that wait on the filesystem's journal: several threads for a
@@ -198,7 +198,7 @@ Expected<void> add_entry(const stdfs::path& root, const std::string& sha256, con
     tx::parallel_for(files.size(), [&](size_t k) {
         if (failed.load(std::memory_order_relaxed)) return;
         const auto& [entry, staged_at] = files[k];
-        const stdfs::path& staged = *staged_at;
+        const stdfs::path staged = *staged_at;
         auto to = entry_file(tmp, entry);
         bool cross = false;
         if (storeops::hard_link(staged, to, &cross)) return;

@@ -31,7 +31,7 @@ std::filesystem::path entry_file(const std::filesystem::path& entry, size_t zip_
 // copy: torch's 13 000 paths would be 9 MB more at the install's memory peak). Hard links,
 // copies across filesystems; renamed into place whole. Fails without leaving anything behind.
 Expected<void> add_entry(const std::filesystem::path& root, const std::string& sha256,
-                         const std::vector<std::pair<size_t, const std::filesystem::path*>>& files);
+                         const std::vector<std::pair<size_t, const std::filesystem::path::string_type*>>& files);
 
 // Removes what processes killed while making an entry left under tmp/: folders unchanged for
 // `older_than` (no entry takes that long to make). Returns how many went.

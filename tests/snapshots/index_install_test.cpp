@@ -176,6 +176,15 @@ TEST_F(IndexInstall, EachWheelIsUnpackedWhileTheOthersDownloadAndTheInstallLinks
     EXPECT_TRUE(std::regex_search(r.err, std::regex("torch-2\\.7\\.0[^:]*: checked at [0-9]+ ms after the downloads began "
                                                     "\\([0-9]+ ms hashing, [0-9]+ ms flushing to disk\\)")))
         << r.err;
+    // The install planned while the downloads' flush and the unpacking ran on, and waited for them
+    // only before it read the unpacked-wheel cache: the folders made first, then the flush's and
+    // the unpacking's lines (told when they are waited for), then the cache looked at.
+    auto at = [&](const std::string& line) { return r.err.find(line); };
+    ASSERT_NE(at("debug: folders made: "), std::string::npos) << r.err;
+    EXPECT_LT(at("debug: folders made: "), at("downloaded files flushed to disk together in ")) << r.err;
+    EXPECT_LT(at("downloaded files flushed to disk together in "), at("debug: wheels unpacked and flushed: ")) << r.err;
+    EXPECT_LT(at("debug: folders made: "), at("unpacked while downloading: ")) << r.err;
+    EXPECT_LT(at("debug: wheels unpacked and flushed: "), at("debug: unpacked-cache lookups: ")) << r.err;
     // Every downloaded wheel has its entry; the installed files are its files, linked.
     auto ucache = home / ".cache/envfix/unpacked/v1";
     size_t entries = 0;
