@@ -485,21 +485,24 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     result.transaction = tx.id();
     std::vector<StageItem> items;
     items.reserve(writer.size() + extra_files.size() + inputs.size());
-    std::vector<stdfs::path> dests;
+    // The new files by address: the plans' own paths (each a path's components, 0.6 KB), and the
+    // few written after staging.
+    std::vector<const stdfs::path*> dests;
+    std::deque<stdfs::path> written_after;
     for (const auto& [dest, who] : writer) {
         if (in_place.has(who)) continue;
         const auto& in = inputs[who.first];
         items.push_back({&in.wheel, &in.plan.files[who.second], tx.stage_path(*dest)});
-        dests.push_back(*dest);
+        dests.push_back(dest);
     }
     for (const auto& f : extra_files) {
         items.push_back({nullptr, &f, tx.stage_path(f.dest)});
-        dests.push_back(f.dest);
+        dests.push_back(&f.dest);
     }
     for (size_t i = 0; i < inputs.size(); ++i) {
         if (inputs[i].skip) continue;
-        dests.push_back(inputs[i].plan.dist_info / "RECORD");
-        if (inputs[i].plan.direct_url) dests.push_back(inputs[i].plan.dist_info / "direct_url.json");
+        dests.push_back(&written_after.emplace_back(inputs[i].plan.dist_info / "RECORD"));
+        if (inputs[i].plan.direct_url) dests.push_back(&written_after.emplace_back(inputs[i].plan.dist_info / "direct_url.json"));
     }
     ENVFIX_TRY_VOID(tx.make_stage_dirs(dests));
     lap("folders made");
@@ -607,6 +610,11 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     }, 1);
     for (auto& e : record_errors)
         if (e) return unexpected(std::move(*e));
+    // The new files' paths as text for the move plan: the plans they point into go next.
+    std::vector<PathText> added;
+    added.reserve(dests.size());
+    for (const auto* d : dests) added.push_back(d->native());
+    dests = {};
     std::jthread freeing;
     try {
         freeing = std::jthread([items = std::move(items), digests = std::move(digests), writer = std::move(writer),
@@ -618,7 +626,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         });
     } catch (const std::system_error&) {  // no thread left: freed here, as the lambda goes
     }
-    result.files_written = dests.size() - result.files_kept;
+    result.files_written = added.size() - result.files_kept;
     result.files_kept += in_place.count;
     lap("RECORD files written");
     if (interrupt_requested()) return fail(ExitCode::Interrupted, "install.interrupted");
@@ -638,7 +646,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         return unexpected(std::move(e));
     };
     lap("snapshot taken");
-    if (auto p = tx.prepare(remove_files, dests); !p) return drop_snapshot(p.error());
+    if (auto p = tx.prepare(remove_files, added); !p) return drop_snapshot(p.error());
     lap("moves planned");
     result.seconds_stage = seconds_since(stage_started);
     auto commit_started = Clock::now();

@@ -74,7 +74,7 @@ std::vector<stdfs::path> ancestors_below(const Area& area, const std::string& re
 }  // namespace
 
 Expected<std::vector<JournalOp>> plan_moves(const std::vector<Area>& areas, const std::vector<stdfs::path>& remove,
-                                            const std::vector<stdfs::path>& add) {
+                                            const std::vector<stdfs::path::string_type>& add) {
     auto outside = [](const stdfs::path& p) {
         return fail(ExitCode::Internal, "install.outside_areas", {{"path", p.string()}});
     };
@@ -151,14 +151,15 @@ Expected<std::vector<JournalOp>> plan_moves(const std::vector<Area>& areas, cons
     constexpr auto sep = stdfs::path::preferred_separator;
     using Str = stdfs::path::string_type;
     std::optional<Str> whole_folder;  // the folder before, when it comes in with a folder unit
-    stdfs::path scratch;
+    Str normalised;
+    stdfs::path p;  // made only for a file whose folder is not the one before it
     for (const auto& raw : add) {
-        const stdfs::path& p = normal_ref(raw, scratch);
-        const auto& s = p.native();
+        const Str& s = normal_text(raw, normalised);
         const size_t cut = s.rfind(sep);
         const auto parent = std::basic_string_view<Str::value_type>(s).substr(0, cut == Str::npos ? 0 : cut);
         if (whole_folder && parent == *whole_folder) continue;  // same folder, same unit: seen already
         whole_folder.reset();
+        p = s;
         auto [known, fresh] = in_of_parent.try_emplace(p.parent_path().native());
         if (fresh) {
             std::string rel;

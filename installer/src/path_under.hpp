@@ -52,6 +52,16 @@ const Path& normal_ref(const Path& p, Path& scratch) {
     return scratch;
 }
 
+// The same for a native path string (a staged file given as text, not as a path).
+template <class Str = std::filesystem::path::string_type>
+const Str& normal_text(const Str& s, Str& scratch) {
+    if constexpr (std::filesystem::path::preferred_separator == '/') {
+        if (plainly_normal(s)) return s;
+    }
+    scratch = std::filesystem::path(s).lexically_normal().native();
+    return scratch;
+}
+
 // lexically_normal without its cost for the paths that are normal already (every path of an
 // install: a plan joins normal folders and RECORD rows).
 template <class Path = std::filesystem::path>

@@ -237,7 +237,25 @@ stdfs::path Transaction::stage_path(const stdfs::path& dest) const {
     return a ? a->new_path(rel) : stdfs::path();
 }
 
-Expected<void> Transaction::make_stage_dirs(const std::vector<stdfs::path>& dests) {
+namespace {
+std::vector<const stdfs::path*> addresses(const std::vector<stdfs::path>& paths) {
+    std::vector<const stdfs::path*> out;
+    out.reserve(paths.size());
+    for (const auto& p : paths) out.push_back(&p);
+    return out;
+}
+}  // namespace
+
+Expected<void> Transaction::make_stage_dirs(const std::vector<stdfs::path>& dests) { return make_stage_dirs(addresses(dests)); }
+
+Expected<void> Transaction::prepare(const std::vector<stdfs::path>& remove, const std::vector<stdfs::path>& add) {
+    std::vector<stdfs::path::string_type> text;
+    text.reserve(add.size());
+    for (const auto& p : add) text.push_back(p.native());
+    return prepare(remove, text);
+}
+
+Expected<void> Transaction::make_stage_dirs(const std::vector<const stdfs::path*>& dests) {
     // Every folder the staged files need, found by string (17 000 paths for a torch stack, whose
     // component-wise std::filesystem handling took longer than the mkdirs), then made level by
     // level, parents first. Each level runs on several threads, one task per parent folder: a
@@ -250,9 +268,9 @@ Expected<void> Transaction::make_stage_dirs(const std::vector<stdfs::path>& dest
     std::vector<std::vector<std::pair<size_t, std::string>>> levels;
     std::string rel, parent;
     stdfs::path scratch;
-    for (const auto& d : dests) {
-        const tx::Area* a = tx::area_for(areas, normal_ref(d, scratch), &rel);
-        if (!a) return fail(ExitCode::Internal, "install.outside_areas", {{"path", d.string()}});
+    for (const auto* d : dests) {
+        const tx::Area* a = tx::area_for(areas, normal_ref(*d, scratch), &rel);
+        if (!a) return fail(ExitCode::Internal, "install.outside_areas", {{"path", d->string()}});
         const size_t ai = static_cast<size_t>(a - areas.data());
         used[ai] = 1;
         auto& mine = seen[ai];
@@ -311,7 +329,7 @@ Expected<void> Transaction::make_stage_dirs(const std::vector<stdfs::path>& dest
     return {};
 }
 
-Expected<void> Transaction::prepare(const std::vector<stdfs::path>& remove, const std::vector<stdfs::path>& add) {
+Expected<void> Transaction::prepare(const std::vector<stdfs::path>& remove, const std::vector<stdfs::path::string_type>& add) {
     Impl& m = *impl_;
     ENVFIX_TRY(auto ops, tx::plan_moves(m.areas, remove, add));
     for (const auto& op : ops) {

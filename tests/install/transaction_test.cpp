@@ -109,7 +109,7 @@ TEST(Transaction, ConflictsAreFoundBeforeAnythingMoves) {
     ASSERT_TRUE(tx);
     ASSERT_TRUE(tx->make_stage_dirs({dir / "sp/blocker/x.py"}));
     write_text(tx->stage_path(dir / "sp/blocker/x.py"), "x\n");
-    auto r = tx->prepare({}, {dir / "sp/blocker/x.py"});
+    auto r = tx->prepare({}, std::vector<stdfs::path>{dir / "sp/blocker/x.py"});
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().code, ExitCode::EnvInconsistent);
     EXPECT_EQ(r.error().message.key, "install.path_conflict_folder");
