@@ -5,6 +5,7 @@
 
 #include "envfix/common/fs.hpp"
 #include "envfix/installer/install.hpp"
+#include "envfix/installer/snapshot.hpp"
 #include "envfix/installer/transaction.hpp"
 #include "envfix/probe/interpreter_facts.hpp"
 #include "envfix/probe/target.hpp"
@@ -251,4 +252,52 @@ TEST(InstallApi, InstallationRecordsAreThisInstallsOwn) {
     auto du = read_text(di / "direct_url.json");
     EXPECT_NE(du.find("\"url\": \"https://example.org/simple/demo-1.0-py3-none-any.whl\""), std::string::npos) << du;
     EXPECT_EQ(du.find("secret"), std::string::npos);
+}
+
+TEST(InstallApi, TheCallersWorkOnTheWheelsEndsBeforeStagingAndItsFailureChangesNothing) {
+    // InstallRequest::before_cache: `envfix install` ends the unpacking ahead and the downloads'
+    // flush there. Called once, with the plan made and the staging folders there; an error from
+    // it (a wheel that could not be made durable) leaves the environment as it was.
+    TempDir dir;
+    auto venv = dir / "v";
+    make_bare_venv(venv);
+    WheelSpec a, b;
+    a.name = "aaa";
+    a.files = {{"aaa/__init__.py", "a\n"}, {"aaa/sub/x.py", "x\n"}};
+    b.name = "bbb";
+    b.files = {{"bbb/__init__.py", ""}};
+    auto env = resolved(venv);
+    Answer rep(false);
+    ASSERT_TRUE(install(env, {.wheels = {{write_wheel(b, dir / "w")}}}, rep));
+    const auto wheel = write_wheel(a, dir / "w");
+    Tree before = snapshot(venv, {".envfix"});
+    int calls = 0;
+    bool staged_folder = false;
+    InstallRequest failing{.wheels = {{wheel}}, .remove = {"bbb"}, .snapshot_reason = "test"};
+    failing.before_cache = [&]() -> Expected<void> {
+        ++calls;
+        // The staging folders are made by now: the new package's folder is there under some stage.
+        for (const auto& e : stdfs::recursive_directory_iterator(venv))
+            staged_folder |= e.path().filename() == "sub" && e.path().parent_path().filename() == "aaa";
+        return unexpected(make_error(ExitCode::DiskFull, "download.cannot_write", {{"path", "aaa.whl"}, {"url", "http://x/aaa.whl"}}));
+    };
+    auto r = install(env, failing, rep);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, ExitCode::DiskFull);
+    EXPECT_EQ(calls, 1);
+    EXPECT_TRUE(staged_folder);
+    EXPECT_EQ(tree_diff(before, snapshot(venv, {".envfix"})), "");
+    EXPECT_TRUE(list_snapshots(env.root, rep).empty()) << "a refused install keeps no snapshot";
+
+    // A dry run stages nothing, so the caller's work is not waited for there; a real one once.
+    InstallRequest dry{.wheels = {{wheel}}, .dry_run = true};
+    dry.before_cache = [&]() -> Expected<void> { ++calls; return {}; };
+    ASSERT_TRUE(install(env, dry, rep));
+    EXPECT_EQ(calls, 1);
+    InstallRequest ok{.wheels = {{wheel}}};
+    ok.before_cache = dry.before_cache;
+    auto done = install(env, ok, rep);
+    ASSERT_TRUE(done) << render(done.error().message, Lang::En);
+    EXPECT_EQ(calls, 2);
+    EXPECT_EQ(read_text(site_packages(venv) / "aaa" / "sub" / "x.py"), "x\n");
 }
