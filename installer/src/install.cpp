@@ -369,14 +369,14 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     PathSet protect;
     for (const auto& p : environment_files(env, scheme)) protect.insert(p.native());
     for (const auto& [p, owner] : owners) protect.insert(p);
-    std::vector<stdfs::path> remove_files;
+    std::vector<PathText> remove_files;  // strings: held while torch's unpacking runs beside
     InstalledRows replaced_rows;  // what the removed files' RECORD rows promise (keep_links.hpp)
     for (const auto* d : removing) {
         ENVFIX_TRY(auto rp, plan_removal(*d, env.root, protect));
         for (auto& m : rp.skipped) reporter.warn(m);
         result.removed.push_back({d->name, d->version, d->dist_info, "", rp.files.size(), 0});
         for (auto& [k, row] : rp.rows) replaced_rows.try_emplace(rp.files[k].native(), std::move(row));
-        remove_files.insert(remove_files.end(), std::make_move_iterator(rp.files.begin()), std::make_move_iterator(rp.files.end()));
+        for (const auto& f : rp.files) remove_files.push_back(f.native());
     }
     lap("removals planned");
 
@@ -422,7 +422,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     }
     std::map<std::string, std::map<std::string, size_t>> overwritten;  // new dist -> owner -> files
     PathSet removing_set;
-    for (const auto& p : remove_files) removing_set.insert(p.native());
+    for (const auto& p : remove_files) removing_set.insert(p);
     for (const auto& [dest, who] : writer) {
         stdfs::path scratch;
         const auto& path = normal_ref(*dest, scratch);
@@ -467,7 +467,9 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     if (present && !replaced_rows.empty() && !request.force_reinstall) {
         in_place = files_left_in_place(*present, replaced_rows, inputs, writer, env.root.lexically_normal());
         if (in_place.count)
-            std::erase_if(remove_files, [&](const stdfs::path& p) { return in_place.paths.count(p.native()) || bytecode_of(p, in_place.paths); });
+            std::erase_if(remove_files, [&](const PathText& p) {
+                return in_place.paths.count(p) || (ends_with_ascii(p, ".pyc") && bytecode_of(p, in_place.paths));
+            });
     }
 
     // 7. Room for the new files (renames need none for the old ones).

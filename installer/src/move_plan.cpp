@@ -73,7 +73,7 @@ std::vector<stdfs::path> ancestors_below(const Area& area, const std::string& re
 
 }  // namespace
 
-Expected<std::vector<JournalOp>> plan_moves(const std::vector<Area>& areas, const std::vector<stdfs::path>& remove,
+Expected<std::vector<JournalOp>> plan_moves(const std::vector<Area>& areas, const std::vector<stdfs::path::string_type>& remove,
                                             const std::vector<stdfs::path::string_type>& add) {
     auto outside = [](const stdfs::path& p) {
         return fail(ExitCode::Internal, "install.outside_areas", {{"path", p.string()}});
@@ -82,8 +82,9 @@ Expected<std::vector<JournalOp>> plan_moves(const std::vector<Area>& areas, cons
     // with a whole folder (the folder's listing answers for the rest: torch's 12 000 files).
     std::vector<stdfs::path> removing;
     std::unordered_set<stdfs::path::string_type> removing_set;
+    stdfs::path::string_type scratch;
     for (const auto& raw : remove) {
-        auto p = normal_path(raw);
+        stdfs::path p = normal_text(raw, scratch);
         std::string rel;
         if (!area_for(areas, p, &rel)) return outside(p);
         if (removing_set.insert(p.native()).second) removing.push_back(std::move(p));

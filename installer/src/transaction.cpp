@@ -249,10 +249,13 @@ std::vector<const stdfs::path*> addresses(const std::vector<stdfs::path>& paths)
 Expected<void> Transaction::make_stage_dirs(const std::vector<stdfs::path>& dests) { return make_stage_dirs(addresses(dests)); }
 
 Expected<void> Transaction::prepare(const std::vector<stdfs::path>& remove, const std::vector<stdfs::path>& add) {
-    std::vector<stdfs::path::string_type> text;
-    text.reserve(add.size());
-    for (const auto& p : add) text.push_back(p.native());
-    return prepare(remove, text);
+    auto text = [](const std::vector<stdfs::path>& paths) {
+        std::vector<stdfs::path::string_type> out;
+        out.reserve(paths.size());
+        for (const auto& p : paths) out.push_back(p.native());
+        return out;
+    };
+    return prepare(text(remove), text(add));
 }
 
 Expected<void> Transaction::make_stage_dirs(const std::vector<const stdfs::path*>& dests) {
@@ -329,7 +332,7 @@ Expected<void> Transaction::make_stage_dirs(const std::vector<const stdfs::path*
     return {};
 }
 
-Expected<void> Transaction::prepare(const std::vector<stdfs::path>& remove, const std::vector<stdfs::path::string_type>& add) {
+Expected<void> Transaction::prepare(const std::vector<stdfs::path::string_type>& remove, const std::vector<stdfs::path::string_type>& add) {
     Impl& m = *impl_;
     ENVFIX_TRY(auto ops, tx::plan_moves(m.areas, remove, add));
     for (const auto& op : ops) {

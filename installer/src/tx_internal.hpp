@@ -36,7 +36,7 @@ Expected<void> write_journal(const stdfs::path& state_dir, const Journal& j);
 
 // The moves that turn the environment into the new one (move_plan.cpp): whole folders where
 // every file in them goes, or where a new folder comes in whole.
-Expected<std::vector<JournalOp>> plan_moves(const std::vector<Area>& areas, const std::vector<stdfs::path>& remove,
+Expected<std::vector<JournalOp>> plan_moves(const std::vector<Area>& areas, const std::vector<stdfs::path::string_type>& remove,
                                             const std::vector<stdfs::path::string_type>& add);
 
 // One journal operation forwards or backwards; `done` tells from the disk whether it happened.

@@ -57,9 +57,11 @@ public:
     // every staged `add` comes in, replacing what is there), flushes the staged data and
     // writes the "prepared" journal. Errors: EnvInconsistent "install.path_conflict_folder"
     // (a file where a folder is needed) or "install.path_conflict_file" (the reverse), Internal for paths outside every area.
-    // `add` may be given as native strings (an install's 17 000: the plans they come from are
-    // freed before this, and a path's components cost 0.6 KB each).
-    Expected<void> prepare(const std::vector<std::filesystem::path>& remove, const std::vector<std::filesystem::path::string_type>& add);
+    // The files may be given as native strings (an install's 17 000 new ones: the plans they come
+    // from are freed before this; a switch's 17 000 old ones: held while the unpacking runs
+    // beside; a path's components cost 0.6 KB each).
+    Expected<void> prepare(const std::vector<std::filesystem::path::string_type>& remove,
+                           const std::vector<std::filesystem::path::string_type>& add);
     Expected<void> prepare(const std::vector<std::filesystem::path>& remove, const std::vector<std::filesystem::path>& add);
     // Performs the moves. On a failure or Ctrl-C every move done is undone and the error (or
     // Interrupted, "install.interrupted") returned; the environment is as before.
