@@ -432,7 +432,7 @@ void settle_batch(const std::vector<std::unique_ptr<Job>>& jobs, Reporter& rep, 
     if (files.empty()) return;
     if (later) {
         try {
-            *later = std::make_unique<PendingFlush>(std::move(files));
+            *later = std::make_unique<PendingFlush>(files);  // a copy: `files` is flushed below if this throws
             return;
         } catch (const std::system_error&) {  // no thread left: flushed here
         }
