@@ -5,32 +5,42 @@ lines with "ms") as they came. Standard library only. docs/performance.md ("The 
 
 Usage: bench/rss_steps.py COMMAND [ARGS...]
 """
-import subprocess, sys, time, threading, os
-argv = sys.argv[1:]
-t0 = time.monotonic()
-p = subprocess.Popen(argv, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
-samples = []
-done = False
-def sample():
-    while not done:
+import os, subprocess, sys, threading, time
+
+
+def sample(pid, t0, samples, done):
+    """(seconds since t0, RssAnon MiB, RssFile MiB) every 3 ms until `done` is set."""
+    while not done.is_set():
         try:
-            with open(f"/proc/{p.pid}/status") as f:
-                d = {l.split(':')[0]: l.split()[1] for l in f if l.startswith(('VmRSS', 'RssAnon', 'RssFile'))}
-            if d: samples.append((time.monotonic() - t0, int(d.get('RssAnon', 0)) // 1024, int(d.get('RssFile', 0)) // 1024))
-        except Exception:
+            with open(f"/proc/{pid}/status") as f:
+                kib = {line.split(":")[0]: int(line.split()[1]) for line in f if line.startswith(("RssAnon", "RssFile"))}
+            if kib:  # a zombie has none
+                samples.append((time.monotonic() - t0, kib.get("RssAnon", 0) // 1024, kib.get("RssFile", 0) // 1024))
+        except OSError:
             pass
         time.sleep(0.003)
-th = threading.Thread(target=sample); th.start()
-lines = []
-for l in p.stderr:
-    lines.append((time.monotonic() - t0, l.rstrip()))
-_, status, ru = os.wait4(p.pid, 0)
-done = True; th.join()
-peak = max(samples, key=lambda s: s[1] + s[2]) if samples else (0, 0, 0)
-print(f"{time.monotonic()-t0:.2f} s wall, ru_maxrss {ru.ru_maxrss // 1024} MiB; sampled peak anon {peak[1]} MiB file {peak[2]} MiB at {peak[0]:.2f}s")
-for t, l in lines:
-    if 'debug' in l and ('ms' in l):
-        cur = [s for s in samples if s[0] <= t]
-        m = max((s[1] for s in cur), default=0)
-        last = cur[-1] if cur else (0, 0, 0)
-        print(f"{t:6.2f}s anon now {last[1]:4d} max-so-far {m:4d}  {l[:110]}")
+
+
+def main():
+    t0 = time.monotonic()
+    p = subprocess.Popen(sys.argv[1:], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    samples, done = [], threading.Event()
+    sampler = threading.Thread(target=sample, args=(p.pid, t0, samples, done))
+    sampler.start()
+    lines = [(time.monotonic() - t0, line.rstrip()) for line in p.stderr]
+    _, _, ru = os.wait4(p.pid, 0)  # reaped here, not by Popen, for ru_maxrss
+    done.set()
+    sampler.join()
+    peak = max(samples, key=lambda s: s[1] + s[2], default=(0, 0, 0))
+    print(f"{time.monotonic() - t0:.2f} s wall, ru_maxrss {ru.ru_maxrss // 1024} MiB; "
+          f"sampled peak anon {peak[1]} MiB file {peak[2]} MiB at {peak[0]:.2f}s")
+    for t, line in lines:
+        if "debug" not in line or "ms" not in line:
+            continue
+        seen = [s for s in samples if s[0] <= t]
+        now = seen[-1][1] if seen else 0
+        print(f"{t:6.2f}s anon now {now:4d} max-so-far {max((s[1] for s in seen), default=0):4d}  {line[:110]}")
+
+
+if __name__ == "__main__":
+    main()

@@ -126,7 +126,8 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
         settled = true;
         auto started = std::chrono::steady_clock::now();
         auto outcome = ahead.finish();
-        // The unpacking threads' arenas keep what they freed; the install peaks on its own next.
+        // The unpacking threads' arenas keep what they freed; the install's staging and commit
+        // come next, on the memory given back.
         platform::release_free_memory();
         auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
         ctx.reporter->debug(msg("install.debug.unpacked_ahead", {{"unpacked", std::to_string(outcome.unpacked)},

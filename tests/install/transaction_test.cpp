@@ -183,11 +183,8 @@ TEST(InstallApi, RemovesDistributionsInTheSameTransaction) {
     TempDir dir;
     auto venv = dir / "v";
     make_bare_venv(venv);
-    WheelSpec a, b;
-    a.name = "aaa";
-    a.files = {{"aaa/__init__.py", ""}};
-    b.name = "bbb";
-    b.files = {{"bbb/__init__.py", ""}};
+    WheelSpec a{.name = "aaa", .files = {{"aaa/__init__.py", ""}}};
+    WheelSpec b{.name = "bbb", .files = {{"bbb/__init__.py", ""}}};
     auto env = resolved(venv);
     Answer rep(false);
     ASSERT_TRUE(install(env, {.wheels = {{write_wheel(b, dir / "w")}}}, rep));
@@ -261,11 +258,8 @@ TEST(InstallApi, TheCallersWorkOnTheWheelsEndsBeforeStagingAndItsFailureChangesN
     TempDir dir;
     auto venv = dir / "v";
     make_bare_venv(venv);
-    WheelSpec a, b;
-    a.name = "aaa";
-    a.files = {{"aaa/__init__.py", "a\n"}, {"aaa/sub/x.py", "x\n"}};
-    b.name = "bbb";
-    b.files = {{"bbb/__init__.py", ""}};
+    WheelSpec a{.name = "aaa", .files = {{"aaa/__init__.py", "a\n"}, {"aaa/sub/x.py", "x\n"}}};
+    WheelSpec b{.name = "bbb", .files = {{"bbb/__init__.py", ""}}};
     auto env = resolved(venv);
     Answer rep(false);
     ASSERT_TRUE(install(env, {.wheels = {{write_wheel(b, dir / "w")}}}, rep));
