@@ -134,9 +134,14 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
                                                                  {"present", std::to_string(outcome.present)},
                                                                  {"runners", std::to_string(outcome.runners)},
                                                                  {"ms", std::to_string(ms)}}));
-        for (const auto& b : outcome.batches)
+        for (const auto& b : outcome.batches) {
             ctx.reporter->debug(msg("install.debug.unpack_batch", {{"wheels", std::to_string(b.wheels)}, {"files", std::to_string(b.files)},
                                                                    {"from", std::to_string(b.from_ms)}, {"to", std::to_string(b.to_ms)}}));
+            // Where a wheel read while it downloaded spent the time after its check.
+            if (b.early_ms)
+                ctx.reporter->debug(msg("install.debug.unpack_batch_split", {{"early", std::to_string(b.early_ms)},
+                                                                             {"staged", std::to_string(b.staged_ms)}}));
+        }
         if (outcome.early_wheels > 0)
             ctx.reporter->debug(msg("install.debug.unpacked_early", {{"wheels", std::to_string(outcome.early_wheels)},
                                                                      {"taken", std::to_string(outcome.early_taken)},

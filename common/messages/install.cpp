@@ -187,6 +187,8 @@ const CatalogEntry entries[] = {
     {"install.debug.phase", "{phase}: {ms} ms", "{phase}：{ms} 毫秒"},
     {"install.debug.unpack_batch", "unpacked {wheels} wheels ({files} files) from {from} to {to} ms after the downloads began",
      "解包 {wheels} 个 wheel（{files} 个文件），下载开始后第 {from} 至 {to} 毫秒"},
+    {"install.debug.unpack_batch_split", "  its large files inflated while downloading ended at {early} ms, the rest staged from {staged} ms",
+     "  其中下载期间解压的大文件在第 {early} 毫秒完成，其余文件自第 {staged} 毫秒起写入"},
     {"install.debug.unpacked_early", "inflated while downloading: {taken} large files of {wheels} wheels taken once checked, {refused} not",
      "下载期间已解压：{wheels} 个 wheel 的 {taken} 个大文件经校验后采用，{refused} 个未采用"},
     {"install.debug.unpacked_ahead", "unpacked while downloading: {unpacked} wheels ({present} already unpacked) by {runners} runners, {ms} ms waited after the downloads",

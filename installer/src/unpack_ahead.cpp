@@ -85,10 +85,16 @@ const stdfs::path* kept_file(const InstalledContent* keep, const WheelFile& w, s
     return &it->second.path;
 }
 
+// When a batch's early readers had ended and its staging began (-vv).
+struct BatchTimes {
+    std::optional<std::chrono::steady_clock::time_point> early_done, staged_from;
+};
+
 // Every wheel of the batch in one staging run, so its largest files are inflated side by side
 // across wheels (one wheel at a time left the cores idle behind each wheel's largest library).
 UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std::pair<stdfs::path, std::string>>& wheels,
-                                  unsigned threads, const InstalledContent* keep, const TakeEarly& take_early = {}) {
+                                  unsigned threads, const InstalledContent* keep, const TakeEarly& take_early = {},
+                                  BatchTimes* times = nullptr) {
     UnpackAhead::Outcome out;
     std::vector<std::pair<stdfs::path, std::string>> todo;
     for (const auto& w : wheels) {
@@ -115,6 +121,7 @@ UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std
     for (auto& o : opened) {
         if (take_early && (o->early = take_early(o->sha256))) {
             o->early->wait();  // the wheel is complete: its readers end
+            if (times) times->early_done = std::chrono::steady_clock::now();
             o->tmp = o->early->take_entry();
             ++out.early_wheels;
             continue;
@@ -167,6 +174,7 @@ UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std
                                                                     std::clamp(2 * std::thread::hardware_concurrency(), 4u, 32u)));
     // Several runs at once: fewer whole-entry buffers each (one for a small wheel's two threads).
     so.pool_buffers = so.threads <= 2 ? 1 : 2;
+    if (times) times->staged_from = std::chrono::steady_clock::now();
     if (auto staged = stage_items(items, so); !staged) {
         std::vector<std::pair<stdfs::path, std::string>> again;
         for (const auto& o : opened) again.emplace_back(o->wheel.path, o->sha256);
@@ -303,11 +311,12 @@ void UnpackAhead::work() {
         std::vector<std::pair<stdfs::path, std::string>> batch(std::make_move_iterator(queue_.begin()), std::make_move_iterator(queue_.end()));
         queue_.clear();
         lock.unlock();
-        auto ms = [&] {
-            return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started_).count());
+        auto ms = [&](std::chrono::steady_clock::time_point t) {
+            return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(t - started_).count());
         };
-        const uint64_t from = ms();
+        const uint64_t from = ms(std::chrono::steady_clock::now());
         Outcome r;
+        BatchTimes times;
         try {
             r = unpack_batch(root_, batch, threads_, keep_.get(), [this](const std::string& sha256) {
                 std::shared_ptr<EarlyUnpack> e;
@@ -317,13 +326,14 @@ void UnpackAhead::work() {
                     early_.erase(it);
                 }
                 return e;
-            });
+            }, &times);
         } catch (const std::exception& e) {  // no thread or memory left: the install inflates them
             r.errors.push_back(make_error(ExitCode::Internal, "fs.write_failed", {{"path", root_.string()}, {"reason", e.what()}}));
         }
-        const uint64_t to = ms();
+        const uint64_t to = ms(std::chrono::steady_clock::now());
         lock.lock();
-        outcome_.batches.push_back({batch.size(), r.files, from, to});
+        outcome_.batches.push_back({batch.size(), r.files, from, to, times.early_done ? ms(*times.early_done) : 0,
+                                    times.staged_from ? ms(*times.staged_from) : 0});
         outcome_.unpacked += r.unpacked;
         outcome_.files += r.files;
         outcome_.present += r.present;

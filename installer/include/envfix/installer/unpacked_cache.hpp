@@ -110,6 +110,9 @@ public:
     struct Batch {
         size_t wheels = 0, files = 0;
         uint64_t from_ms = 0, to_ms = 0;  // since this object was made
+        // Where the batch's time went (-vv): its wheels read while they downloaded were waited for
+        // until early_ms (0: none), its files staged from staged_ms.
+        uint64_t early_ms = 0, staged_ms = 0;
     };
     struct Outcome {
         size_t unpacked = 0;           // entries made
