@@ -1,0 +1,612 @@
+// One deflate stream inflated on several threads (inflate_parallel.hpp).
+#include "inflate_parallel.hpp"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <bit>
+#include <atomic>
+#include <condition_variable>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+namespace envfix::installer::pinflate {
+
+namespace {
+
+constexpr size_t kWindow = 32768;
+constexpr size_t kPiece = 256u << 10;       // compressed bytes read at a time past a chunk's own
+constexpr size_t kRoom = 128u << 10;        // output room given to zlib at a time
+constexpr size_t kMaxChunkOut = 8u << 20;   // a chunk's output held at most (the next part is redone)
+constexpr uint64_t kNoEnd = ~uint64_t{0};
+
+// Output that grows without being zero-filled first.
+class Buffer {
+public:
+    char* room(size_t n) {
+        if (cap_ - size_ < n) {
+            size_t cap = std::max(cap_ * 2, size_ + n);
+            std::unique_ptr<char[]> p(new char[cap]);
+            if (size_) std::memcpy(p.get(), p_.get(), size_);
+            p_ = std::move(p);
+            cap_ = cap;
+        }
+        return p_.get() + size_;
+    }
+    size_t free_room() const { return cap_ - size_; }
+    void grew(size_t n) { size_ += n; }
+    size_t size() const { return size_; }
+    char* data() { return p_.get(); }
+    std::string_view view() const { return {p_.get(), size_}; }
+    void clear() { size_ = 0; }
+    void release() {
+        p_.reset();
+        size_ = cap_ = 0;
+    }
+
+private:
+    std::unique_ptr<char[]> p_;
+    size_t size_ = 0, cap_ = 0;
+};
+
+struct Zlib {
+    z_stream z{};
+    bool ready = false;
+    Zlib() { ready = inflateInit2(&z, -MAX_WBITS) == Z_OK; }
+    ~Zlib() {
+        if (ready) inflateEnd(&z);
+    }
+    Zlib(const Zlib&) = delete;
+    Zlib& operator=(const Zlib&) = delete;
+};
+
+// The compressed bytes one zlib stream reads: a view of bytes already read where it starts,
+// then pieces read on demand.
+class Feeder {
+public:
+    Feeder(const ReadAt& read, uint64_t size, const Corrupt& corrupt) : read_(read), size_(size), corrupt_(corrupt) {}
+    // Given bytes [at, at + have.size()) of the stream, already read.
+    void have(uint64_t at, std::string_view bytes) {
+        have_at_ = at;
+        have_ = bytes;
+    }
+    // z's input from byte `at` on.
+    Expected<void> seek(z_stream& z, uint64_t at) {
+        next_ = at;
+        z.avail_in = 0;
+        ENVFIX_TRY(bool more, refill(z));
+        if (!more) return unexpected(corrupt_("the data ends inside the stream"));
+        return {};
+    }
+    // Input is given up to byte `limit` only (the stream's end by default).
+    void limit(uint64_t at) { limit_ = at; }
+    bool at_limit() const { return next_ >= std::min(limit_, size_) && next_ < size_; }
+    // More input for z once it has used all it was given; false when the stream has no more
+    // (or the limit is reached).
+    Expected<bool> refill(z_stream& z) {
+        if (next_ >= std::min(limit_, size_)) return false;
+        if (next_ >= have_at_ && next_ < have_at_ + have_.size()) {
+            auto v = have_.substr(static_cast<size_t>(next_ - have_at_));
+            v = v.substr(0, static_cast<size_t>(std::min<uint64_t>(v.size(), std::min(limit_, size_) - next_)));
+            z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(v.data()));
+            z.avail_in = static_cast<uInt>(v.size());
+            next_ += v.size();
+            return true;
+        }
+        const size_t n = static_cast<size_t>(std::min<uint64_t>(kPiece, std::min(limit_, size_) - next_));
+        piece_.resize(n);
+        size_t got = 0;
+        while (got < n) {
+            ENVFIX_TRY(size_t r, read_(next_ + got, piece_.data() + got, n - got));
+            if (r == 0) return unexpected(corrupt_("the data ends inside the stream"));
+            got += r;
+        }
+        z.next_in = reinterpret_cast<Bytef*>(piece_.data());
+        z.avail_in = static_cast<uInt>(n);
+        next_ += n;
+        return true;
+    }
+    // The bit z reads next (exact at a block's end, where zlib holds fewer than 8 bits).
+    uint64_t bit(const z_stream& z) const { return (next_ - z.avail_in) * 8 - static_cast<uint64_t>(z.data_type & 63); }
+
+private:
+    const ReadAt& read_;
+    uint64_t size_;
+    const Corrupt& corrupt_;
+    uint64_t have_at_ = 0;
+    std::string_view have_;
+    uint64_t next_ = 0;
+    uint64_t limit_ = ~uint64_t{0};
+    std::vector<char> piece_;
+};
+
+// z set to decode from bit `bit` with `window` as the 32 KiB before it (empty at the start).
+Expected<void> start_at(Zlib& s, Feeder& f, uint64_t bit, std::string_view window, const Corrupt& corrupt) {
+    if (!s.ready || inflateReset(&s.z) != Z_OK) return unexpected(corrupt("zlib could not start"));
+    if (!window.empty() &&
+        inflateSetDictionary(&s.z, reinterpret_cast<const Bytef*>(window.data()), static_cast<uInt>(window.size())) != Z_OK)
+        return unexpected(corrupt("zlib refused the window"));
+    ENVFIX_TRY_VOID(f.seek(s.z, bit / 8));
+    if (const unsigned r = bit % 8) {
+        const unsigned byte = *s.z.next_in;
+        ++s.z.next_in;
+        --s.z.avail_in;
+        if (inflatePrime(&s.z, static_cast<int>(8 - r), static_cast<int>(byte >> r)) != Z_OK)
+            return unexpected(corrupt("zlib refused the first bits"));
+    }
+    return {};
+}
+
+// Decodes into `out`: to the end of the next block (`to_block_end`), else all the input up to the
+// feeder's limit without stopping at block ends (each stop costs zlib a copy of its window).
+// True where the stream ended.
+Expected<bool> decode_into(Zlib& s, Feeder& f, Buffer& out, const Corrupt& corrupt, bool to_block_end) {
+    for (;;) {
+        if (s.z.avail_in == 0) {
+            ENVFIX_TRY(bool more, f.refill(s.z));
+            if (!more) {
+                if (!to_block_end && f.at_limit()) return false;
+                return unexpected(corrupt("the data ends inside the stream"));
+            }
+        }
+        if (out.free_room() < kRoom / 2) out.room(kRoom);
+        s.z.next_out = reinterpret_cast<Bytef*>(out.room(1));
+        s.z.avail_out = static_cast<uInt>(std::min<size_t>(out.free_room(), 1u << 30));
+        const uInt before = s.z.avail_out;
+        const int rc = inflate(&s.z, to_block_end ? Z_BLOCK : Z_NO_FLUSH);
+        out.grew(before - s.z.avail_out);
+        if (rc == Z_STREAM_END) return true;
+        if (rc != Z_OK && rc != Z_BUF_ERROR) return unexpected(corrupt(s.z.msg ? s.z.msg : "invalid deflate data"));
+        // A block ended; 64: it was the last (zlib says Z_STREAM_END only on the next call).
+        if (to_block_end && (s.z.data_type & 128)) return (s.z.data_type & 64) != 0;
+    }
+}
+
+uint64_t load64(std::string_view in, uint64_t byte) {
+    uint64_t v = 0;
+    if (byte >= in.size()) return 0;
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(8, in.size() - byte));
+    if constexpr (std::endian::native == std::endian::little) {
+        std::memcpy(&v, in.data() + byte, n);
+    } else {
+        for (size_t i = n; i-- > 0;) v = v << 8 | static_cast<unsigned char>(in[static_cast<size_t>(byte) + i]);
+    }
+    return v;
+}
+
+uint32_t peek(std::string_view in, uint64_t bit, unsigned n) {  // n ≤ 32
+    return static_cast<uint32_t>((load64(in, bit >> 3) >> (bit & 7)) & ((uint64_t{1} << n) - 1));
+}
+
+// Canonical Huffman codes as deflate's headers give them (after zlib's contrib/puff): enough to
+// check a header's codes, not to decode data.
+struct Huffman {
+    uint16_t count[16] = {};
+    uint16_t symbol[320] = {};
+};
+
+// 0: complete; > 0: incomplete; < 0: over-subscribed.
+int build(Huffman& h, const uint8_t* lengths, int n) {
+    for (int i = 0; i < n; ++i) ++h.count[lengths[i]];
+    if (h.count[0] == n) return 0;
+    int left = 1;
+    for (int len = 1; len <= 15; ++len) {
+        left <<= 1;
+        left -= h.count[len];
+        if (left < 0) return left;
+    }
+    uint16_t offs[16] = {};
+    for (int len = 1; len < 15; ++len) offs[len + 1] = static_cast<uint16_t>(offs[len] + h.count[len]);
+    for (int i = 0; i < n; ++i)
+        if (lengths[i]) h.symbol[offs[lengths[i]]++] = static_cast<uint16_t>(i);
+    return left;
+}
+
+struct BitReader {
+    std::string_view in;
+    uint64_t pos;
+    uint32_t get(unsigned n) {
+        const uint32_t v = peek(in, pos, n);
+        pos += n;
+        return v;
+    }
+    bool past_end() const { return pos > in.size() * 8; }
+};
+
+int decode(BitReader& b, const Huffman& h) {
+    int code = 0, first = 0, index = 0;
+    for (int len = 1; len <= 15; ++len) {
+        code |= static_cast<int>(b.get(1));
+        const int count = h.count[len];
+        if (code - count < first) return h.symbol[index + (code - first)];
+        index += count;
+        first += count;
+        first <<= 1;
+        code <<= 1;
+    }
+    return -1;
+}
+
+// A dynamic block's header from bit `bit` (its three first bits read): its codes as zlib's
+// inflate accepts them.
+bool dynamic_header_fits(std::string_view in, uint64_t bit, uint32_t h) {
+    const uint32_t hlit = (h >> 3) & 31, hdist = (h >> 8) & 31, hclen = (h >> 13) & 15;
+    if (hlit > 29 || hdist > 29) return false;
+    static constexpr uint8_t kOrder[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
+    uint8_t lengths[320] = {};
+    BitReader b{in, bit + 17};
+    // The code-length code first: complete, as zlib requires (the cheap test most bits fail).
+    unsigned kraft = 0;
+    for (uint32_t i = 0; i < hclen + 4; ++i) {
+        lengths[kOrder[i]] = static_cast<uint8_t>(b.get(3));
+        if (lengths[kOrder[i]]) kraft += 1u << (7 - lengths[kOrder[i]]);
+    }
+    if (kraft != 128) return false;
+    Huffman cl;
+    if (build(cl, lengths, 19) != 0) return false;
+    const int nlen = static_cast<int>(hlit) + 257, n = nlen + static_cast<int>(hdist) + 1;
+    std::memset(lengths, 0, sizeof lengths);
+    for (int i = 0; i < n;) {
+        if (b.past_end()) return false;
+        const int sym = decode(b, cl);
+        if (sym < 0) return false;
+        if (sym < 16) {
+            lengths[i++] = static_cast<uint8_t>(sym);
+            continue;
+        }
+        uint8_t len = 0;
+        uint32_t rep;
+        if (sym == 16) {
+            if (i == 0) return false;
+            len = lengths[i - 1];
+            rep = 3 + b.get(2);
+        } else if (sym == 17) {
+            rep = 3 + b.get(3);
+        } else {
+            rep = 11 + b.get(7);
+        }
+        if (i + static_cast<int>(rep) > n) return false;
+        while (rep--) lengths[i++] = len;
+    }
+    if (lengths[256] == 0 || b.past_end()) return false;
+    // Incomplete codes only of one code (zlib's and puff's rule).
+    Huffman lit, dist;
+    int left = build(lit, lengths, nlen);
+    if (left < 0 || (left > 0 && nlen != lit.count[0] + lit.count[1])) return false;
+    left = build(dist, lengths + nlen, n - nlen);
+    return !(left < 0 || (left > 0 && n - nlen != dist.count[0] + dist.count[1]));
+}
+
+// The two made-up windows: a byte that comes from window position i = h << 8 | a (h < 128)
+// reads a in the first and a + h + 1 (mod 256) in the second, which is never a, so such a byte
+// differs between the two wherever it comes from (a literal reads the same in both), and the
+// pair gives i back.
+struct Windows {
+    std::string a, b;
+    Windows() : a(kWindow, '\0'), b(kWindow, '\0') {
+        for (size_t i = 0; i < kWindow; ++i) {
+            a[i] = static_cast<char>(i & 0xff);
+            b[i] = static_cast<char>(((i & 0xff) + (i >> 8) + 1) & 0xff);
+        }
+    }
+};
+const Windows& windows() {
+    static const Windows w;
+    return w;
+}
+
+uint16_t window_index(unsigned char a, unsigned char b) { return static_cast<uint16_t>(((b - a - 1) & 0xff) << 8 | a); }
+
+struct Chunk {
+    uint64_t from = 0, to = 0;  // its compressed bytes (to: where the next chunk's begin)
+    // What a worker made of it:
+    bool done = false, ok = false, final = false;
+    uint64_t start_bit = 0, end_bit = 0;
+    Buffer out;
+    std::vector<uint32_t> dep_at;   // output bytes that come from the window before start_bit
+    std::vector<uint16_t> dep_from; // ... and from which of its 32 768 bytes
+};
+
+class Run {
+public:
+    Run(uint64_t size, const ReadAt& read, const Emit& emit, const Corrupt& corrupt, const Options& o)
+        : size_(size), read_(read), emit_(emit), corrupt_(corrupt), ahead_(o.ahead ? o.ahead : std::max(1u, o.threads) + 2) {
+        const size_t step = std::max<size_t>(o.chunk, 64u << 10);
+        for (uint64_t at = 0; at < size; at += step) chunks_.emplace_back().from = at;
+        for (size_t k = 0; k < chunks_.size(); ++k) chunks_[k].to = k + 1 < chunks_.size() ? chunks_[k + 1].from : size;
+        stats_.chunks = chunks_.size();
+        try {
+            for (unsigned i = 0; i < std::max(1u, o.threads); ++i) workers_.emplace_back([this] { work(); });
+        } catch (...) {
+            stop();
+            throw;
+        }
+    }
+    ~Run() { stop(); }
+
+    Expected<Stats> stitch();
+
+private:
+    void stop() {
+        {
+            std::lock_guard lock(mu_);
+            stop_ = true;
+        }
+        cv_.notify_all();
+        for (auto& t : workers_)
+            if (t.joinable()) t.join();
+    }
+    void work();
+    void decode(Chunk& c, size_t k);
+    Expected<bool> try_from(Chunk& c, uint64_t bit, std::string_view in, uint64_t in_at);
+    Expected<void> put(std::string_view bytes);
+    Expected<void> in_order_to(uint64_t target);
+
+    uint64_t size_;
+    const ReadAt& read_;
+    const Emit& emit_;
+    const Corrupt& corrupt_;
+    size_t ahead_;
+    std::vector<Chunk> chunks_;
+    std::vector<std::thread> workers_;
+    std::mutex mu_;
+    std::condition_variable cv_;
+    size_t claimed_ = 0, taken_ = 0;
+    bool stop_ = false;
+    std::atomic<bool> failed_{false};
+    Stats stats_;
+
+    // The caller's side: the output so far ends at bit p_ of the stream.
+    uint64_t p_ = 0;
+    uint64_t produced_ = 0;
+    bool final_ = false;
+    std::string window_;  // the last 32 KiB of the output
+    Zlib seq_;            // decoding in order where no chunk is taken
+    std::optional<Feeder> seq_feed_;
+    bool seq_at_p_ = false;
+    Buffer seq_out_;
+};
+
+void Run::work() {
+    for (;;) {
+        size_t k;
+        {
+            std::unique_lock lock(mu_);
+            cv_.wait(lock, [&] { return stop_ || claimed_ >= chunks_.size() || claimed_ < taken_ + ahead_; });
+            if (stop_ || claimed_ >= chunks_.size()) return;
+            k = claimed_++;
+        }
+        decode(chunks_[k], k);
+        {
+            std::lock_guard lock(mu_);
+            chunks_[k].done = true;
+        }
+        cv_.notify_all();
+    }
+}
+
+// The chunk's bytes, a block boundary found in them, decoded from there (chunk 0: from the
+// stream's start, its window known to be empty). Any failure leaves it not ok: redone in order.
+void Run::decode(Chunk& c, size_t k) {
+    std::string in(static_cast<size_t>(c.to - c.from + (c.to < size_ ? std::min<uint64_t>(16, size_ - c.to) : 0)), '\0');
+    size_t got = 0;
+    while (got < in.size()) {
+        auto r = read_(c.from + got, in.data() + got, in.size() - got);
+        if (!r || *r == 0) return;  // the caller's own reading says why
+        got += *r;
+    }
+    if (k == 0) {
+        auto r = try_from(c, 0, in, c.from);
+        c.ok = r && *r;
+        return;
+    }
+    // Only a stored or dynamic block that is not the last: its first three bits are 000 or 100.
+    for (uint64_t byte = 0; byte < c.to - c.from; ++byte) {
+        if ((byte & 4095) == 0 && failed_.load(std::memory_order_relaxed)) return;
+        const uint64_t w = load64(in, byte);
+        for (unsigned r = 0; r < 8; ++r) {
+            const uint64_t first = (w >> r) & 7;
+            if ((first != 0 && first != 4) || !may_start_block(in, byte * 8 + r)) continue;
+            auto t = try_from(c, (c.from + byte) * 8 + r, in, c.from);
+            if (t && *t) {
+                c.ok = true;
+                return;
+            }
+        }
+    }
+}
+
+// Decodes the chunk from `bit`: false (and nothing kept) where zlib refuses what follows.
+Expected<bool> Run::try_from(Chunk& c, uint64_t bit, std::string_view in, uint64_t in_at) {
+    c.out.clear();
+    c.out.room(static_cast<size_t>(std::min<uint64_t>(kMaxChunkOut, 3 * (c.to - c.from))));  // deflate's usual 2-3:1
+    c.dep_at.clear();
+    c.dep_from.clear();
+    const bool head = bit != 0;  // chunk 0 knows its window: none
+    Zlib a;
+    Feeder fa(read_, size_, corrupt_);
+    fa.have(in_at, in);
+    if (!start_at(a, fa, bit, head ? windows().a : std::string_view(), corrupt_)) return false;
+    std::optional<Zlib> b;
+    std::optional<Feeder> fb;
+    Buffer ob;
+    bool in_head = head;
+    size_t clean_from = 0;  // the output from here on comes from no window byte
+    // The chunk's bytes in segments without block stops (both decodings consume the same input, so
+    // they make the same amount of output), then block by block to the first end past its last byte.
+    constexpr uint64_t kSegment = 128u << 10, kTail = 64u << 10;
+    const uint64_t fast_to = c.to > c.from + kTail ? c.to - kTail : 0;
+    uint64_t seg_to = bit / 8;
+    for (;;) {
+        if (failed_.load(std::memory_order_relaxed)) return false;
+        const size_t before = c.out.size();
+        const bool fast = seg_to < fast_to;
+        if (fast) {
+            seg_to = std::min(seg_to + kSegment, fast_to);
+            fa.limit(seg_to);
+        } else {
+            fa.limit(~uint64_t{0});
+        }
+        auto fin = decode_into(a, fa, c.out, corrupt_, !fast);
+        if (!fin) return false;
+        if (c.out.size() >= kMaxChunkOut && !*fin) return false;  // too much held: left to the decoding in order
+        if (in_head) {
+            if (!b) {
+                b.emplace();
+                fb.emplace(read_, size_, corrupt_);
+                fb->have(in_at, in);
+                ob.room(c.out.size() + kRoom);
+                if (!start_at(*b, *fb, bit, windows().b, corrupt_)) return false;
+            }
+            fb->limit(fast ? seg_to : ~uint64_t{0});
+            auto fb_end = decode_into(*b, *fb, ob, corrupt_, !fast);
+            if (!fb_end || *fb_end != *fin || ob.size() != c.out.size()) return false;
+            const char* pa = c.out.data();
+            const char* pb = ob.data();
+            size_t j = before;
+            const size_t n = c.out.size();
+            while (j < n) {
+                // Eight bytes at a time where none differs (most of the output, past the first blocks).
+                if (j + 8 <= n) {
+                    uint64_t x, y;
+                    std::memcpy(&x, pa + j, 8);
+                    std::memcpy(&y, pb + j, 8);
+                    if (x == y) {
+                        j += 8;
+                        continue;
+                    }
+                }
+                if (pa[j] != pb[j]) {
+                    c.dep_at.push_back(static_cast<uint32_t>(j));
+                    c.dep_from.push_back(window_index(static_cast<unsigned char>(pa[j]), static_cast<unsigned char>(pb[j])));
+                    clean_from = j + 1;
+                }
+                ++j;
+            }
+            if (c.out.size() - clean_from >= kWindow) {
+                in_head = false;  // a's window is now the real one: it goes on alone
+                b.reset();
+                ob.release();
+            }
+        }
+        if (*fin) {
+            c.final = true;
+            c.end_bit = fa.bit(a.z);
+            break;
+        }
+        if (fast) continue;
+        c.end_bit = fa.bit(a.z);
+        if (c.end_bit >= c.to * 8) break;
+    }
+    // Where window bytes run on (copies of copies, as in CUDA libraries), both decodings go to the
+    // chunk's end; its output is filled in when taken.
+    c.start_bit = bit;
+    return true;
+}
+
+Expected<void> Run::put(std::string_view bytes) {
+    if (bytes.empty()) return {};
+    ENVFIX_TRY_VOID(emit_(bytes));
+    produced_ += bytes.size();
+    if (bytes.size() >= kWindow) {
+        window_.assign(bytes.substr(bytes.size() - kWindow));
+    } else {
+        window_.append(bytes);
+        if (window_.size() > kWindow) window_.erase(0, window_.size() - kWindow);
+    }
+    return {};
+}
+
+// Decodes in order from p_ until a block ends at or past `target` (or the stream does).
+Expected<void> Run::in_order_to(uint64_t target) {
+    if (!seq_at_p_) {
+        if (!seq_feed_) seq_feed_.emplace(read_, size_, corrupt_);
+        ENVFIX_TRY_VOID(start_at(seq_, *seq_feed_, p_, window_, corrupt_));
+        seq_at_p_ = true;
+    }
+    while (!final_ && p_ < target) {
+        seq_out_.clear();
+        ENVFIX_TRY(bool fin, decode_into(seq_, *seq_feed_, seq_out_, corrupt_, true));
+        ENVFIX_TRY_VOID(put(seq_out_.view()));
+        p_ = seq_feed_->bit(seq_.z);
+        final_ = fin;
+    }
+    if (seq_out_.size() > (4u << 20)) seq_out_.release();
+    return {};
+}
+
+Expected<Stats> Run::stitch() {
+    auto fail = [&](Error e) -> Expected<Stats> {
+        failed_ = true;
+        stop();
+        return unexpected(std::move(e));
+    };
+    for (size_t k = 0; k < chunks_.size() && !final_; ++k) {
+        Chunk& c = chunks_[k];
+        {
+            std::unique_lock lock(mu_);
+            cv_.wait(lock, [&] { return c.done; });
+        }
+        if (c.ok && p_ < c.start_bit)
+            if (auto r = in_order_to(c.start_bit); !r) return fail(r.error());
+        bool take = c.ok && !final_ && p_ == c.start_bit;
+        // The window bytes it needs lie in the output before it (a stream cannot reach before its start).
+        if (take && !c.dep_at.empty() && produced_ < kWindow)
+            for (uint16_t from : c.dep_from)
+                if (from < kWindow - produced_) take = false;
+        if (take) {
+            const size_t base = kWindow - window_.size();  // window_ holds the last min(32 KiB, produced) bytes
+            char* out = c.out.data();
+            for (size_t i = 0; i < c.dep_at.size(); ++i) out[c.dep_at[i]] = window_[c.dep_from[i] - base];
+            if (auto r = put(c.out.view()); !r) return fail(r.error());
+            p_ = c.end_bit;
+            final_ = c.final;
+            seq_at_p_ = false;
+            ++stats_.taken;
+        } else if (!final_) {
+            if (auto r = in_order_to(c.to * 8); !r) return fail(r.error());
+            ++stats_.redone;
+        }
+        c.out.release();
+        std::vector<uint32_t>().swap(c.dep_at);
+        std::vector<uint16_t>().swap(c.dep_from);
+        {
+            std::lock_guard lock(mu_);
+            taken_ = k + 1;
+        }
+        cv_.notify_all();
+    }
+    if (!final_)
+        if (auto r = in_order_to(kNoEnd); !r) return fail(r.error());
+    failed_ = true;  // the workers' chunks past the end are not needed
+    stop();
+    if ((p_ + 7) / 8 != size_) return unexpected(corrupt_("data after the end of the deflate stream"));
+    return stats_;
+}
+
+}  // namespace
+
+bool may_start_block(std::string_view in, uint64_t bit) {
+    const uint32_t h = peek(in, bit, 17);
+    if (h & 1) return false;  // the last block: never where a chunk begins
+    const uint32_t type = (h >> 1) & 3;
+    if (type == 0) {
+        const uint64_t aligned = (bit + 3 + 7) / 8 * 8;
+        if (aligned > bit + 3 && peek(in, bit + 3, static_cast<unsigned>(aligned - (bit + 3))) != 0) return false;
+        const uint32_t len = peek(in, aligned, 16), nlen = peek(in, aligned + 16, 16);
+        return aligned / 8 + 4 <= in.size() && len == (~nlen & 0xffff);
+    }
+    return type == 2 && dynamic_header_fits(in, bit, h);
+}
+
+Expected<Stats> inflate(uint64_t size, const ReadAt& read, const Emit& emit, const Corrupt& corrupt, const Options& options) {
+    if (size == 0) return unexpected(corrupt("the data ends inside the stream"));
+    Run run(size, read, emit, corrupt, options);
+    return run.stitch();
+}
+
+}  // namespace envfix::installer::pinflate

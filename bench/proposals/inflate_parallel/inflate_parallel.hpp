@@ -1,0 +1,59 @@
+#pragma once
+// One deflate stream inflated on several threads: a measured proposal, not used by installs
+// (README.md beside it: it costs about 3.5 times zlib's CPU per byte of CUDA or x86 libraries).
+//
+// A large library in a wheel is one deflate stream, which one thread inflates at about 1 GB/s:
+// torch's two 456 MB libraries are what a variant switch waits for after the download. The
+// stream is cut into chunks of compressed bytes; a worker finds where a block starts in its
+// chunk (by the header's own rules, then by decoding from there) and decodes on with a window it
+// does not know yet. Two decodings of the chunk with two made-up windows tell which output bytes
+// come from the window and from where; once 32 KiB in a row come from none, one decoding goes on
+// alone (in CUDA and x86 libraries they rarely do: copies of copies reach back through the chunk). The caller's thread then takes the chunks in order: a chunk is
+// taken only where the decoding before it ended exactly at the block boundary it started from
+// (so the boundary is a real one), its window bytes filled in from the output before it;
+// anything else (no boundary found, a false one) is decoded again in order from where the taken
+// output ends. Whatever the chunks did, the output is the stream's as one decoder gives it; the
+// zip entry's CRC-32 and the RECORD's SHA-256 check it as for any entry.
+//
+// zlib decodes every piece: it alone both starts at a bit offset with a given window
+// (inflatePrime, inflateSetDictionary) and stops at block ends (Z_BLOCK), which checking the
+// chunks against each other needs.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "envfix/common/error.hpp"
+
+namespace envfix::installer::pinflate {
+
+// Up to n bytes of the compressed stream at `offset` (from its first byte); fewer only at its end.
+// Called from several threads at once.
+using ReadAt = std::function<Expected<size_t>(uint64_t offset, char* into, size_t n)>;
+// The stream's output, in order, from the caller's thread.
+using Emit = std::function<Expected<void>(std::string_view)>;
+// The error for damaged deflate data, given what is wrong.
+using Corrupt = std::function<Error(std::string what)>;
+
+struct Options {
+    unsigned threads = 2;           // workers decoding chunks ahead of the caller's thread
+    size_t chunk = 1u << 20;        // compressed bytes per chunk
+    size_t ahead = 0;               // chunks decoded and not yet taken, at most (0: threads + 2)
+};
+
+struct Stats {
+    size_t chunks = 0;     // the stream's chunks
+    size_t taken = 0;      // decoded by a worker and taken
+    size_t redone = 0;     // decoded again in order (no boundary found in it, or a false one)
+};
+
+// The stream of `size` compressed bytes inflated to `emit`. Errors: the reader's, emit's, or
+// corrupt(...) for data that is not one whole deflate stream of exactly `size` bytes.
+Expected<Stats> inflate(uint64_t size, const ReadAt& read, const Emit& emit, const Corrupt& corrupt, const Options& options);
+
+// Whether a block that is not the last can start at bit `bit` of `in` by the rules of its header:
+// a stored block (zero padding, LEN and NLEN that agree) or a dynamic one (HLIT and HDIST in
+// range, a complete code-length code). Fixed-code blocks are not looked for. Exposed for tests.
+bool may_start_block(std::string_view in, uint64_t bit);
+
+}  // namespace envfix::installer::pinflate

@@ -1,0 +1,125 @@
+// One large file deflated (raw, as in a wheel), then inflated by one zlib stream, by ISA-L where
+// the build has it (through stream_zip_entry, as a large wheel entry is), and by the parallel
+// inflater (installer/src/inflate_parallel.hpp) with 1..N workers: MB/s of output and CPU time.
+// Usage: build/tests/lowmem/inflate_parallel_bench FILE [LEVEL=6] [CHUNK_KIB=1024] [MAX_THREADS=4]
+// Results: README.md beside it; docs/performance.md, "The seventh session".
+#include <sys/resource.h>
+#include <zlib.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+
+#include "envfix/common/exit_codes.hpp"
+#include "envfix/installer/zip.hpp"
+#include "inflate_parallel.hpp"
+
+using namespace envfix;
+using namespace envfix::installer;
+
+namespace {
+
+double cpu_now() {
+    rusage r{};
+    getrusage(RUSAGE_SELF, &r);
+    return static_cast<double>(r.ru_utime.tv_sec + r.ru_stime.tv_sec) + (r.ru_utime.tv_usec + r.ru_stime.tv_usec) / 1e6;
+}
+
+void timed(const char* what, size_t bytes, const std::function<void()>& f) {
+    const double c0 = cpu_now();
+    auto t = std::chrono::steady_clock::now();
+    f();
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+    std::printf("%-34s %7.3f s wall %7.3f s CPU %8.0f MB/s\n", what, wall, cpu_now() - c0, bytes / wall / 1e6);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2) {
+        std::fprintf(stderr, "usage: inflate_parallel_bench FILE [LEVEL] [CHUNK_KIB] [MAX_THREADS]\n");
+        return 2;
+    }
+    const int level = argc > 2 ? std::atoi(argv[2]) : 6;
+    const size_t chunk = (argc > 3 ? std::strtoul(argv[3], nullptr, 10) : 1024) << 10;
+    const unsigned max_threads = argc > 4 ? static_cast<unsigned>(std::atoi(argv[4])) : 4;
+    std::ifstream f(argv[1], std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    const std::string data = ss.str();
+    std::string c(compressBound(static_cast<uLong>(data.size())) + 1024, '\0');
+    {
+        z_stream z{};
+        deflateInit2(&z, level, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+        z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+        z.avail_in = static_cast<uInt>(data.size());
+        z.next_out = reinterpret_cast<Bytef*>(c.data());
+        z.avail_out = static_cast<uInt>(c.size());
+        deflate(&z, Z_FINISH);
+        c.resize(z.total_out);
+        deflateEnd(&z);
+    }
+    std::printf("%s: %.1f MB, deflated at level %d to %.1f MB; chunks of %zu KiB\n", argv[1], data.size() / 1e6, level, c.size() / 1e6,
+                chunk >> 10);
+    std::string out(data.size(), '\0');
+    timed("zlib, one stream", data.size(), [&] {
+        z_stream z{};
+        inflateInit2(&z, -MAX_WBITS);
+        z.next_in = reinterpret_cast<Bytef*>(c.data());
+        z.avail_in = static_cast<uInt>(c.size());
+        z.next_out = reinterpret_cast<Bytef*>(out.data());
+        z.avail_out = static_cast<uInt>(out.size());
+        inflate(&z, Z_FINISH);
+        inflateEnd(&z);
+    });
+    if (out != data) std::printf("  zlib output differs!\n");
+    ZipEntry e;
+    e.name = "lib.so";
+    e.method = 8;
+    e.compressed_size = c.size();
+    e.size = data.size();
+    e.crc32 = static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size())));
+    e.data_offset = 0;
+    ZipReadAt read = [&](uint64_t off, char* into, size_t n) -> Expected<size_t> {
+        n = static_cast<size_t>(std::min<uint64_t>(n, c.size() - std::min<uint64_t>(off, c.size())));
+        std::memcpy(into, c.data() + off, n);
+        return n;
+    };
+    std::vector<char> bin(128u << 10), bout(128u << 10);
+    size_t at = 0;
+    timed("stream_zip_entry (ISA-L or zlib)", data.size(), [&] {
+        auto r = stream_zip_entry(e, "bench", read, bin, bout, [&](std::string_view s) -> Expected<void> {
+            std::memcpy(out.data() + at, s.data(), s.size());
+            at += s.size();
+            return {};
+        });
+        if (!r) std::printf("  failed\n");
+    });
+    for (unsigned t = 1; t <= max_threads; ++t) {
+        at = 0;
+        pinflate::Stats st;
+        char label[64];
+        std::snprintf(label, sizeof label, "parallel, %u workers", t);
+        std::memset(out.data(), 0, out.size());
+        timed(label, data.size(), [&] {
+            auto r = pinflate::inflate(
+                c.size(), read,
+                [&](std::string_view s) -> Expected<void> {
+                    std::memcpy(out.data() + at, s.data(), s.size());
+                    at += s.size();
+                    return {};
+                },
+                [](std::string w) { return make_error(ExitCode::BadWheel, "zip.data_mismatch", {{"what", w}}); },
+                {.threads = t, .chunk = chunk});
+            if (r) st = *r;
+            else std::printf("  failed\n");
+        });
+        std::printf("  %zu chunks, %zu taken, %zu redone%s\n", st.chunks, st.taken, st.redone, out == data ? "" : "; OUTPUT DIFFERS");
+    }
+}

@@ -1,0 +1,213 @@
+// One deflate stream inflated on several threads (installer/src/inflate_parallel.hpp): the output
+// is the stream's, byte for byte, whatever zlib level, data and chunk size made the chunks start;
+// damaged or short data is refused as one decoder refuses it.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <atomic>
+#include <cstring>
+#include <random>
+#include <string>
+
+#include "envfix/common/exit_codes.hpp"
+#include "envfix/common/message.hpp"
+#include "inflate_parallel.hpp"
+
+using namespace envfix;
+using namespace envfix::installer;
+
+namespace {
+
+std::string deflate_raw(const std::string& data, int level, int strategy = Z_DEFAULT_STRATEGY, size_t flush_every = 0) {
+    z_stream z{};
+    EXPECT_EQ(deflateInit2(&z, level, Z_DEFLATED, -MAX_WBITS, 8, strategy), Z_OK);
+    std::string out(deflateBound(&z, data.size()) + 64 + (flush_every ? 16 * (data.size() / flush_every + 1) : 0), '\0');
+    z.next_out = reinterpret_cast<Bytef*>(out.data());
+    z.avail_out = static_cast<uInt>(out.size());
+    size_t at = 0;
+    for (;;) {
+        const size_t n = flush_every ? std::min(flush_every, data.size() - at) : data.size() - at;
+        z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data() + at));
+        z.avail_in = static_cast<uInt>(n);
+        at += n;
+        const bool last = at == data.size();
+        EXPECT_NE(deflate(&z, last ? Z_FINISH : Z_FULL_FLUSH), Z_STREAM_ERROR);
+        if (last) break;
+    }
+    out.resize(z.total_out);
+    deflateEnd(&z);
+    return out;
+}
+
+// Bytes shaped like a shared library's: runs of code-like bytes with repeats near and far, some
+// text, some noise (which deflate leaves as literals or stores).
+std::string library_like(size_t size, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::string s;
+    s.reserve(size);
+    while (s.size() < size) {
+        switch (rng() % 4) {
+        case 0:  // noise
+            for (int i = 0; i < 2000; ++i) s.push_back(static_cast<char>(rng()));
+            break;
+        case 1:  // a repeat from up to 40 KiB back (some past the window)
+            if (s.size() > 100) {
+                size_t back = 1 + rng() % std::min<size_t>(s.size(), 40000), len = 3 + rng() % 300;
+                for (size_t i = 0; i < len; ++i) s.push_back(s[s.size() - back]);
+            }
+            break;
+        case 2:  // text
+            s += "torch::autograd::generated::";
+            s += std::to_string(rng());
+            break;
+        default:  // low-entropy bytes (4 bits each)
+            for (int i = 0; i < 3000; ++i) s.push_back(static_cast<char>("\x00\x48\x89\xe5\x0f\x1f\x44\x8b\x24\xc3\xff\x01\x10\x90\x74\x31"[rng() % 16]));
+        }
+    }
+    s.resize(size);
+    return s;
+}
+
+struct Got {
+    std::string out;
+    pinflate::Stats stats;
+    std::optional<Error> error;
+};
+
+Got run(const std::string& compressed, unsigned threads, size_t chunk, uint64_t size = ~uint64_t{0}) {
+    Got g;
+    if (size == ~uint64_t{0}) size = compressed.size();
+    pinflate::ReadAt read = [&](uint64_t off, char* into, size_t n) -> Expected<size_t> {
+        if (off >= compressed.size()) return size_t{0};
+        n = std::min<size_t>(n, compressed.size() - off);
+        std::memcpy(into, compressed.data() + off, n);
+        return n;
+    };
+    pinflate::Emit emit = [&](std::string_view s) -> Expected<void> {
+        g.out.append(s);
+        return {};
+    };
+    pinflate::Corrupt corrupt = [](std::string what) { return make_error(ExitCode::BadWheel, "zip.data_mismatch", {{"what", what}}); };
+    auto r = pinflate::inflate(size, read, emit, corrupt, {.threads = threads, .chunk = chunk});
+    if (r) g.stats = *r;
+    else g.error = r.error();
+    return g;
+}
+
+}  // namespace
+
+TEST(InflateParallel, GivesTheStreamsBytesWhateverTheLevelAndChunks) {
+    const std::string data = library_like(6u << 20, 1);
+    for (int level : {1, 6, 9}) {
+        const std::string c = deflate_raw(data, level);
+        for (size_t chunk : {size_t{64} << 10, size_t{300} << 10, size_t{1} << 20})
+            for (unsigned threads : {1u, 3u}) {
+                auto g = run(c, threads, chunk);
+                ASSERT_FALSE(g.error) << level << "/" << chunk << ": " << render(g.error->message, Lang::En);
+                ASSERT_EQ(g.out.size(), data.size()) << level << "/" << chunk;
+                ASSERT_TRUE(g.out == data) << level << "/" << chunk;
+                EXPECT_EQ(g.stats.taken + g.stats.redone, g.stats.chunks);
+                // Most chunks are taken: boundaries are found and the window is filled in.
+                EXPECT_GE(g.stats.taken * 10, g.stats.chunks * 8) << level << "/" << chunk << ": " << g.stats.taken << " of " << g.stats.chunks;
+            }
+    }
+}
+
+TEST(InflateParallel, StoredBlocksFlushesAndLongRunsAreTheSame) {
+    std::mt19937 rng(7);
+    std::string noise(3u << 20, '\0');
+    for (auto& ch : noise) ch = static_cast<char>(rng());
+    std::string zeros(4u << 20, '\0');  // copies of copies of the window's last byte, for megabytes
+    std::string mixed = library_like(2u << 20, 2) + zeros + noise.substr(0, 1u << 20) + library_like(1u << 20, 3);
+    struct Case {
+        const char* what;
+        std::string data;
+        int level, strategy;
+        size_t flush;
+    } cases[] = {
+        {"noise, stored", noise, 0, Z_DEFAULT_STRATEGY, 0},
+        {"noise, level 1", noise, 1, Z_DEFAULT_STRATEGY, 0},
+        {"zeros", zeros, 6, Z_DEFAULT_STRATEGY, 0},
+        {"mixed", mixed, 6, Z_DEFAULT_STRATEGY, 0},
+        {"mixed, full flushes", mixed, 6, Z_DEFAULT_STRATEGY, 100000},
+        {"mixed, fixed codes", mixed, 6, Z_FIXED, 0},
+        {"mixed, huffman only", mixed, 6, Z_HUFFMAN_ONLY, 0},
+        {"mixed, rle", mixed, 6, Z_RLE, 0},
+    };
+    for (const auto& k : cases) {
+        const std::string c = deflate_raw(k.data, k.level, k.strategy, k.flush);
+        auto g = run(c, 3, 128u << 10);
+        ASSERT_FALSE(g.error) << k.what << ": " << render(g.error->message, Lang::En);
+        ASSERT_TRUE(g.out == k.data) << k.what;
+    }
+}
+
+TEST(InflateParallel, SmallStreamsAndOneChunk) {
+    for (size_t n : {size_t{0}, size_t{1}, size_t{100}, size_t{70000}}) {
+        const std::string data = library_like(n, 4);
+        auto g = run(deflate_raw(data, 6), 2, 64u << 10);
+        ASSERT_FALSE(g.error) << n;
+        EXPECT_TRUE(g.out == data) << n;
+    }
+}
+
+TEST(InflateParallel, DamagedShortOrLongDataIsRefused) {
+    const std::string data = library_like(3u << 20, 5);
+    const std::string c = deflate_raw(data, 6);
+    // Short: the stream has no end.
+    auto shorter = run(c.substr(0, c.size() - 1000), 3, 128u << 10);
+    ASSERT_TRUE(shorter.error);
+    EXPECT_EQ(shorter.error->code, ExitCode::BadWheel);
+    // Bytes after the stream's end.
+    auto longer = run(c + std::string(100, 'x'), 3, 128u << 10);
+    ASSERT_TRUE(longer.error);
+    EXPECT_EQ(longer.error->code, ExitCode::BadWheel);
+    // Flipped bits in the middle: refused, or (where deflate cannot tell) different bytes, which
+    // the entry's CRC-32 then refuses; never a crash or a hang.
+    for (size_t at : {c.size() / 3, c.size() / 2, c.size() - 5000}) {
+        std::string bad = c;
+        bad[at] = static_cast<char>(bad[at] ^ 0x5a);
+        auto g = run(bad, 3, 128u << 10);
+        EXPECT_TRUE(g.error || g.out != data) << at;
+    }
+    // A reader's error is the caller's error.
+    pinflate::ReadAt failing = [&](uint64_t off, char* into, size_t n) -> Expected<size_t> {
+        if (off > c.size() / 2) return unexpected(make_error(ExitCode::Interrupted, "install.interrupted"));
+        n = std::min<size_t>(n, c.size() - off);
+        std::memcpy(into, c.data() + off, n);
+        return n;
+    };
+    std::string out;
+    auto r = pinflate::inflate(c.size(), failing, [&](std::string_view s) -> Expected<void> { out.append(s); return {}; },
+                               [](std::string w) { return make_error(ExitCode::BadWheel, "zip.data_mismatch", {{"what", w}}); },
+                               {.threads = 3, .chunk = 128u << 10});
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, ExitCode::Interrupted);
+}
+
+TEST(InflateParallel, BlockHeadersAreFoundWhereZlibStartsThem) {
+    // Every block boundary of a real stream (zlib's Z_BLOCK stops) passes the header test.
+    const std::string data = library_like(2u << 20, 6);
+    const std::string c = deflate_raw(data, 6);
+    z_stream z{};
+    ASSERT_EQ(inflateInit2(&z, -MAX_WBITS), Z_OK);
+    std::string out(data.size() + 1024, '\0');
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(c.data()));
+    z.avail_in = static_cast<uInt>(c.size());
+    z.next_out = reinterpret_cast<Bytef*>(out.data());
+    z.avail_out = static_cast<uInt>(out.size());
+    int boundaries = 0, refused = 0;
+    for (;;) {
+        int rc = inflate(&z, Z_BLOCK);
+        if (rc == Z_STREAM_END) break;
+        ASSERT_EQ(rc, Z_OK);
+        if ((z.data_type & 128) && !(z.data_type & 64)) {  // a block ended, not the last
+            const uint64_t bit = (c.size() - z.avail_in) * 8 - (z.data_type & 7);
+            ++boundaries;
+            if (!pinflate::may_start_block(c, bit)) ++refused;
+        }
+    }
+    inflateEnd(&z);
+    EXPECT_GT(boundaries, 5);
+    EXPECT_LE(refused, 1);  // the last block's (a chunk never starts there)
+}
