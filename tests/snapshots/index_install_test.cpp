@@ -172,6 +172,12 @@ TEST_F(IndexInstall, EachWheelIsUnpackedWhileTheOthersDownloadAndTheInstallLinks
     EXPECT_TRUE(std::regex_search(r.err, std::regex("inflated while downloading: [1-9][0-9]* large files of [1-9][0-9]* wheels "
                                                     "taken once checked, 0 not")))
         << r.err;
+    // A batch with a wheel read early says when its large files were done and its staging began.
+    std::smatch split;
+    ASSERT_TRUE(std::regex_search(r.err, split, std::regex("its large files inflated while downloading ended at ([0-9]+) ms, "
+                                                           "the rest staged from ([0-9]+) ms")))
+        << r.err;
+    EXPECT_LE(std::stoul(split[1]), std::stoul(split[2]));
     // Each download's check and flush, timed (what a wheel handed over late waited for).
     EXPECT_TRUE(std::regex_search(r.err, std::regex("torch-2\\.7\\.0[^:]*: checked at [0-9]+ ms after the downloads began "
                                                     "\\([0-9]+ ms hashing, [0-9]+ ms flushing to disk\\)")))
