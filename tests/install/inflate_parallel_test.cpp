@@ -1,6 +1,7 @@
-// One deflate stream inflated on several threads (installer/src/inflate_parallel.hpp): the output
-// is the stream's, byte for byte, whatever zlib level, data and chunk size made the chunks start;
-// damaged or short data is refused as one decoder refuses it.
+// One deflate stream inflated on several threads (bench/proposals/inflate_parallel/, a measured
+// proposal not used by installs): the output is the stream's, byte for byte, whatever zlib level,
+// data and chunk size made the chunks start; damaged or short data is refused as one decoder
+// refuses it.
 #include <gtest/gtest.h>
 #include <zlib.h>
 
@@ -12,31 +13,15 @@
 #include "envfix/common/exit_codes.hpp"
 #include "envfix/common/message.hpp"
 #include "inflate_parallel.hpp"
+#include "zip_builder.hpp"
 
 using namespace envfix;
 using namespace envfix::installer;
 
 namespace {
 
-std::string deflate_raw(const std::string& data, int level, int strategy = Z_DEFAULT_STRATEGY, size_t flush_every = 0) {
-    z_stream z{};
-    EXPECT_EQ(deflateInit2(&z, level, Z_DEFLATED, -MAX_WBITS, 8, strategy), Z_OK);
-    std::string out(deflateBound(&z, data.size()) + 64 + (flush_every ? 16 * (data.size() / flush_every + 1) : 0), '\0');
-    z.next_out = reinterpret_cast<Bytef*>(out.data());
-    z.avail_out = static_cast<uInt>(out.size());
-    size_t at = 0;
-    for (;;) {
-        const size_t n = flush_every ? std::min(flush_every, data.size() - at) : data.size() - at;
-        z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data() + at));
-        z.avail_in = static_cast<uInt>(n);
-        at += n;
-        const bool last = at == data.size();
-        EXPECT_NE(deflate(&z, last ? Z_FINISH : Z_FULL_FLUSH), Z_STREAM_ERROR);
-        if (last) break;
-    }
-    out.resize(z.total_out);
-    deflateEnd(&z);
-    return out;
+std::string deflated(const std::string& data, int level, int strategy = Z_DEFAULT_STRATEGY, size_t flush_every = 0) {
+    return test::deflate_raw(data, {.level = level, .strategy = strategy, .flush_every = flush_every});
 }
 
 // Bytes shaped like a shared library's: runs of code-like bytes with repeats near and far, some
@@ -99,7 +84,7 @@ Got run(const std::string& compressed, unsigned threads, size_t chunk, uint64_t 
 TEST(InflateParallel, GivesTheStreamsBytesWhateverTheLevelAndChunks) {
     const std::string data = library_like(6u << 20, 1);
     for (int level : {1, 6, 9}) {
-        const std::string c = deflate_raw(data, level);
+        const std::string c = deflated(data, level);
         for (size_t chunk : {size_t{64} << 10, size_t{300} << 10, size_t{1} << 20})
             for (unsigned threads : {1u, 3u}) {
                 auto g = run(c, threads, chunk);
@@ -135,7 +120,7 @@ TEST(InflateParallel, StoredBlocksFlushesAndLongRunsAreTheSame) {
         {"mixed, rle", mixed, 6, Z_RLE, 0},
     };
     for (const auto& k : cases) {
-        const std::string c = deflate_raw(k.data, k.level, k.strategy, k.flush);
+        const std::string c = deflated(k.data, k.level, k.strategy, k.flush);
         auto g = run(c, 3, 128u << 10);
         ASSERT_FALSE(g.error) << k.what << ": " << render(g.error->message, Lang::En);
         ASSERT_TRUE(g.out == k.data) << k.what;
@@ -145,7 +130,7 @@ TEST(InflateParallel, StoredBlocksFlushesAndLongRunsAreTheSame) {
 TEST(InflateParallel, SmallStreamsAndOneChunk) {
     for (size_t n : {size_t{0}, size_t{1}, size_t{100}, size_t{70000}}) {
         const std::string data = library_like(n, 4);
-        auto g = run(deflate_raw(data, 6), 2, 64u << 10);
+        auto g = run(deflated(data, 6), 2, 64u << 10);
         ASSERT_FALSE(g.error) << n;
         EXPECT_TRUE(g.out == data) << n;
     }
@@ -153,7 +138,7 @@ TEST(InflateParallel, SmallStreamsAndOneChunk) {
 
 TEST(InflateParallel, DamagedShortOrLongDataIsRefused) {
     const std::string data = library_like(3u << 20, 5);
-    const std::string c = deflate_raw(data, 6);
+    const std::string c = deflated(data, 6);
     // Short: the stream has no end.
     auto shorter = run(c.substr(0, c.size() - 1000), 3, 128u << 10);
     ASSERT_TRUE(shorter.error);
@@ -188,7 +173,7 @@ TEST(InflateParallel, DamagedShortOrLongDataIsRefused) {
 TEST(InflateParallel, BlockHeadersAreFoundWhereZlibStartsThem) {
     // Every block boundary of a real stream (zlib's Z_BLOCK stops) passes the header test.
     const std::string data = library_like(2u << 20, 6);
-    const std::string c = deflate_raw(data, 6);
+    const std::string c = deflated(data, 6);
     z_stream z{};
     ASSERT_EQ(inflateInit2(&z, -MAX_WBITS), Z_OK);
     std::string out(data.size() + 1024, '\0');

@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "envfix/common/hash.hpp"
@@ -25,15 +26,22 @@ void put64(std::string& s, uint64_t v) {
 
 }  // namespace
 
-std::string deflate_raw(const std::string& data) {
+std::string deflate_raw(const std::string& data, const DeflateOptions& o) {
     z_stream z{};
-    deflateInit2(&z, 6, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-    std::string out(deflateBound(&z, data.size()) + 16, '\0');
-    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-    z.avail_in = static_cast<uInt>(data.size());
+    deflateInit2(&z, o.level, Z_DEFLATED, -MAX_WBITS, 8, o.strategy);
+    std::string out(deflateBound(&z, data.size()) + 16 + (o.flush_every ? 16 * (data.size() / o.flush_every + 1) : 0), '\0');
     z.next_out = reinterpret_cast<Bytef*>(out.data());
     z.avail_out = static_cast<uInt>(out.size());
-    deflate(&z, Z_FINISH);
+    size_t at = 0;
+    for (;;) {
+        const size_t n = o.flush_every ? std::min(o.flush_every, data.size() - at) : data.size() - at;
+        z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data() + at));
+        z.avail_in = static_cast<uInt>(n);
+        at += n;
+        const bool last = at == data.size();
+        deflate(&z, last ? Z_FINISH : Z_FULL_FLUSH);
+        if (last) break;
+    }
     out.resize(z.total_out);
     deflateEnd(&z);
     return out;

@@ -39,7 +39,13 @@ struct ZipOptions {
 };
 
 std::string build_zip(const std::vector<ZipItem>& items, const ZipOptions& options = {});
-std::string deflate_raw(const std::string& data);
+// Raw deflate as a zip entry holds it; by default zlib's level 6, one Z_FINISH.
+struct DeflateOptions {
+    int level = 6;
+    int strategy = 0;         // Z_DEFAULT_STRATEGY
+    size_t flush_every = 0;   // > 0: a Z_FULL_FLUSH after each this many input bytes
+};
+std::string deflate_raw(const std::string& data, const DeflateOptions& options = {});
 
 // A wheel: dist-info (METADATA, WHEEL, RECORD, entry_points.txt when given) added to `files`.
 struct WheelSpec {

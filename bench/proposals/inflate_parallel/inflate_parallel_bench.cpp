@@ -1,6 +1,6 @@
 // One large file deflated (raw, as in a wheel), then inflated by one zlib stream, by ISA-L where
 // the build has it (through stream_zip_entry, as a large wheel entry is), and by the parallel
-// inflater (installer/src/inflate_parallel.hpp) with 1..N workers: MB/s of output and CPU time.
+// inflater (inflate_parallel.hpp beside it) with 1..N workers: MB/s of output and CPU time.
 // Usage: build/tests/lowmem/inflate_parallel_bench FILE [LEVEL=6] [CHUNK_KIB=1024] [MAX_THREADS=4]
 // Results: README.md beside it; docs/performance.md, "The seventh session".
 #include <sys/resource.h>
