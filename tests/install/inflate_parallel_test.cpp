@@ -9,10 +9,12 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "envfix/common/exit_codes.hpp"
 #include "envfix/common/message.hpp"
 #include "inflate_parallel.hpp"
+#include "marked_decoder.hpp"
 #include "zip_builder.hpp"
 
 using namespace envfix;
@@ -195,4 +197,119 @@ TEST(InflateParallel, BlockHeadersAreFoundWhereZlibStartsThem) {
     inflateEnd(&z);
     EXPECT_GT(boundaries, 5);
     EXPECT_LE(refused, 1);  // the last block's (a chunk never starts there)
+}
+
+namespace {
+
+// Every block boundary of a raw deflate stream (zlib's Z_BLOCK stops), in bits.
+std::vector<uint64_t> block_ends(const std::string& c) {
+    std::vector<uint64_t> ends;
+    z_stream z{};
+    inflateInit2(&z, -MAX_WBITS);
+    std::string out(1u << 16, '\0');
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(c.data()));
+    z.avail_in = static_cast<uInt>(c.size());
+    for (;;) {
+        z.next_out = reinterpret_cast<Bytef*>(out.data());
+        z.avail_out = static_cast<uInt>(out.size());
+        const int rc = inflate(&z, Z_BLOCK);
+        if (rc == Z_STREAM_END || (rc != Z_OK && rc != Z_BUF_ERROR)) break;
+        if ((z.data_type & 128) && !(z.data_type & 64)) ends.push_back((c.size() - z.avail_in) * 8 - (z.data_type & 63));
+    }
+    inflateEnd(&z);
+    return ends;
+}
+
+std::vector<uint8_t> padded(const std::string& c) {
+    std::vector<uint8_t> in(c.begin(), c.end());
+    in.resize(c.size() + 8, 0);
+    return in;
+}
+
+}  // namespace
+
+TEST(MarkedDecoder, DecodesWholeStreamsAsZlibDoes) {
+    // From the start, with the window known to be empty: the stream's bytes, whatever the blocks
+    // (stored at level 0, fixed codes, Huffman only, RLE, dynamic).
+    const std::string data = library_like(1u << 20, 7);
+    const std::pair<int, int> kinds[] = {{0, Z_DEFAULT_STRATEGY}, {1, Z_FIXED}, {6, Z_HUFFMAN_ONLY}, {6, Z_RLE}, {6, Z_DEFAULT_STRATEGY}, {9, Z_DEFAULT_STRATEGY}};
+    for (auto [level, strategy] : kinds) {
+        const std::string c = deflated(data, level, strategy);
+        const auto in = padded(c);
+        std::vector<uint16_t> sym;
+        auto r = pinflate::decode_marked(in.data(), c.size(), 0, ~uint64_t{0}, true, sym, 8u << 20);
+        ASSERT_EQ(r.stop, pinflate::MarkedStop::Final) << level << "/" << strategy;
+        EXPECT_EQ(r.end_bit / 8 + (r.end_bit % 8 != 0), c.size());
+        EXPECT_FALSE(r.markers);
+        ASSERT_EQ(r.size, data.size());
+        std::string bytes(r.size, '\0');
+        ASSERT_TRUE(pinflate::resolve(sym.data(), r.size, nullptr, 0, reinterpret_cast<uint8_t*>(bytes.data())));
+        EXPECT_TRUE(bytes == data) << level << "/" << strategy;
+    }
+}
+
+TEST(MarkedDecoder, FromABlockBoundaryTheWindowIsFilledInAfterwards) {
+    // Started at a real block boundary without its window: the symbols name window bytes, which
+    // the 32 KiB before the boundary then fill in; each block ends where zlib's does.
+    const std::string data = library_like(2u << 20, 8);
+    const std::string c = deflated(data, 6);
+    const auto ends = block_ends(c);
+    ASSERT_GT(ends.size(), 4u);
+    const auto in = padded(c);
+    // The output before each boundary, from zlib.
+    for (size_t k : {size_t{1}, ends.size() / 2, ends.size() - 2}) {
+        std::vector<uint16_t> before;
+        auto head = pinflate::decode_marked(in.data(), c.size(), 0, ends[k], true, before, 16u << 20);
+        ASSERT_EQ(head.stop, pinflate::MarkedStop::PastTarget);
+        ASSERT_EQ(head.end_bit, ends[k]);
+        std::vector<uint16_t> sym;
+        auto r = pinflate::decode_marked(in.data(), c.size(), ends[k], ends[k + 1], false, sym, 16u << 20);
+        ASSERT_EQ(r.stop, pinflate::MarkedStop::PastTarget) << k;
+        EXPECT_EQ(r.end_bit, ends[k + 1]) << k;
+        EXPECT_TRUE(r.markers) << k;  // library-like data reaches back into the window
+        const size_t window = std::min<size_t>(head.size, 32768);
+        std::string win(window, '\0'), got(r.size, '\0');
+        ASSERT_TRUE(pinflate::resolve(before.data() + head.size - window, window, nullptr, 0, reinterpret_cast<uint8_t*>(win.data())));
+        ASSERT_TRUE(pinflate::resolve(sym.data(), r.size, reinterpret_cast<const uint8_t*>(win.data()), window,
+                                      reinterpret_cast<uint8_t*>(got.data())));
+        EXPECT_TRUE(got == data.substr(head.size, r.size)) << k;
+    }
+    // A symbol naming a byte before the stream's start cannot be resolved.
+    const uint16_t early[] = {'a', 256};
+    uint8_t out[2];
+    EXPECT_FALSE(pinflate::resolve(early, 2, reinterpret_cast<const uint8_t*>("x"), 1, out));
+}
+
+TEST(MarkedDecoder, ArbitraryStartsInDataOrNoiseNeverReachOutsideTheirBuffers) {
+    // Most places a worker tries are not block boundaries: decoding from them stops (invalid, out
+    // of input, too much) without reading or writing past its buffers.
+    std::mt19937 rng(11);
+    std::string noise(64u << 10, '\0');
+    for (auto& ch : noise) ch = static_cast<char>(rng());
+    const std::string c = deflated(library_like(256u << 10, 9), 6);
+    for (const std::string* src : std::initializer_list<const std::string*>{&noise, &c}) {
+        const auto in = padded(*src);
+        std::vector<uint16_t> sym;
+        for (int i = 0; i < 3000; ++i) {
+            const uint64_t bit = rng() % (src->size() * 8);
+            auto r = pinflate::decode_marked(in.data(), src->size(), bit, bit + 4096, false, sym, 1u << 16);
+            EXPECT_LE(r.size, size_t{1} << 16);
+            EXPECT_LE(r.end_bit, src->size() * 8 + 64);
+        }
+    }
+}
+
+TEST(InflateParallel, StoredBlocksAreTakenWhereverTheirZeroHeaderBegins) {
+    // Incompressible data is stored: a stored block decodes the same from any bit of its zero
+    // header and padding, so the first such bit found is as good as the boundary (CUDA libraries
+    // hold many; before this, a third of their chunks were decoded again in order).
+    std::mt19937 rng(5);
+    std::string data = library_like(4u << 20, 3);
+    for (size_t i = 0; i < data.size(); ++i)
+        if ((i >> 16) % 2 == 0) data[i] = static_cast<char>(rng());  // every other 64 KiB: noise, stored
+    const std::string c = deflated(data, 6);
+    auto g = run(c, 3, 64u << 10);
+    ASSERT_FALSE(g.error);
+    ASSERT_TRUE(g.out == data);
+    EXPECT_GE(g.stats.taken * 10, g.stats.chunks * 9) << g.stats.taken << " of " << g.stats.chunks;
 }

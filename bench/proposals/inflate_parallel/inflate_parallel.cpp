@@ -1,6 +1,8 @@
 // One deflate stream inflated on several threads (inflate_parallel.hpp).
 #include "inflate_parallel.hpp"
 
+#include "marked_decoder.hpp"
+
 #include <zlib.h>
 
 #include <algorithm>
@@ -21,7 +23,8 @@ namespace {
 constexpr size_t kWindow = 32768;
 constexpr size_t kPiece = 256u << 10;       // compressed bytes read at a time past a chunk's own
 constexpr size_t kRoom = 128u << 10;        // output room given to zlib at a time
-constexpr size_t kMaxChunkOut = 8u << 20;   // a chunk's output held at most (the next part is redone)
+constexpr size_t kMaxChunkOut = 4u << 20;   // a chunk's output held at most, in symbols (else it is redone)
+constexpr size_t kExtra = 512u << 10;       // bytes read past a chunk for its last block
 constexpr uint64_t kNoEnd = ~uint64_t{0};
 
 // Output that grows without being zero-filled first.
@@ -281,40 +284,22 @@ bool dynamic_header_fits(std::string_view in, uint64_t bit, uint32_t h) {
     return !(left < 0 || (left > 0 && n - nlen != dist.count[0] + dist.count[1]));
 }
 
-// The two made-up windows: a byte that comes from window position i = h << 8 | a (h < 128)
-// reads a in the first and a + h + 1 (mod 256) in the second, which is never a, so such a byte
-// differs between the two wherever it comes from (a literal reads the same in both), and the
-// pair gives i back.
-struct Windows {
-    std::string a, b;
-    Windows() : a(kWindow, '\0'), b(kWindow, '\0') {
-        for (size_t i = 0; i < kWindow; ++i) {
-            a[i] = static_cast<char>(i & 0xff);
-            b[i] = static_cast<char>(((i & 0xff) + (i >> 8) + 1) & 0xff);
-        }
-    }
-};
-const Windows& windows() {
-    static const Windows w;
-    return w;
-}
-
-uint16_t window_index(unsigned char a, unsigned char b) { return static_cast<uint16_t>(((b - a - 1) & 0xff) << 8 | a); }
-
 struct Chunk {
     uint64_t from = 0, to = 0;  // its compressed bytes (to: where the next chunk's begin)
     // What a worker made of it:
     bool done = false, ok = false, final = false;
     uint64_t start_bit = 0, end_bit = 0;
-    Buffer out;
-    std::vector<uint32_t> dep_at;   // output bytes that come from the window before start_bit
-    std::vector<uint16_t> dep_from; // ... and from which of its 32 768 bytes
+    // A stored block decodes the same from any bit of its zero header and padding: the output
+    // before it may end anywhere from start_bit to here (zlib's stored blocks in CUDA libraries).
+    uint64_t start_last = 0;
+    std::vector<uint16_t> sym;  // its output: bytes, or bytes of the window before start_bit
+    size_t nsym = 0;            // ... its first nsym
 };
 
 class Run {
 public:
     Run(uint64_t size, const ReadAt& read, const Emit& emit, const Corrupt& corrupt, const Options& o)
-        : size_(size), read_(read), emit_(emit), corrupt_(corrupt), ahead_(o.ahead ? o.ahead : std::max(1u, o.threads) + 2) {
+        : size_(size), read_(read), emit_(emit), corrupt_(corrupt), ahead_(o.ahead ? o.ahead : std::max(1u, o.threads) + 1) {
         const size_t step = std::max<size_t>(o.chunk, 64u << 10);
         for (uint64_t at = 0; at < size; at += step) chunks_.emplace_back().from = at;
         for (size_t k = 0; k < chunks_.size(); ++k) chunks_[k].to = k + 1 < chunks_.size() ? chunks_[k + 1].from : size;
@@ -342,7 +327,7 @@ private:
     }
     void work();
     void decode(Chunk& c, size_t k);
-    Expected<bool> try_from(Chunk& c, uint64_t bit, std::string_view in, uint64_t in_at);
+    MarkedStop try_from(Chunk& c, uint64_t bit, const uint8_t* in, size_t n, bool stream_start);
     Expected<void> put(std::string_view bytes);
     Expected<void> in_order_to(uint64_t target);
 
@@ -369,6 +354,9 @@ private:
     std::optional<Feeder> seq_feed_;
     bool seq_at_p_ = false;
     Buffer seq_out_;
+    std::unique_ptr<char[]> bytes_;  // a taken chunk's output as bytes
+    size_t bytes_cap_ = 0;
+    std::vector<std::vector<uint16_t>> spare_;  // taken chunks' buffers, for the next ones
 };
 
 void Run::work() {
@@ -392,120 +380,65 @@ void Run::work() {
 // The chunk's bytes, a block boundary found in them, decoded from there (chunk 0: from the
 // stream's start, its window known to be empty). Any failure leaves it not ok: redone in order.
 void Run::decode(Chunk& c, size_t k) {
-    std::string in(static_cast<size_t>(c.to - c.from + (c.to < size_ ? std::min<uint64_t>(16, size_ - c.to) : 0)), '\0');
+    // The chunk's bytes and some of the next chunk's, where its last block ends (zlib's blocks are
+    // under 100 KB), then 8 zero bytes the decoder may read past the end.
+    const size_t own = static_cast<size_t>(c.to - c.from);
+    const size_t n = own + static_cast<size_t>(std::min<uint64_t>(kExtra, size_ - c.to));
+    // Buffers used again (each new one costs its pages' zeroing, a tenth of the decoding).
+    thread_local std::vector<uint8_t> in;
+    if (in.size() < n + 8) in.resize(n + 8);
+    std::memset(in.data() + n, 0, 8);
+    {
+        std::lock_guard lock(mu_);
+        if (!spare_.empty()) {
+            c.sym = std::move(spare_.back());
+            spare_.pop_back();
+        }
+    }
     size_t got = 0;
-    while (got < in.size()) {
-        auto r = read_(c.from + got, in.data() + got, in.size() - got);
+    while (got < n) {
+        auto r = read_(c.from + got, reinterpret_cast<char*>(in.data()) + got, n - got);
         if (!r || *r == 0) return;  // the caller's own reading says why
         got += *r;
     }
     if (k == 0) {
-        auto r = try_from(c, 0, in, c.from);
-        c.ok = r && *r;
+        const MarkedStop stop = try_from(c, 0, in.data(), n, true);
+        c.ok = stop == MarkedStop::PastTarget || stop == MarkedStop::Final;
         return;
     }
+    const std::string_view view(reinterpret_cast<const char*>(in.data()), n);
     // Only a stored or dynamic block that is not the last: its first three bits are 000 or 100.
-    for (uint64_t byte = 0; byte < c.to - c.from; ++byte) {
+    for (uint64_t byte = 0; byte < own; ++byte) {
         if ((byte & 4095) == 0 && failed_.load(std::memory_order_relaxed)) return;
-        const uint64_t w = load64(in, byte);
+        const uint64_t w = load64(view, byte);
         for (unsigned r = 0; r < 8; ++r) {
             const uint64_t first = (w >> r) & 7;
-            if ((first != 0 && first != 4) || !may_start_block(in, byte * 8 + r)) continue;
-            auto t = try_from(c, (c.from + byte) * 8 + r, in, c.from);
-            if (t && *t) {
+            if ((first != 0 && first != 4) || !may_start_block(view, byte * 8 + r)) continue;
+            const MarkedStop stop = try_from(c, byte * 8 + r, in.data(), n, false);
+            if (stop == MarkedStop::PastTarget || stop == MarkedStop::Final) {
                 c.ok = true;
                 return;
             }
+            // More output than a chunk holds (long runs): left to the decoding in order, which is
+            // fast on such data; looking on would decode as much again from each next start.
+            if (stop == MarkedStop::TooMuch) return;
         }
     }
 }
 
-// Decodes the chunk from `bit`: false (and nothing kept) where zlib refuses what follows.
-Expected<bool> Run::try_from(Chunk& c, uint64_t bit, std::string_view in, uint64_t in_at) {
-    c.out.clear();
-    c.out.room(static_cast<size_t>(std::min<uint64_t>(kMaxChunkOut, 3 * (c.to - c.from))));  // deflate's usual 2-3:1
-    c.dep_at.clear();
-    c.dep_from.clear();
-    const bool head = bit != 0;  // chunk 0 knows its window: none
-    Zlib a;
-    Feeder fa(read_, size_, corrupt_);
-    fa.have(in_at, in);
-    if (!start_at(a, fa, bit, head ? windows().a : std::string_view(), corrupt_)) return false;
-    std::optional<Zlib> b;
-    std::optional<Feeder> fb;
-    Buffer ob;
-    bool in_head = head;
-    size_t clean_from = 0;  // the output from here on comes from no window byte
-    // The chunk's bytes in segments without block stops (both decodings consume the same input, so
-    // they make the same amount of output), then block by block to the first end past its last byte.
-    constexpr uint64_t kSegment = 128u << 10, kTail = 64u << 10;
-    const uint64_t fast_to = c.to > c.from + kTail ? c.to - kTail : 0;
-    uint64_t seg_to = bit / 8;
-    for (;;) {
-        if (failed_.load(std::memory_order_relaxed)) return false;
-        const size_t before = c.out.size();
-        const bool fast = seg_to < fast_to;
-        if (fast) {
-            seg_to = std::min(seg_to + kSegment, fast_to);
-            fa.limit(seg_to);
-        } else {
-            fa.limit(~uint64_t{0});
-        }
-        auto fin = decode_into(a, fa, c.out, corrupt_, !fast);
-        if (!fin) return false;
-        if (c.out.size() >= kMaxChunkOut && !*fin) return false;  // too much held: left to the decoding in order
-        if (in_head) {
-            if (!b) {
-                b.emplace();
-                fb.emplace(read_, size_, corrupt_);
-                fb->have(in_at, in);
-                ob.room(c.out.size() + kRoom);
-                if (!start_at(*b, *fb, bit, windows().b, corrupt_)) return false;
-            }
-            fb->limit(fast ? seg_to : ~uint64_t{0});
-            auto fb_end = decode_into(*b, *fb, ob, corrupt_, !fast);
-            if (!fb_end || *fb_end != *fin || ob.size() != c.out.size()) return false;
-            const char* pa = c.out.data();
-            const char* pb = ob.data();
-            size_t j = before;
-            const size_t n = c.out.size();
-            while (j < n) {
-                // Eight bytes at a time where none differs (most of the output, past the first blocks).
-                if (j + 8 <= n) {
-                    uint64_t x, y;
-                    std::memcpy(&x, pa + j, 8);
-                    std::memcpy(&y, pb + j, 8);
-                    if (x == y) {
-                        j += 8;
-                        continue;
-                    }
-                }
-                if (pa[j] != pb[j]) {
-                    c.dep_at.push_back(static_cast<uint32_t>(j));
-                    c.dep_from.push_back(window_index(static_cast<unsigned char>(pa[j]), static_cast<unsigned char>(pb[j])));
-                    clean_from = j + 1;
-                }
-                ++j;
-            }
-            if (c.out.size() - clean_from >= kWindow) {
-                in_head = false;  // a's window is now the real one: it goes on alone
-                b.reset();
-                ob.release();
-            }
-        }
-        if (*fin) {
-            c.final = true;
-            c.end_bit = fa.bit(a.z);
-            break;
-        }
-        if (fast) continue;
-        c.end_bit = fa.bit(a.z);
-        if (c.end_bit >= c.to * 8) break;
-    }
-    // Where window bytes run on (copies of copies, as in CUDA libraries), both decodings go to the
-    // chunk's end; its output is filled in when taken.
-    c.start_bit = bit;
-    return true;
+// Decodes the chunk from bit `bit` of its bytes `in` to the end of the first block past them:
+// how it stopped (the chunk is decoded only where a block ended past them, or the last one did).
+MarkedStop Run::try_from(Chunk& c, uint64_t bit, const uint8_t* in, size_t n, bool stream_start) {
+    const MarkedResult r = decode_marked(in, n, bit, (c.to - c.from) * 8, stream_start, c.sym, kMaxChunkOut);
+    if (r.stop != MarkedStop::PastTarget && r.stop != MarkedStop::Final) return r.stop;
+    c.nsym = r.size;
+    c.final = r.stop == MarkedStop::Final;
+    c.start_bit = c.from * 8 + bit;
+    c.start_last = c.start_bit;
+    // may_start_block took a stored block only with zero padding (chunk 0 starts at bit 0).
+    if (bit != 0 && ((in[bit / 8] | in[bit / 8 + 1] << 8) >> (bit % 8) & 7) == 0) c.start_last = (c.start_bit + 3 + 7) / 8 * 8 - 3;
+    c.end_bit = c.from * 8 + r.end_bit;
+    return r.stop;
 }
 
 Expected<void> Run::put(std::string_view bytes) {
@@ -553,16 +486,19 @@ Expected<Stats> Run::stitch() {
         }
         if (c.ok && p_ < c.start_bit)
             if (auto r = in_order_to(c.start_bit); !r) return fail(r.error());
-        bool take = c.ok && !final_ && p_ == c.start_bit;
-        // The window bytes it needs lie in the output before it (a stream cannot reach before its start).
-        if (take && !c.dep_at.empty() && produced_ < kWindow)
-            for (uint16_t from : c.dep_from)
-                if (from < kWindow - produced_) take = false;
+        bool take = c.ok && !final_ && p_ >= c.start_bit && p_ <= c.start_last;
+        // Its window bytes from the output before it (false: it names bytes before the stream's
+        // start, which the decoding in order reports as damage).
         if (take) {
-            const size_t base = kWindow - window_.size();  // window_ holds the last min(32 KiB, produced) bytes
-            char* out = c.out.data();
-            for (size_t i = 0; i < c.dep_at.size(); ++i) out[c.dep_at[i]] = window_[c.dep_from[i] - base];
-            if (auto r = put(c.out.view()); !r) return fail(r.error());
+            if (bytes_cap_ < c.nsym) {
+                bytes_.reset(new char[c.nsym]);
+                bytes_cap_ = c.nsym;
+            }
+            take = resolve(c.sym.data(), c.nsym, reinterpret_cast<const uint8_t*>(window_.data()), window_.size(),
+                           reinterpret_cast<uint8_t*>(bytes_.get()));
+        }
+        if (take) {
+            if (auto r = put(std::string_view(bytes_.get(), c.nsym)); !r) return fail(r.error());
             p_ = c.end_bit;
             final_ = c.final;
             seq_at_p_ = false;
@@ -571,11 +507,10 @@ Expected<Stats> Run::stitch() {
             if (auto r = in_order_to(c.to * 8); !r) return fail(r.error());
             ++stats_.redone;
         }
-        c.out.release();
-        std::vector<uint32_t>().swap(c.dep_at);
-        std::vector<uint16_t>().swap(c.dep_from);
         {
             std::lock_guard lock(mu_);
+            if (!c.sym.empty()) spare_.push_back(std::move(c.sym));
+            c.sym = {};
             taken_ = k + 1;
         }
         cv_.notify_all();

@@ -1,23 +1,20 @@
 #pragma once
 // One deflate stream inflated on several threads: a measured proposal, not used by installs
-// (README.md beside it: it costs about 3.5 times zlib's CPU per byte of CUDA or x86 libraries).
+// (README.md beside it: on the GPU machine its 8 workers reach about 1 GB/s, one ISA-L stream's
+// speed, and a switch waits for the SHA-256 of torch's libraries in order as much as for their
+// inflating; docs/performance.md, "The eighth session").
 //
-// A large library in a wheel is one deflate stream, which one thread inflates at about 1 GB/s:
-// torch's two 456 MB libraries are what a variant switch waits for after the download. The
-// stream is cut into chunks of compressed bytes; a worker finds where a block starts in its
-// chunk (by the header's own rules, then by decoding from there) and decodes on with a window it
-// does not know yet. Two decodings of the chunk with two made-up windows tell which output bytes
-// come from the window and from where; once 32 KiB in a row come from none, one decoding goes on
-// alone (in CUDA and x86 libraries they rarely do: copies of copies reach back through the chunk). The caller's thread then takes the chunks in order: a chunk is
-// taken only where the decoding before it ended exactly at the block boundary it started from
-// (so the boundary is a real one), its window bytes filled in from the output before it;
-// anything else (no boundary found, a false one) is decoded again in order from where the taken
-// output ends. Whatever the chunks did, the output is the stream's as one decoder gives it; the
-// zip entry's CRC-32 and the RECORD's SHA-256 check it as for any entry.
-//
-// zlib decodes every piece: it alone both starts at a bit offset with a given window
-// (inflatePrime, inflateSetDictionary) and stops at block ends (Z_BLOCK), which checking the
-// chunks against each other needs.
+// The stream is cut into chunks of compressed bytes; a worker finds where a block starts in its
+// chunk (by the header's own rules, then by decoding from there) and decodes on with the decoder
+// of marked_decoder.hpp, whose output names the bytes of the window it does not know yet (as
+// rapidgzip does). The caller's thread takes the chunks in order: a chunk is taken only where the
+// output before it ended at the block boundary it started from (so the boundary is a real one;
+// for a stored block, anywhere in its zero header and padding), its window bytes filled in from
+// the output before it; anything else (no boundary found, a false one, more output than a chunk
+// holds) is decoded again in order from where the taken output ends, by zlib, which alone starts
+// at a bit offset with a given window (inflatePrime, inflateSetDictionary) and stops at block ends
+// (Z_BLOCK). Whatever the chunks did, the output is the stream's as one decoder gives it; the zip
+// entry's CRC-32 and the RECORD's SHA-256 check it as for any entry.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -37,8 +34,8 @@ using Corrupt = std::function<Error(std::string what)>;
 
 struct Options {
     unsigned threads = 2;           // workers decoding chunks ahead of the caller's thread
-    size_t chunk = 1u << 20;        // compressed bytes per chunk
-    size_t ahead = 0;               // chunks decoded and not yet taken, at most (0: threads + 2)
+    size_t chunk = 512u << 10;      // compressed bytes per chunk (its output is held as 16-bit symbols)
+    size_t ahead = 0;               // chunks decoded and not yet taken, at most (0: threads + 1)
 };
 
 struct Stats {

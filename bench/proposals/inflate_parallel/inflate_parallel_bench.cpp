@@ -1,8 +1,9 @@
 // One large file deflated (raw, as in a wheel), then inflated by one zlib stream, by ISA-L where
 // the build has it (through stream_zip_entry, as a large wheel entry is), and by the parallel
 // inflater (inflate_parallel.hpp beside it) with 1..N workers: MB/s of output and CPU time.
-// Usage: build/tests/lowmem/inflate_parallel_bench FILE [LEVEL=6] [CHUNK_KIB=1024] [MAX_THREADS=4]
-// Results: README.md beside it; docs/performance.md, "The seventh session".
+// Usage: build/tests/lowmem/inflate_parallel_bench FILE [LEVEL=6] [CHUNK_KIB=512] [MAX_THREADS=4]
+//   [ONLY_PARALLEL=1: the parallel inflater alone, for a profile]
+// Results: README.md beside it; docs/performance.md, "The seventh session" and "The eighth session".
 #include <sys/resource.h>
 #include <zlib.h>
 
@@ -15,6 +16,7 @@
 #include <functional>
 #include <sstream>
 #include <string>
+#include <string_view>
 
 #include "envfix/common/exit_codes.hpp"
 #include "envfix/installer/zip.hpp"
@@ -47,7 +49,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     const int level = argc > 2 ? std::atoi(argv[2]) : 6;
-    const size_t chunk = (argc > 3 ? std::strtoul(argv[3], nullptr, 10) : 1024) << 10;
+    const size_t chunk = (argc > 3 ? std::strtoul(argv[3], nullptr, 10) : 512) << 10;
     const unsigned max_threads = argc > 4 ? static_cast<unsigned>(std::atoi(argv[4])) : 4;
     std::ifstream f(argv[1], std::ios::binary);
     std::stringstream ss;
@@ -68,7 +70,9 @@ int main(int argc, char** argv) {
     std::printf("%s: %.1f MB, deflated at level %d to %.1f MB; chunks of %zu KiB\n", argv[1], data.size() / 1e6, level, c.size() / 1e6,
                 chunk >> 10);
     std::string out(data.size(), '\0');
-    timed("zlib, one stream", data.size(), [&] {
+    const char* only = std::getenv("ONLY_PARALLEL");
+    const bool only_parallel = only && std::string_view(only) == "1";  // for a profile of the parallel inflater alone
+    if (!only_parallel) timed("zlib, one stream", data.size(), [&] {
         z_stream z{};
         inflateInit2(&z, -MAX_WBITS);
         z.next_in = reinterpret_cast<Bytef*>(c.data());
@@ -93,7 +97,7 @@ int main(int argc, char** argv) {
     };
     std::vector<char> bin(128u << 10), bout(128u << 10);
     size_t at = 0;
-    timed("stream_zip_entry (ISA-L or zlib)", data.size(), [&] {
+    if (!only_parallel) timed("stream_zip_entry (ISA-L or zlib)", data.size(), [&] {
         auto r = stream_zip_entry(e, "bench", read, bin, bout, [&](std::string_view s) -> Expected<void> {
             std::memcpy(out.data() + at, s.data(), s.size());
             at += s.size();

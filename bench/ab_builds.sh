@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Several envfix builds (or one build under several settings, through wrapper scripts) alternating
+# run by run on one index folder (bench/real_stack.py or bench/synth_stack.py output) served on
+# 127.0.0.1: each repetition, for each program, a cold install into a new venv with empty caches,
+# then the switch to the second variant; wall, CPU, ru_maxrss, and the -vv lines that say what a
+# switch waited for (torch's check, its large files' inflating, the install's last steps).
+# docs/performance.md ("The eighth session").
+#
+# Usage (repository root): bench/ab_builds.sh INDEX_DIR REPS ENVFIX...
+#   [BASE=/usr/bin/python3] e.g. on the GPU machine, after bench/real_stack.py made /tmp/idx:
+#   BASE=/usr/bin/python3.12 bench/ab_builds.sh /tmp/idx 3 .h200/bin/envfix-old .h200/bin/envfix-new
+set -u
+source bench/index_env.sh
+IDX=${1:?usage: bench/ab_builds.sh INDEX_DIR REPS ENVFIX...}
+REPS=${2:?usage: bench/ab_builds.sh INDEX_DIR REPS ENVFIX...}
+shift 2
+BASE=${BASE:-/usr/bin/python3}
+W=$(mktemp -d /tmp/envfix-ab-builds.XXXXXX)
+start_index_run "$IDX" "$W"
+run() {  # LABEL PROGRAM REQUIREMENTS...
+  local label=$1 e=$2; shift 2
+  /usr/bin/time -f "$label: %e s wall, %U user, %S sys, max RSS %M KiB" "$e" install -vv --no-verify --env "$W/run/v" \
+    --torch-from index --index-url "$URL" -y "$@" 2>&1 |
+    grep -E "wall|^done in|torch-[^ ]*: checked at|its large files|inflated while downloading|inflated on several|snapshot taken|RECORD files written|committed"
+}
+for rep in $(seq "$REPS"); do for e in "$@"; do
+  n=$(basename "$e")
+  rm -rf "$W/run"; mkdir -p "$W/run"
+  export ENVFIX_CACHE_DIR=$W/run/c ENVFIX_DATA_DIR=$W/run/d
+  "$BASE" -m venv --without-pip "$W/run/v"; sync
+  run "cold $n" "$e" "${R1[@]}"
+  sync
+  run "switch $n" "$e" "${R2[@]}"
+done; done
