@@ -146,6 +146,18 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
             ctx.reporter->debug(msg("install.debug.unpacked_early", {{"wheels", std::to_string(outcome.early_wheels)},
                                                                      {"taken", std::to_string(outcome.early_taken)},
                                                                      {"refused", std::to_string(outcome.early_refused)}}));
+        // The files inflated early that ended last: what the unpacking waited for, and whether on
+        // their bytes (read late) or on their inflating, hashing and writing.
+        auto files = outcome.early_files;
+        std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a.end_ms > b.end_ms; });
+        if (files.size() > 6) files.resize(6);
+        for (const auto& f : files)
+            ctx.reporter->debug(msg("install.debug.early_file", {{"name", f.name},
+                                                                 {"size", str::human_bytes(f.size)},
+                                                                 {"compressed", str::human_bytes(f.compressed)},
+                                                                 {"first", std::to_string(f.first_ms)},
+                                                                 {"bytes", std::to_string(f.bytes_ms)},
+                                                                 {"end", std::to_string(f.end_ms)}}));
         for (const auto& e : outcome.errors) ctx.reporter->debug(e.message);
         // A wheel that could not be made durable is gone from the cache: the install stops before
         // it changes anything, as it would have had the download failed.

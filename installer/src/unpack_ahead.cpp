@@ -146,6 +146,8 @@ UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std
                         if (early_file_matches(e->second, o->wheel, f)) {
                             used[f.entry] = true;
                             ++taken;
+                            const auto& t = e->second;
+                            out.early_files.push_back({t.name, t.size, t.compressed, t.first_ms, t.bytes_ms, t.end_ms});
                             continue;
                         }
                         ++out.early_refused;
@@ -276,7 +278,7 @@ void UnpackAhead::early(const stdfs::path& part, const std::string& sha256, std:
     if (!entry) return;
     std::shared_ptr<EarlyUnpack> reader;
     try {
-        reader = std::make_shared<EarlyUnpack>(part, std::move(progress), *entry, keep_, *from);
+        reader = std::make_shared<EarlyUnpack>(part, std::move(progress), *entry, keep_, *from, started_);
     } catch (const std::exception&) {  // no thread left: the wheel is unpacked once it is complete
         std::error_code ec;
         stdfs::remove_all(*entry, ec);
@@ -339,6 +341,7 @@ void UnpackAhead::work() {
         outcome_.present += r.present;
         outcome_.early_wheels += r.early_wheels;
         outcome_.early_taken += r.early_taken;
+        outcome_.early_files.insert(outcome_.early_files.end(), r.early_files.begin(), r.early_files.end());
         outcome_.early_refused += r.early_refused;
         outcome_.errors.insert(outcome_.errors.end(), r.errors.begin(), r.errors.end());
     }

@@ -38,8 +38,8 @@ Error stopped() { return make_error(ExitCode::Interrupted, "install.interrupted"
 }  // namespace
 
 EarlyUnpack::EarlyUnpack(const std::filesystem::path& part, std::shared_ptr<resolver::PartProgress> progress, std::filesystem::path entry,
-                         std::shared_ptr<const InstalledContent> keep, uint64_t from)
-    : progress_(std::move(progress)), entry_(std::move(entry)), keep_(std::move(keep)), from_(from),
+                         std::shared_ptr<const InstalledContent> keep, uint64_t from, std::chrono::steady_clock::time_point epoch)
+    : progress_(std::move(progress)), entry_(std::move(entry)), keep_(std::move(keep)), from_(from), epoch_(epoch),
       source_(part.filename().string()) {
     // Opened now: the .part is renamed once it is complete. No read-ahead: past what a reader
     // asks for, its writer is still filling the file.
@@ -220,8 +220,21 @@ Expected<EarlyUnpack::File> EarlyUnpack::inflate_one(const Job& job) {
     hasher.start("sha256");
     HashedOutput output(hasher, file, true);
     std::vector<char> in(kPiece), out(kPiece);
+    auto since = [&] {
+        return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - epoch_).count());
+    };
+    uint64_t first_ms = 0, bytes_ms = 0;
+    bool first = true;
     ENVFIX_TRY_VOID(stream_zip_entry(
-        e, source_, [&](uint64_t off, char* into, size_t n) { return read_at(off, into, n); }, in, out,
+        e, source_,
+        [&](uint64_t off, char* into, size_t n) {
+            auto got = read_at(off, into, n);
+            if (first) first_ms = since();
+            first = false;
+            if (got && off + *got >= e.data_offset + e.compressed_size) bytes_ms = since();
+            return got;
+        },
+        in, out,
         [&](std::string_view c) -> Expected<void> {
             if (stop_.load(std::memory_order_relaxed)) return unexpected(stopped());
             return output.push(c);
@@ -229,7 +242,7 @@ Expected<EarlyUnpack::File> EarlyUnpack::inflate_one(const Job& job) {
     ENVFIX_TRY_VOID(output.finish());
     const bool exec = e.is_executable();
     ENVFIX_TRY_VOID(file.finish(exec ? fileops::FileMode::Executable : fileops::FileMode::Regular));
-    return File{e.name, output.size(), e.crc32, hasher.finish_b64(), exec};
+    return File{e.name, output.size(), e.crc32, hasher.finish_b64(), exec, e.compressed_size, first_ms, bytes_ms, since()};
 }
 
 }  // namespace envfix::installer

@@ -8,6 +8,7 @@
 // wheel's RECORD row, its CRC-32 the checked directory's, its name that entry's; the rest is
 // inflated from the checked wheel as before.
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -33,6 +34,10 @@ public:
         uint32_t crc32 = 0;
         std::string sha256;       // RECORD's encoding (urlsafe base64)
         bool executable = false;  // the mode it was written with
+        // -vv: since the epoch given, when its first compressed bytes were read, when its last
+        // were, and when it was inflated, hashed and written (what a switch waits for).
+        uint64_t compressed = 0;
+        uint64_t first_ms = 0, bytes_ms = 0, end_ms = 0;
     };
 
     // `part`: the download's .part file, opened here (the downloader may rename it afterwards);
@@ -40,8 +45,9 @@ public:
     // entry_file(entry, i) receives the directory's entry i. Entries of `from` bytes or more;
     // `keep`: a switch's installed files, which are linked, not inflated (nullptr: none).
     // Throws what starting a thread throws.
+    // `epoch`: where File's times count from.
     EarlyUnpack(const std::filesystem::path& part, std::shared_ptr<resolver::PartProgress> progress, std::filesystem::path entry,
-                std::shared_ptr<const InstalledContent> keep, uint64_t from);
+                std::shared_ptr<const InstalledContent> keep, uint64_t from, std::chrono::steady_clock::time_point epoch);
     ~EarlyUnpack();  // stops, waits, removes the entry unless it was taken
     EarlyUnpack(const EarlyUnpack&) = delete;
     EarlyUnpack& operator=(const EarlyUnpack&) = delete;
@@ -74,6 +80,7 @@ private:
     std::filesystem::path entry_;
     std::shared_ptr<const InstalledContent> keep_;
     uint64_t from_ = 0;
+    std::chrono::steady_clock::time_point epoch_;
     std::string source_;                 // the .part's name, for errors
     std::optional<fileops::InFile> part_;  // opened at once: the .part is renamed once it is complete
     std::atomic<bool> stop_{false};

@@ -178,6 +178,13 @@ TEST_F(IndexInstall, EachWheelIsUnpackedWhileTheOthersDownloadAndTheInstallLinks
                                                            "the rest staged from ([0-9]+) ms")))
         << r.err;
     EXPECT_LE(std::stoul(split[1]), std::stoul(split[2]));
+    // And for the files read early that ended last, when their bytes were read and when they ended.
+    std::smatch file;
+    ASSERT_TRUE(std::regex_search(r.err, file, std::regex("  [^ ]+ \\([^)]*, [^)]* compressed\\): its bytes read from ([0-9]+) to "
+                                                          "([0-9]+) ms, inflated, hashed and written by ([0-9]+) ms")))
+        << r.err;
+    EXPECT_LE(std::stoul(file[1]), std::stoul(file[2]));
+    EXPECT_LE(std::stoul(file[2]), std::stoul(file[3]));
     // Each download's check and flush, timed (what a wheel handed over late waited for).
     EXPECT_TRUE(std::regex_search(r.err, std::regex("torch-2\\.7\\.0[^:]*: checked at [0-9]+ ms after the downloads began "
                                                     "\\([0-9]+ ms hashing, [0-9]+ ms flushing to disk\\)")))

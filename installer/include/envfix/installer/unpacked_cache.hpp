@@ -114,6 +114,14 @@ public:
         // until early_ms (0: none), its files staged from staged_ms.
         uint64_t early_ms = 0, staged_ms = 0;
     };
+    // A file inflated while its wheel downloaded and taken (-vv): when its compressed bytes were
+    // read, from the first to the last, and when it was inflated, hashed and written; ms since
+    // this object was made.
+    struct EarlyFile {
+        std::string name;
+        uint64_t size = 0, compressed = 0;
+        uint64_t first_ms = 0, bytes_ms = 0, end_ms = 0;
+    };
     struct Outcome {
         size_t unpacked = 0;           // entries made
         size_t present = 0;            // already in the cache
@@ -121,6 +129,7 @@ public:
         size_t early_wheels = 0;       // wheels read while they downloaded
         size_t early_taken = 0;        // files inflated then, and taken once the wheel was checked
         size_t early_refused = 0;      // ... and not taken (inflated again from the checked wheel)
+        std::vector<EarlyFile> early_files;  // those taken
         std::vector<Error> errors;     // one per wheel that could not be unpacked
         std::vector<Batch> batches;    // each runner's batches, in the order they ended (-vv)
         unsigned runners = 0;          // how many ran (ENVFIX_UNPACK_RUNNERS, else by the cores)
