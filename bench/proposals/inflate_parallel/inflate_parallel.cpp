@@ -9,6 +9,7 @@
 #include <bit>
 #include <atomic>
 #include <condition_variable>
+#include <deque>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -23,7 +24,7 @@ namespace {
 constexpr size_t kWindow = 32768;
 constexpr size_t kPiece = 256u << 10;       // compressed bytes read at a time past a chunk's own
 constexpr size_t kRoom = 128u << 10;        // output room given to zlib at a time
-constexpr size_t kMaxChunkOut = 4u << 20;   // a chunk's output held at most, in symbols (else it is redone)
+constexpr size_t kMaxChunkOut = 2u << 20;   // a chunk's output held at most, in symbols (else it is redone)
 constexpr size_t kExtra = 512u << 10;       // bytes read past a chunk for its last block
 constexpr uint64_t kNoEnd = ~uint64_t{0};
 
@@ -294,6 +295,10 @@ struct Chunk {
     uint64_t start_last = 0;
     std::vector<uint16_t> sym;  // its output: bytes, or bytes of the window before start_bit
     size_t nsym = 0;            // ... its first nsym
+    // Once taken: the window before it, and its output as bytes, filled in by a worker.
+    std::string window;
+    std::unique_ptr<char[]> bytes;
+    bool resolved = false, resolve_ok = false;
 };
 
 class Run {
@@ -304,6 +309,7 @@ public:
         for (uint64_t at = 0; at < size; at += step) chunks_.emplace_back().from = at;
         for (size_t k = 0; k < chunks_.size(); ++k) chunks_[k].to = k + 1 < chunks_.size() ? chunks_[k + 1].from : size;
         stats_.chunks = chunks_.size();
+        threads_ = std::max(1u, o.threads);
         try {
             for (unsigned i = 0; i < std::max(1u, o.threads); ++i) workers_.emplace_back([this] { work(); });
         } catch (...) {
@@ -330,6 +336,8 @@ private:
     MarkedStop try_from(Chunk& c, uint64_t bit, const uint8_t* in, size_t n, bool stream_start);
     Expected<void> put(std::string_view bytes);
     Expected<void> in_order_to(uint64_t target);
+    void resolve_chunk(Chunk& c);
+    Expected<void> emit_ready(bool wait_for_one, bool all);
 
     uint64_t size_;
     const ReadAt& read_;
@@ -354,9 +362,10 @@ private:
     std::optional<Feeder> seq_feed_;
     bool seq_at_p_ = false;
     Buffer seq_out_;
-    std::unique_ptr<char[]> bytes_;  // a taken chunk's output as bytes
-    size_t bytes_cap_ = 0;
     std::vector<std::vector<uint16_t>> spare_;  // taken chunks' buffers, for the next ones
+    std::deque<size_t> resolve_queue_;  // taken chunks whose bytes a worker fills in
+    std::deque<size_t> pending_;        // taken chunks not yet emitted, in order
+    unsigned threads_ = 1;
 };
 
 void Run::work() {
@@ -364,8 +373,18 @@ void Run::work() {
         size_t k;
         {
             std::unique_lock lock(mu_);
-            cv_.wait(lock, [&] { return stop_ || claimed_ >= chunks_.size() || claimed_ < taken_ + ahead_; });
-            if (stop_ || claimed_ >= chunks_.size()) return;
+            cv_.wait(lock, [&] {
+                return stop_ || !resolve_queue_.empty() || (claimed_ < chunks_.size() && claimed_ < taken_ + ahead_);
+            });
+            if (stop_) return;
+            // Filling in a taken chunk's bytes first: the output in order waits for it.
+            if (!resolve_queue_.empty()) {
+                k = resolve_queue_.front();
+                resolve_queue_.pop_front();
+                lock.unlock();
+                resolve_chunk(chunks_[k]);
+                continue;
+            }
             k = claimed_++;
         }
         decode(chunks_[k], k);
@@ -441,6 +460,50 @@ MarkedStop Run::try_from(Chunk& c, uint64_t bit, const uint8_t* in, size_t n, bo
     return r.stop;
 }
 
+// A taken chunk's symbols as bytes, given the window before it (its last 32 KiB were filled in by
+// the caller's thread already, for the next chunk's window; the rest is done here, beside).
+void Run::resolve_chunk(Chunk& c) {
+    std::unique_ptr<char[]> bytes(new char[std::max<size_t>(c.nsym, 1)]);
+    const bool ok = resolve(c.sym.data(), c.nsym, reinterpret_cast<const uint8_t*>(c.window.data()), c.window.size(),
+                            reinterpret_cast<uint8_t*>(bytes.get()));
+    {
+        std::lock_guard lock(mu_);
+        c.bytes = std::move(bytes);
+        c.resolve_ok = ok;
+        c.resolved = true;
+    }
+    cv_.notify_all();
+}
+
+// Emits the taken chunks whose bytes are filled in, in order: waits for the first one where asked
+// (`wait_for_one`), for all of them where `all`.
+Expected<void> Run::emit_ready(bool wait_for_one, bool all) {
+    while (!pending_.empty()) {
+        Chunk& f = chunks_[pending_.front()];
+        {
+            std::unique_lock lock(mu_);
+            if (!f.resolved) {
+                if (!wait_for_one && !all) return {};
+                cv_.wait(lock, [&] { return f.resolved; });
+            }
+        }
+        wait_for_one = false;
+        // A real boundary whose chunk names bytes before the stream's start: damaged.
+        if (!f.resolve_ok) return unexpected(corrupt_("a distance too far back"));
+        ENVFIX_TRY_VOID(emit_(std::string_view(f.bytes.get(), f.nsym)));
+        produced_ += f.nsym;
+        f.bytes.reset();
+        std::string().swap(f.window);
+        {
+            std::lock_guard lock(mu_);
+            if (!f.sym.empty()) spare_.push_back(std::move(f.sym));
+            f.sym = {};
+        }
+        pending_.pop_front();
+    }
+    return {};
+}
+
 Expected<void> Run::put(std::string_view bytes) {
     if (bytes.empty()) return {};
     ENVFIX_TRY_VOID(emit_(bytes));
@@ -484,37 +547,55 @@ Expected<Stats> Run::stitch() {
             std::unique_lock lock(mu_);
             cv_.wait(lock, [&] { return c.done; });
         }
-        if (c.ok && p_ < c.start_bit)
+        if (c.ok && p_ < c.start_bit) {
+            // Decoded in order from where the output ends: what was taken before goes out first.
+            if (auto r = emit_ready(false, true); !r) return fail(r.error());
             if (auto r = in_order_to(c.start_bit); !r) return fail(r.error());
+        }
         bool take = c.ok && !final_ && p_ >= c.start_bit && p_ <= c.start_last;
-        // Its window bytes from the output before it (false: it names bytes before the stream's
-        // start, which the decoding in order reports as damage).
+        // The window after it, from its last 32 KiB and the window before it (false: it names
+        // bytes before the stream's start, which the decoding in order reports as damage); the
+        // rest of its bytes a worker fills in.
+        std::string next;
         if (take) {
-            if (bytes_cap_ < c.nsym) {
-                bytes_.reset(new char[c.nsym]);
-                bytes_cap_ = c.nsym;
-            }
-            take = resolve(c.sym.data(), c.nsym, reinterpret_cast<const uint8_t*>(window_.data()), window_.size(),
-                           reinterpret_cast<uint8_t*>(bytes_.get()));
+            const size_t n = c.nsym, tail = std::min<size_t>(n, kWindow);
+            std::string last(tail, '\0');
+            take = resolve(c.sym.data() + (n - tail), tail, reinterpret_cast<const uint8_t*>(window_.data()), window_.size(),
+                           reinterpret_cast<uint8_t*>(last.data()));
+            next = tail == kWindow ? std::move(last) : window_ + last;
+            if (next.size() > kWindow) next.erase(0, next.size() - kWindow);
         }
         if (take) {
-            if (auto r = put(std::string_view(bytes_.get(), c.nsym)); !r) return fail(r.error());
+            c.window = std::move(window_);
+            window_ = std::move(next);
+            {
+                std::lock_guard lock(mu_);
+                resolve_queue_.push_back(k);
+            }
+            pending_.push_back(k);
             p_ = c.end_bit;
             final_ = c.final;
             seq_at_p_ = false;
             ++stats_.taken;
-        } else if (!final_) {
-            if (auto r = in_order_to(c.to * 8); !r) return fail(r.error());
-            ++stats_.redone;
-        }
-        {
+        } else {
+            if (auto r = emit_ready(false, true); !r) return fail(r.error());
+            if (!final_) {
+                if (auto r = in_order_to(c.to * 8); !r) return fail(r.error());
+                ++stats_.redone;
+            }
             std::lock_guard lock(mu_);
             if (!c.sym.empty()) spare_.push_back(std::move(c.sym));
             c.sym = {};
+        }
+        {
+            std::lock_guard lock(mu_);
             taken_ = k + 1;
         }
         cv_.notify_all();
+        // Out in order as they are filled in; no more waiting than there are workers.
+        if (auto r = emit_ready(pending_.size() > threads_, false); !r) return fail(r.error());
     }
+    if (auto r = emit_ready(false, true); !r) return fail(r.error());
     if (!final_)
         if (auto r = in_order_to(kNoEnd); !r) return fail(r.error());
     failed_ = true;  // the workers' chunks past the end are not needed

@@ -9,8 +9,9 @@
 // of marked_decoder.hpp, whose output names the bytes of the window it does not know yet (as
 // rapidgzip does). The caller's thread takes the chunks in order: a chunk is taken only where the
 // output before it ended at the block boundary it started from (so the boundary is a real one;
-// for a stored block, anywhere in its zero header and padding), its window bytes filled in from
-// the output before it; anything else (no boundary found, a false one, more output than a chunk
+// for a stored block, anywhere in its zero header and padding); the caller fills in its last
+// 32 KiB from the window before it (the next chunk's window), a worker the rest, and the chunks go
+// out in order as they are filled in; anything else (no boundary found, a false one, more output than a chunk
 // holds) is decoded again in order from where the taken output ends, by zlib, which alone starts
 // at a bit offset with a given window (inflatePrime, inflateSetDictionary) and stops at block ends
 // (Z_BLOCK). Whatever the chunks did, the output is the stream's as one decoder gives it; the zip
