@@ -199,6 +199,27 @@ TEST(InstallApi, RemovesDistributionsInTheSameTransaction) {
     EXPECT_FALSE(stdfs::exists(site_packages(venv) / "aaa-1.0.dist-info" / "direct_url.json"));
 }
 
+TEST(InstallApi, TwoWheelsWritingOnePathTheLaterWinsAndBothRecordsSayWhatIsThere) {
+    // As several CUDA wheels share nvidia/__init__.py: one file installed, the later wheel's, a
+    // warning where their bytes differ, and each RECORD naming the bytes that are there.
+    TempDir dir;
+    auto venv = dir / "v";
+    make_bare_venv(venv);
+    WheelSpec a{.name = "aaa", .files = {{"aaa/__init__.py", ""}, {"shared/__init__.py", "from a\n"}}};
+    WheelSpec b{.name = "bbb", .files = {{"bbb/__init__.py", ""}, {"shared/__init__.py", "from b\n"}}};
+    auto env = resolved(venv);
+    Answer rep(false);
+    auto r = install(env, {.wheels = {{write_wheel(a, dir / "w")}, {write_wheel(b, dir / "w")}}}, rep);
+    ASSERT_TRUE(r) << render(r.error().message, Lang::En);
+    EXPECT_EQ(read_text(site_packages(venv) / "shared" / "__init__.py"), "from b\n");
+    size_t clashes = 0;
+    for (const auto& n : rep.notes) clashes += n.find("shared") != std::string::npos && n.find("aaa") != std::string::npos;
+    EXPECT_EQ(clashes, 1u) << ::testing::PrintToString(rep.notes);
+    const std::string row = "," + record_hash("from b\n") + ",7";
+    EXPECT_NE(read_text(site_packages(venv) / "aaa-1.0.dist-info" / "RECORD").find("shared/__init__.py" + row), std::string::npos);
+    EXPECT_NE(read_text(site_packages(venv) / "bbb-1.0.dist-info" / "RECORD").find("__init__.py" + row), std::string::npos);
+}
+
 TEST(InstallApi, EmbeddedPythonGetsImportSiteOnlyWithConsent) {
     TempDir dir;
     auto venv = dir / "v";
