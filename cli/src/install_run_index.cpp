@@ -135,6 +135,7 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
                                                                  {"runners", std::to_string(outcome.runners)},
                                                                  {"ms", std::to_string(ms)}}));
         for (const auto& b : outcome.batches) {
+            if (b.files == 0) continue;  // wheels found unpacked already (a warm install's 30 lines)
             ctx.reporter->debug(msg("install.debug.unpack_batch", {{"wheels", std::to_string(b.wheels)}, {"files", std::to_string(b.files)},
                                                                    {"from", std::to_string(b.from_ms)}, {"to", std::to_string(b.to_ms)}}));
             // Where a wheel read while it downloaded spent the time after its check.
