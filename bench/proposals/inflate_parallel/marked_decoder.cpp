@@ -30,6 +30,7 @@ unsigned reverse(unsigned code, unsigned len) {
 // longer than B bits (or none), which the slow path decodes.
 template <unsigned B, unsigned N>
 struct Huffman {
+    static constexpr unsigned kMask = (1u << B) - 1;
     uint16_t e[1u << B];
     uint16_t count[16];
     uint16_t symbol[N];
@@ -257,22 +258,31 @@ private:
         return codes(lit, dist);
     }
 
+    // The next symbol of `code` (its primary table, else bit by bit); false where none.
+    template <class Code>
+    bool next_symbol(const Code& code, unsigned& sym) {
+        const unsigned e = code.e[buf_ & Code::kMask];
+        unsigned used;
+        if (e) {
+            sym = e >> 4;
+            used = e & 15;
+        } else {
+            const int s = code.slow(buf_, used);
+            if (s < 0) return false;
+            sym = static_cast<unsigned>(s);
+        }
+        take(used);
+        return true;
+    }
+
     MarkedStop codes(const LitCode& lit, const DistCode& dist) {
         for (;;) {
             if (cnt_ < 48) {
                 refill();
                 if (ip_ > size_ && over()) return MarkedStop::NeedInput;
             }
-            unsigned e = lit.e[buf_ & 2047], sym, used;
-            if (e) {
-                sym = e >> 4;
-                used = e & 15;
-            } else {
-                const int s = lit.slow(buf_, used);
-                if (s < 0) return MarkedStop::Invalid;
-                sym = static_cast<unsigned>(s);
-            }
-            take(used);
+            unsigned sym;
+            if (!next_symbol(lit, sym)) return MarkedStop::Invalid;
             if (sym < 256) {
                 if (n_ + 16 >= out_.size() && !room(1)) return MarkedStop::TooMuch;
                 out_.data()[n_++] = static_cast<uint16_t>(sym);
@@ -282,18 +292,8 @@ private:
             sym -= 257;
             if (sym >= 29) return MarkedStop::Invalid;
             const unsigned len = kLenBase[sym] + bits(kLenExtra[sym]);
-            e = dist.e[buf_ & 1023];
             unsigned dsym;
-            if (e) {
-                dsym = e >> 4;
-                used = e & 15;
-            } else {
-                const int s = dist.slow(buf_, used);
-                if (s < 0) return MarkedStop::Invalid;
-                dsym = static_cast<unsigned>(s);
-            }
-            take(used);
-            if (dsym >= 30) return MarkedStop::Invalid;
+            if (!next_symbol(dist, dsym) || dsym >= 30) return MarkedStop::Invalid;
             const size_t d = kDistBase[dsym] + bits(kDistExtra[dsym]);
             const size_t have = n_ - base_;
             if (d > have + window_) return MarkedStop::Invalid;
