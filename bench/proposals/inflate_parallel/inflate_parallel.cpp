@@ -186,105 +186,6 @@ uint32_t peek(std::string_view in, uint64_t bit, unsigned n) {  // n ≤ 32
     return static_cast<uint32_t>((load64(in, bit >> 3) >> (bit & 7)) & ((uint64_t{1} << n) - 1));
 }
 
-// Canonical Huffman codes as deflate's headers give them (after zlib's contrib/puff): enough to
-// check a header's codes, not to decode data.
-struct Huffman {
-    uint16_t count[16] = {};
-    uint16_t symbol[320] = {};
-};
-
-// 0: complete; > 0: incomplete; < 0: over-subscribed.
-int build(Huffman& h, const uint8_t* lengths, int n) {
-    for (int i = 0; i < n; ++i) ++h.count[lengths[i]];
-    if (h.count[0] == n) return 0;
-    int left = 1;
-    for (int len = 1; len <= 15; ++len) {
-        left <<= 1;
-        left -= h.count[len];
-        if (left < 0) return left;
-    }
-    uint16_t offs[16] = {};
-    for (int len = 1; len < 15; ++len) offs[len + 1] = static_cast<uint16_t>(offs[len] + h.count[len]);
-    for (int i = 0; i < n; ++i)
-        if (lengths[i]) h.symbol[offs[lengths[i]]++] = static_cast<uint16_t>(i);
-    return left;
-}
-
-struct BitReader {
-    std::string_view in;
-    uint64_t pos;
-    uint32_t get(unsigned n) {
-        const uint32_t v = peek(in, pos, n);
-        pos += n;
-        return v;
-    }
-    bool past_end() const { return pos > in.size() * 8; }
-};
-
-int decode(BitReader& b, const Huffman& h) {
-    int code = 0, first = 0, index = 0;
-    for (int len = 1; len <= 15; ++len) {
-        code |= static_cast<int>(b.get(1));
-        const int count = h.count[len];
-        if (code - count < first) return h.symbol[index + (code - first)];
-        index += count;
-        first += count;
-        first <<= 1;
-        code <<= 1;
-    }
-    return -1;
-}
-
-// A dynamic block's header from bit `bit` (its three first bits read): its codes as zlib's
-// inflate accepts them.
-bool dynamic_header_fits(std::string_view in, uint64_t bit, uint32_t h) {
-    const uint32_t hlit = (h >> 3) & 31, hdist = (h >> 8) & 31, hclen = (h >> 13) & 15;
-    if (hlit > 29 || hdist > 29) return false;
-    static constexpr uint8_t kOrder[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
-    uint8_t lengths[320] = {};
-    BitReader b{in, bit + 17};
-    // The code-length code first: complete, as zlib requires (the cheap test most bits fail).
-    unsigned kraft = 0;
-    for (uint32_t i = 0; i < hclen + 4; ++i) {
-        lengths[kOrder[i]] = static_cast<uint8_t>(b.get(3));
-        if (lengths[kOrder[i]]) kraft += 1u << (7 - lengths[kOrder[i]]);
-    }
-    if (kraft != 128) return false;
-    Huffman cl;
-    if (build(cl, lengths, 19) != 0) return false;
-    const int nlen = static_cast<int>(hlit) + 257, n = nlen + static_cast<int>(hdist) + 1;
-    std::memset(lengths, 0, sizeof lengths);
-    for (int i = 0; i < n;) {
-        if (b.past_end()) return false;
-        const int sym = decode(b, cl);
-        if (sym < 0) return false;
-        if (sym < 16) {
-            lengths[i++] = static_cast<uint8_t>(sym);
-            continue;
-        }
-        uint8_t len = 0;
-        uint32_t rep;
-        if (sym == 16) {
-            if (i == 0) return false;
-            len = lengths[i - 1];
-            rep = 3 + b.get(2);
-        } else if (sym == 17) {
-            rep = 3 + b.get(3);
-        } else {
-            rep = 11 + b.get(7);
-        }
-        if (i + static_cast<int>(rep) > n) return false;
-        while (rep--) lengths[i++] = len;
-    }
-    if (lengths[256] == 0 || b.past_end()) return false;
-    // Incomplete codes only of one code (zlib's and puff's rule).
-    Huffman lit, dist;
-    int left = build(lit, lengths, nlen);
-    if (left < 0 || (left > 0 && nlen != lit.count[0] + lit.count[1])) return false;
-    left = build(dist, lengths + nlen, n - nlen);
-    return !(left < 0 || (left > 0 && n - nlen != dist.count[0] + dist.count[1]));
-}
-
 struct Chunk {
     uint64_t from = 0, to = 0;  // its compressed bytes (to: where the next chunk's begin)
     // What a worker made of it:
@@ -616,7 +517,7 @@ bool may_start_block(std::string_view in, uint64_t bit) {
         const uint32_t len = peek(in, aligned, 16), nlen = peek(in, aligned + 16, 16);
         return aligned / 8 + 4 <= in.size() && len == (~nlen & 0xffff);
     }
-    return type == 2 && dynamic_header_fits(in, bit, h);
+    return type == 2 && dynamic_header_ok(reinterpret_cast<const uint8_t*>(in.data()), in.size(), bit);
 }
 
 Expected<Stats> inflate(uint64_t size, const ReadAt& read, const Emit& emit, const Corrupt& corrupt, const Options& options) {

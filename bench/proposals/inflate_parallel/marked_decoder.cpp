@@ -114,11 +114,7 @@ public:
 
     MarkedResult run(uint64_t bit, uint64_t target_bit, bool known_empty) {
         MarkedResult r;
-        if (bit >= uint64_t{size_} * 8) return stop(r, MarkedStop::NeedInput);
-        ip_ = static_cast<size_t>(bit / 8);
-        buf_ = in_[ip_] >> (bit % 8);
-        cnt_ = 8 - static_cast<unsigned>(bit % 8);
-        ++ip_;
+        if (!start(bit)) return stop(r, MarkedStop::NeedInput);
         window_ = known_empty ? 0 : kWindow;
         n_ = 0;
         base_ = 0;
@@ -145,7 +141,26 @@ public:
         }
     }
 
+    // Whether a dynamic block's header at `bit` (its first three bits not looked at) holds codes
+    // zlib accepts.
+    bool dynamic_header_ok(uint64_t bit) {
+        if (!start(bit)) return false;
+        refill();
+        take(3);
+        LitCode lit;
+        DistCode dist;
+        return dynamic_codes(lit, dist) == MarkedStop::PastTarget;
+    }
+
 private:
+    bool start(uint64_t bit) {
+        if (bit >= uint64_t{size_} * 8) return false;
+        ip_ = static_cast<size_t>(bit / 8);
+        buf_ = in_[ip_] >> (bit % 8);
+        cnt_ = 8 - static_cast<unsigned>(bit % 8);
+        ++ip_;
+        return true;
+    }
     MarkedResult& stop(MarkedResult& r, MarkedStop s) {
         r.size = n_;
         r.stop = s;
@@ -206,6 +221,15 @@ private:
     }
 
     MarkedStop dynamic() {
+        LitCode lit;  // built per block: about the cost of a few hundred symbols
+        DistCode dist;
+        if (const MarkedStop s = dynamic_codes(lit, dist); s != MarkedStop::PastTarget) return s;
+        return codes(lit, dist);
+    }
+
+    // A dynamic block's codes, read from its header after the first three bits: PastTarget where
+    // they were read and zlib would take them.
+    MarkedStop dynamic_codes(LitCode& lit, DistCode& dist) {
         refill();
         const unsigned hlit = bits(5) + 257, hdist = bits(5) + 1, hclen = bits(4) + 4;
         if (hlit > 286 || hdist > 30) return MarkedStop::Invalid;
@@ -250,12 +274,10 @@ private:
             if (i + rep > n) return MarkedStop::Invalid;
             while (rep--) lengths[i++] = len;
         }
+        if (over()) return MarkedStop::NeedInput;
         if (lengths[256] == 0) return MarkedStop::Invalid;
-        // Built per block: about the cost of a few hundred symbols.
-        LitCode lit;
-        DistCode dist;
         if (!lit.build(lengths, hlit) || !dist.build(lengths + hlit, hdist)) return MarkedStop::Invalid;
-        return codes(lit, dist);
+        return MarkedStop::PastTarget;
     }
 
     // The next symbol of `code` (its primary table, else bit by bit); false where none.
@@ -339,6 +361,12 @@ MarkedResult decode_marked(const uint8_t* in, size_t size, uint64_t bit, uint64_
                            std::vector<uint16_t>& out, size_t max_out) {
     Decoder d(in, size, out, max_out);
     return d.run(bit, target_bit, window_known_empty);
+}
+
+bool dynamic_header_ok(const uint8_t* in, size_t size, uint64_t bit) {
+    std::vector<uint16_t> none;
+    Decoder d(in, size, none, 0);
+    return d.dynamic_header_ok(bit);
 }
 
 bool resolve(const uint16_t* symbols, size_t n, const uint8_t* window, size_t window_size, uint8_t* out) {

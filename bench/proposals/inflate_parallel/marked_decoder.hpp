@@ -34,6 +34,11 @@ struct MarkedResult {
 MarkedResult decode_marked(const uint8_t* in, size_t size, uint64_t bit, uint64_t target_bit, bool window_known_empty,
                            std::vector<uint16_t>& out, size_t max_out);
 
+// Whether a dynamic block's header at bit `bit` of `in[0, size)` (its first three bits not looked
+// at) holds codes zlib accepts: HLIT and HDIST in range, a complete code-length code, literal and
+// distance codes complete or of one code. Reads nothing past `size`.
+bool dynamic_header_ok(const uint8_t* in, size_t size, uint64_t bit);
+
 // The symbols as bytes, given the 32 KiB (or fewer, at the stream's start) before the start:
 // `window` holds its last `window_size` bytes. False where a symbol names a byte before them.
 bool resolve(const uint16_t* symbols, size_t n, const uint8_t* window, size_t window_size, uint8_t* out);
