@@ -108,6 +108,9 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
     for (const auto& w : choice.wheels) names.insert(w.canonical_name);
     auto keep = std::make_shared<const installer::InstalledContent>(installer::installed_content(env.site_packages, env.root, names));
     installer::UnpackAhead ahead(installer::unpacked_cache_root(), 0, o.threads, keep->by_hash.empty() ? nullptr : keep);
+    // A switch waits for torch's largest library, one deflate stream: it is inflated on the cores
+    // a cold install would keep busy with the other wheels (docs/inflate-parallel.md).
+    ahead.lend_inflate_helpers(installer::inflate_helpers_for(choice.wheels.size()));
     auto ready = [&](const std::filesystem::path& file, const std::string& sha256) { ahead.add(file, sha256); };
     // A large wheel fetched in ranges: its large libraries inflated as their bytes arrive.
     auto split = [&](const std::filesystem::path& part, const std::string& sha256, std::shared_ptr<resolver::PartProgress> progress) {
@@ -153,12 +156,14 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
         std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a.end_ms > b.end_ms; });
         if (files.size() > 6) files.resize(6);
         for (const auto& f : files)
-            ctx.reporter->debug(msg("install.debug.early_file", {{"name", f.name},
-                                                                 {"size", str::human_bytes(f.size)},
-                                                                 {"compressed", str::human_bytes(f.compressed)},
-                                                                 {"first", std::to_string(f.first_ms)},
-                                                                 {"bytes", std::to_string(f.bytes_ms)},
-                                                                 {"end", std::to_string(f.end_ms)}}));
+            ctx.reporter->debug(msg(f.workers ? "install.debug.early_file_parallel" : "install.debug.early_file",
+                                    {{"name", f.name},
+                                     {"size", str::human_bytes(f.size)},
+                                     {"compressed", str::human_bytes(f.compressed)},
+                                     {"first", std::to_string(f.first_ms)},
+                                     {"bytes", std::to_string(f.bytes_ms)},
+                                     {"end", std::to_string(f.end_ms)},
+                                     {"workers", std::to_string(f.workers)}}));
         for (const auto& e : outcome.errors) ctx.reporter->debug(e.message);
         // A wheel that could not be made durable is gone from the cache: the install stops before
         // it changes anything, as it would have had the download failed.

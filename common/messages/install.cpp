@@ -193,6 +193,8 @@ const CatalogEntry entries[] = {
      "下载期间已解压：{wheels} 个 wheel 的 {taken} 个大文件经校验后采用，{refused} 个未采用"},
     {"install.debug.early_file", "  {name} ({size}, {compressed} compressed): its bytes read from {first} to {bytes} ms, inflated, hashed and written by {end} ms",
      "  {name}（{size}，压缩后 {compressed}）：第 {first} 至 {bytes} 毫秒读入其数据，第 {end} 毫秒完成解压、哈希与写入"},
+    {"install.debug.early_file_parallel", "  {name} ({size}, {compressed} compressed): its bytes read from {first} to {bytes} ms, inflated by {workers} workers at once, hashed and written by {end} ms",
+     "  {name}（{size}，压缩后 {compressed}）：第 {first} 至 {bytes} 毫秒读入其数据，由 {workers} 个线程同时解压，第 {end} 毫秒完成解压、哈希与写入"},
     {"install.debug.unpacked_ahead", "unpacked while downloading: {unpacked} wheels ({present} already unpacked) by {runners} runners, {ms} ms waited after the downloads",
      "下载期间已解包：{unpacked} 个 wheel（{present} 个此前已解包），{runners} 路并行，下载结束后等待 {ms} 毫秒"},
     {"snapshot.stats", "snapshot {id}: {files} files, {hashed} hashed, {stored} newly stored, {seconds} s",

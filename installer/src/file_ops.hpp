@@ -30,10 +30,11 @@ public:
     OutFile& operator=(OutFile&&) noexcept;
     ~OutFile();  // closes; a file not finished is removed
     Expected<void> write(std::string_view data);
-    // Sets the mode and closes. Linux starts the write-back here (sync_file_range, no wait);
-    // Windows flushes the file to disk, since it cannot flush a whole volume without
-    // administrator rights.
-    Expected<void> finish(FileMode mode);
+    // Sets the mode and closes. Linux starts the write-back here (sync_file_range, no wait), so
+    // that the flush before the commit finds little left, unless !start_writeback (a file
+    // written faster than the disk takes it: the call then waits); Windows flushes the file to
+    // disk either way, since it cannot flush a whole volume without administrator rights.
+    Expected<void> finish(FileMode mode, bool start_writeback = true);
 
 private:
     OutFile() = default;

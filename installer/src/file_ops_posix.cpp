@@ -107,7 +107,7 @@ Expected<void> OutFile::write(std::string_view data) {
     return {};
 }
 
-Expected<void> OutFile::finish(FileMode mode) {
+Expected<void> OutFile::finish(FileMode mode, bool start_writeback) {
     int fd = static_cast<int>(handle_);
     uint32_t mask = umask_value();
     if (mode != FileMode::Regular) {
@@ -118,7 +118,7 @@ Expected<void> OutFile::finish(FileMode mode) {
     // Start writing a large file's bytes back now, without waiting: the one flush before
     // "committed" then finds little left to write. Small files are not worth a system call.
     struct stat st {};
-    if (::fstat(fd, &st) == 0 && st.st_size >= (1 << 20)) ::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+    if (start_writeback && ::fstat(fd, &st) == 0 && st.st_size >= (1 << 20)) ::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 #endif
     handle_ = -1;
     if (::close(fd) != 0) {

@@ -147,7 +147,7 @@ UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std
                             used[f.entry] = true;
                             ++taken;
                             const auto& t = e->second;
-                            out.early_files.push_back({t.name, t.size, t.compressed, t.first_ms, t.bytes_ms, t.end_ms});
+                            out.early_files.push_back({t.name, t.size, t.compressed, t.first_ms, t.bytes_ms, t.end_ms, t.workers});
                             continue;
                         }
                         ++out.early_refused;
@@ -271,6 +271,19 @@ static std::optional<uint64_t> early_from(uint64_t given) {
 
 bool UnpackAhead::reads_early() const { return early_from(early_from_).has_value(); }
 
+unsigned inflate_helpers_for(size_t wheels) {
+    if (auto v = env::get(EnvVar::EnvfixInflateHelpers))
+        if (auto n = str::to_int(*v); n && *n >= 0) return static_cast<unsigned>(std::min<int64_t>(*n, 64));
+    const unsigned half = std::thread::hardware_concurrency() / 2;
+    return wheels <= 4 && half >= 2 ? std::min(half, 8u) : 0;
+}
+
+void UnpackAhead::lend_inflate_helpers(unsigned n) {
+    // As many as 4 make the least worth lending; fewer, given on purpose (ENVFIX_INFLATE_HELPERS,
+    // tests), are lent as they are.
+    helpers_ = n >= 2 ? std::make_shared<InflateHelpers>(n, std::min(n, 4u)) : nullptr;
+}
+
 void UnpackAhead::early(const stdfs::path& part, const std::string& sha256, std::shared_ptr<resolver::PartProgress> progress) {
     auto from = early_from(early_from_);
     if (!progress || sha256.empty() || !from || unpacked::has_entry(root_, sha256)) return;
@@ -278,7 +291,7 @@ void UnpackAhead::early(const stdfs::path& part, const std::string& sha256, std:
     if (!entry) return;
     std::shared_ptr<EarlyUnpack> reader;
     try {
-        reader = std::make_shared<EarlyUnpack>(part, std::move(progress), *entry, keep_, *from, started_);
+        reader = std::make_shared<EarlyUnpack>(part, std::move(progress), *entry, keep_, *from, started_, helpers_);
     } catch (const std::exception&) {  // no thread left: the wheel is unpacked once it is complete
         std::error_code ec;
         stdfs::remove_all(*entry, ec);

@@ -7,6 +7,7 @@
 // unpacking (unpack_ahead.cpp) takes a file only when its SHA-256 and size equal the checked
 // wheel's RECORD row, its CRC-32 the checked directory's, its name that entry's; the rest is
 // inflated from the checked wheel as before.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -26,6 +27,25 @@
 
 namespace envfix::installer {
 
+// Threads lent, in all, to inflating single large deflate streams on several threads
+// (inflate_parallel.hpp) while their wheels download; one per install. Each wheel lends them to
+// its costliest entry only (in a switch: libtorch_cpu.so), which takes up to what is left when it
+// starts (one worker per 2 MiB of its compressed bytes) and gives them back when it ends.
+class InflateHelpers {
+public:
+    // `least`: fewer workers than this are not taken (on the H200 one worker of the parallel
+    // inflater reaches 161 MB/s on libtorch_cpu.so, ISA-L alone 388 MB/s: 3 workers break even).
+    explicit InflateHelpers(unsigned n, unsigned least = 4) : least_(std::max(2u, least)), left_(n) {}
+    // Workers for a stream of `compressed` bytes: 0 (inflate it on this thread) or `least` and more.
+    unsigned take(uint64_t compressed);
+    void give_back(unsigned n);
+
+private:
+    std::mutex mu_;
+    unsigned least_;
+    unsigned left_;
+};
+
 class EarlyUnpack {
 public:
     struct File {
@@ -38,6 +58,7 @@ public:
         // were, and when it was inflated, hashed and written (what a switch waits for).
         uint64_t compressed = 0;
         uint64_t first_ms = 0, bytes_ms = 0, end_ms = 0;
+        unsigned workers = 0;  // inflated by this many workers at once (0: by the reading thread)
     };
 
     // `part`: the download's .part file, opened here (the downloader may rename it afterwards);
@@ -45,9 +66,11 @@ public:
     // entry_file(entry, i) receives the directory's entry i. Entries of `from` bytes or more;
     // `keep`: a switch's installed files, which are linked, not inflated (nullptr: none).
     // Throws what starting a thread throws.
-    // `epoch`: where File's times count from.
+    // `epoch`: where File's times count from. `helpers`: workers the install lends to its largest
+    // streams (nullptr: none).
     EarlyUnpack(const std::filesystem::path& part, std::shared_ptr<resolver::PartProgress> progress, std::filesystem::path entry,
-                std::shared_ptr<const InstalledContent> keep, uint64_t from, std::chrono::steady_clock::time_point epoch);
+                std::shared_ptr<const InstalledContent> keep, uint64_t from, std::chrono::steady_clock::time_point epoch,
+                std::shared_ptr<InflateHelpers> helpers = nullptr);
     ~EarlyUnpack();  // stops, waits, removes the entry unless it was taken
     EarlyUnpack(const EarlyUnpack&) = delete;
     EarlyUnpack& operator=(const EarlyUnpack&) = delete;
@@ -66,6 +89,7 @@ private:
         size_t index = 0;
         ZipEntry entry;
         std::string raw_name;
+        bool lend = false;  // the entry that workers are lent to (InflateHelpers), if any
     };
     void plan();
     // The entries to inflate early, per range, from the directory read from the tail.
@@ -81,6 +105,7 @@ private:
     std::shared_ptr<const InstalledContent> keep_;
     uint64_t from_ = 0;
     std::chrono::steady_clock::time_point epoch_;
+    std::shared_ptr<InflateHelpers> helpers_;
     std::string source_;                 // the .part's name, for errors
     std::optional<fileops::InFile> part_;  // opened at once: the .part is renamed once it is complete
     std::atomic<bool> stop_{false};

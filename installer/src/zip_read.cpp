@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "envfix/installer/zip.hpp"
+#include "inflate_parallel.hpp"
 #include "zip_format.hpp"
 
 namespace envfix::installer {
@@ -206,6 +207,22 @@ Expected<void> stream_zip_entry(const ZipEntry& e, std::string_view source, cons
         fed += n;
         return piece;
     }, out_buf, out));
+    return out.finish();
+}
+
+Expected<void> stream_zip_entry_parallel(const ZipEntry& e, std::string_view source, const ZipReadAt& read,
+                                         unsigned workers, const ZipSink& sink) {
+    if (e.method != 8) return unexpected(data_mismatch(source, e, "not a deflate entry").error);
+    CheckedSink out(e, source, sink);
+    const pinflate::ReadAt from_stream = [&](uint64_t off, char* into, size_t n) -> Expected<size_t> {
+        if (off >= e.compressed_size) return size_t{0};
+        n = static_cast<size_t>(std::min<uint64_t>(n, e.compressed_size - off));
+        ENVFIX_TRY(auto got, read_exactly(read, e, source, e.data_offset + off, into, n));
+        return got.size();
+    };
+    const pinflate::Emit emit = [&](std::string_view c) { return out(c); };
+    const pinflate::Corrupt corrupt = [&](std::string what) { return data_mismatch(source, e, std::move(what)).error; };
+    ENVFIX_TRY_VOID(pinflate::inflate(e.compressed_size, from_stream, emit, corrupt, {.threads = workers}));
     return out.finish();
 }
 

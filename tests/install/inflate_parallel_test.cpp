@@ -1,20 +1,25 @@
-// One deflate stream inflated on several threads (bench/proposals/inflate_parallel/, a measured
-// proposal not used by installs): the output is the stream's, byte for byte, whatever zlib level,
+// One deflate stream inflated on several threads (installer/src/inflate_parallel.hpp, used for a
+// switch's largest libraries; docs/inflate-parallel.md): the output is the stream's, byte for byte, whatever zlib level,
 // data and chunk size made the chunks start; damaged or short data is refused as one decoder
 // refuses it.
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
+#include <thread>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "envfix/common/exit_codes.hpp"
 #include "envfix/common/message.hpp"
+#include "envfix/installer/unpacked_cache.hpp"
 #include "inflate_parallel.hpp"
 #include "marked_decoder.hpp"
+#include "unpack_early.hpp"
 #include "zip_builder.hpp"
 
 using namespace envfix;
@@ -312,4 +317,33 @@ TEST(InflateParallel, StoredBlocksAreTakenWhereverTheirZeroHeaderBegins) {
     ASSERT_FALSE(g.error);
     ASSERT_TRUE(g.out == data);
     EXPECT_GE(g.stats.taken * 10, g.stats.chunks * 9) << g.stats.taken << " of " << g.stats.chunks;
+}
+
+TEST(InflateHelpers, AStreamTakesWhatItCanUseTheNextWhatIsLeft) {
+    using envfix::installer::InflateHelpers;
+    constexpr uint64_t MiB = 1u << 20;
+    InflateHelpers pool(8);
+    EXPECT_EQ(pool.take(132 * MiB), 8u);  // libtorch_cpu.so: all of them
+    EXPECT_EQ(pool.take(309 * MiB), 0u);  // another stream beside it: none left
+    pool.give_back(8);
+    EXPECT_EQ(pool.take(13 * MiB), 6u);   // one worker per 2 MiB of compressed bytes
+    EXPECT_EQ(pool.take(100 * MiB), 0u);  // 2 left: fewer than 4 would be slower than one thread
+    pool.give_back(6);
+    EXPECT_EQ(pool.take(7 * MiB), 0u);    // 3 would be as slow
+    InflateHelpers two(2, 2);             // fewer lent on purpose: taken as they are
+    EXPECT_EQ(two.take(5 * MiB), 2u);
+    EXPECT_EQ(two.take(5 * MiB), 0u);
+}
+
+TEST(InflateHelpers, LentWhereFewWheelsDownloadNotInAColdInstall) {
+    using envfix::installer::inflate_helpers_for;
+    ::unsetenv("ENVFIX_INFLATE_HELPERS");
+    const unsigned half = std::thread::hardware_concurrency() / 2;
+    EXPECT_EQ(inflate_helpers_for(3), half >= 2 ? std::min(half, 8u) : 0u);  // a switch: torch, torchvision, torchaudio
+    EXPECT_EQ(inflate_helpers_for(33), 0u);                                    // the cold install of the stack
+    ::setenv("ENVFIX_INFLATE_HELPERS", "5", 1);
+    EXPECT_EQ(inflate_helpers_for(33), 5u);
+    ::setenv("ENVFIX_INFLATE_HELPERS", "0", 1);
+    EXPECT_EQ(inflate_helpers_for(3), 0u);
+    ::unsetenv("ENVFIX_INFLATE_HELPERS");
 }

@@ -301,3 +301,77 @@ TEST_F(IndexInstall, CredentialsOfTheIndexURLReachTheWheels) {
     EXPECT_EQ(r.err.find("secret"), std::string::npos);
     EXPECT_TRUE(has(dist_infos(), "torch-2.7.0+cu126.dist-info"));
 }
+
+namespace {
+
+// Torch's wheels with a 16 MB library (code-like bytes, 4.8 MB deflated): one deflate stream
+// that a switch inflates on several workers while the wheel downloads (docs/inflate-parallel.md).
+ServedIndex* big = nullptr;
+
+class IndexInstallLargeLibrary : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        big = new ServedIndex({"--variants", "cu126,cu128", "--torch", "2.7.0", "--pythons", "cp311", "--platforms",
+                               "manylinux_2_28_x86_64", "--torch-lib", "16000000"});
+    }
+    static void TearDownTestSuite() {
+        delete big;
+        big = nullptr;
+    }
+
+    TempDir dir{"idxbig"};
+    stdfs::path venv = dir / "venv";
+    stdfs::path home = dir / "home";
+    void SetUp() override { make_bare_venv(venv); }
+
+    std::vector<std::string> install_args(const std::string& variant) const {
+        std::string r = big->server->url("/");
+        return {"install", "--env", venv.string(), "--pytorch-index", r, "--index-url", r + variant + "/", "--gpu", "RTX 4090",
+                "--driver", "570.133.07", "--variant", variant, "-vv"};
+    }
+    // Whether the installed library holds the bytes of the variant's wheel entry.
+    bool installed_library_is_the_wheels(const std::string& variant) const {
+        stdfs::path wheel;
+        for (const auto& f : big->manifest["files"])
+            if (f["project"] == "torch" && f["variant"] == variant && f["filename"].get<std::string>().ends_with(".whl"))
+                wheel = big->dir.path() / "whl" / f["path"].get<std::string>();
+        auto r = run_program({"python3", "-c",
+                              "import hashlib, sys, zipfile\n"
+                              "a = zipfile.ZipFile(sys.argv[1]).read('torch/lib/libtorch_cpu.so')\n"
+                              "print('same' if a == open(sys.argv[2], 'rb').read() else 'different')\n",
+                              wheel.string(), (site_packages(venv) / "torch/lib/libtorch_cpu.so").string()});
+        return r.code == 0 && r.out == "same\n";
+    }
+};
+
+const std::regex kByWorkers(R"(  torch/lib/libtorch_cpu\.so \(15\.3 MiB, 4\.[0-9] MiB compressed\): its bytes read from [0-9]+ to [0-9]+ ms, )"
+                            R"(inflated by 2 workers at once, hashed and written by [0-9]+ ms)");
+
+}  // namespace
+
+TEST_F(IndexInstallLargeLibrary, ItsOneStreamIsInflatedBySeveralWorkersWhileItDownloadsThenSwitched) {
+    // Both wheels in ranges, the library read early, two workers lent: the cold install and the
+    // switch each inflate it on two workers, take it once the wheel is checked, and install the
+    // wheel's bytes.
+    const EnvList env{{"ENVFIX_SPLIT_DOWNLOADS_AT", "200"}, {"ENVFIX_UNPACK_EARLY", "1000000"}, {"ENVFIX_INFLATE_HELPERS", "2"}};
+    for (const std::string variant : {"cu126", "cu128"}) {
+        auto r = run_envfix(install_args(variant), env, home);
+        ASSERT_EQ(r.code, 0) << r.err;
+        EXPECT_TRUE(std::regex_search(r.err, kByWorkers)) << r.err;
+        EXPECT_TRUE(std::regex_search(r.err, std::regex("inflated while downloading: [1-9][0-9]* large files of [1-9][0-9]* wheels "
+                                                        "taken once checked, 0 not")))
+            << r.err;
+        EXPECT_TRUE(installed_library_is_the_wheels(variant)) << variant;
+    }
+}
+
+TEST_F(IndexInstallLargeLibrary, WithNoWorkersLentTheStreamIsInflatedByTheThreadReadingIt) {
+    auto r = run_envfix(install_args("cu128"),
+                        {{"ENVFIX_SPLIT_DOWNLOADS_AT", "200"}, {"ENVFIX_UNPACK_EARLY", "1000000"}, {"ENVFIX_INFLATE_HELPERS", "0"}}, home);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_FALSE(std::regex_search(r.err, kByWorkers)) << r.err;
+    EXPECT_TRUE(std::regex_search(r.err, std::regex(R"(  torch/lib/libtorch_cpu\.so \([^)]*\): its bytes read from [0-9]+ to [0-9]+ ms, )"
+                                                    R"(inflated, hashed and written by [0-9]+ ms)")))
+        << r.err;
+    EXPECT_TRUE(installed_library_is_the_wheels("cu128"));
+}

@@ -38,7 +38,7 @@ Options:
   --only LIST         projects to include (default: all: torch, torchvision, torchaudio,
                       triton / pytorch-triton, nvidia-* and cuda-* runtimes, pure dependencies)
 """
-import argparse, hashlib, html, io, json, os, re, sys, urllib.parse
+import argparse, hashlib, html, io, json, os, re, sys, urllib.parse, zlib
 from contextlib import redirect_stdout
 import importlib.util
 
@@ -221,7 +221,10 @@ class Builder:
                                      "License": "BSD-3-Clause"},
                         "files": {"torch/__init__.py": f"__version__ = {version + loc!r}\n",
                                   "torch/version.py": f"__version__ = {version + loc!r}\ndebug = False\ncuda = {cuda_txt}\n"
-                                                      f"git_version = 'e2d141dbde55c2a4370fac5165b0561b6af4798b'\nhip = None\nxpu = None\n"}})
+                                                      f"git_version = 'e2d141dbde55c2a4370fac5165b0561b6af4798b'\nhip = None\nxpu = None\n",
+                                  **({"torch/lib/libtorch_cpu.so": {"compressible": self.args.torch_lib, "mode": 493,
+                                                                    "seed": zlib.crc32(f"{variant}{tag}".encode())}}
+                                     if self.args.torch_lib else {})}})
                 if self.want("torchvision"):
                     # torchvision writes the legacy "name (specifier)" form, as its real METADATA does.
                     self.wheel(variant, "torchvision", {
@@ -373,6 +376,7 @@ def main():
     p.add_argument("--files-base")
     p.add_argument("--yank", action="append", default=[])
     p.add_argument("--only", default="")
+    p.add_argument("--torch-lib", type=int, default=0, help="torch wheels carry a compressible torch/lib/libtorch_cpu.so of this many bytes")
     a = p.parse_args()
     a.variants = [v for v in a.variants.split(",") if v]
     a.pythons = [v for v in a.pythons.split(",") if v]

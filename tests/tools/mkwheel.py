@@ -15,7 +15,8 @@ SPEC keys (all but name and version optional):
   description              METADATA body
   files                    {"pkg/mod.py": CONTENT}; CONTENT is a string, or
                            {"copy": "path"} (relative paths from the repository root),
-                           {"size": N, "seed": S} (N pseudo-random bytes), or {"base64": "..."};
+                           {"size": N, "seed": S} (N pseudo-random bytes), {"compressible": N,
+                           "seed": S} (N code-like bytes that deflate about 3:1), or {"base64": "..."};
                            any CONTENT object may add "mode": 493 (0o755)
   data                     {"scripts/tool": CONTENT, "headers/x.h": ..., "data/share/x": ...}
                            placed under {name}-{version}.data/
@@ -28,6 +29,17 @@ import base64, csv, hashlib, io, json, os, random, re, sys, zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EPOCH = (2020, 1, 1, 0, 0, 0)
+
+
+def compressible(n, seed):
+    # Like a large library's bytes: words of a small vocabulary between random numbers, so that
+    # deflate makes dynamic blocks of matches and literals (about 3:1), not stored ones.
+    rng = random.Random(seed)
+    words = [bytes(rng.choice(b"abcdefghijklmnopqrstuvwxyz_") for _ in range(rng.randint(3, 12))) for _ in range(512)]
+    out = bytearray()
+    while len(out) < n:
+        out += b" ".join(rng.choices(words, k=64)) + b" %08x\n" % rng.getrandbits(32) + rng.randbytes(24)
+    return bytes(out[:n])
 
 
 def content_of(value):
@@ -43,6 +55,8 @@ def content_of(value):
     if "size" in value:
         rng = random.Random(value.get("seed", 0))
         return rng.randbytes(value["size"]), mode
+    if "compressible" in value:
+        return compressible(value["compressible"], value.get("seed", 0)), mode
     if "base64" in value:
         return base64.b64decode(value["base64"]), mode
     if "text" in value:

@@ -26,6 +26,7 @@ enum class EnvVar {
     EnvfixSplitDownloadsAt,  // files this large download over several connections
     EnvfixUnpackRunners,     // wheels unpacked at once while downloading
     EnvfixUnpackEarly,       // 0: no inflating of a wheel's entries before it is complete
+    EnvfixInflateHelpers,    // threads lent to one large deflate stream inflated while downloading
     // CUDA
     CudaVisibleDevices,
     LdLibraryPath,       // where the loader finds libcuda.so.1 (part of the probe cache's key)

@@ -79,6 +79,15 @@ class PartProgress;
 }  // namespace envfix::resolver
 namespace envfix::installer {
 
+class InflateHelpers;
+
+// How many threads an install that downloads `wheels` wheels lends to inflating single large
+// streams (UnpackAhead::lend_inflate_helpers): half the cores, at most 8, where at most 4 wheels
+// download (a switch, whose wait is torch's largest library); none where more do (a cold
+// install: the cores are busy with the other wheels, and each worker's chunks would add to its
+// peak memory). ENVFIX_INFLATE_HELPERS sets the number.
+unsigned inflate_helpers_for(size_t wheels);
+
 // Unpacks wheels into the cache on its own threads as they are handed over: a cold install hands
 // each wheel over when its download is checked, so the inflating overlaps the downloads still
 // running and the install itself only links (docs/performance.md, "Unpacking while
@@ -106,6 +115,9 @@ public:
     void early(const std::filesystem::path& part, const std::string& sha256, std::shared_ptr<resolver::PartProgress> progress);
     // Whether early() reads anything here (so a caller need not ask for ranges with a tail).
     bool reads_early() const;
+    // Threads lent, in all, to inflating the largest entries early() reads one stream on several
+    // threads at once (docs/inflate-parallel.md); before the first early(). 0 (the default): none.
+    void lend_inflate_helpers(unsigned n);
 
     struct Batch {
         size_t wheels = 0, files = 0;
@@ -121,6 +133,7 @@ public:
         std::string name;
         uint64_t size = 0, compressed = 0;
         uint64_t first_ms = 0, bytes_ms = 0, end_ms = 0;
+        unsigned workers = 0;  // inflated by this many workers at once (0: by the thread reading it)
     };
     struct Outcome {
         size_t unpacked = 0;           // entries made
@@ -144,6 +157,7 @@ private:
     unsigned threads_;
     std::shared_ptr<const InstalledContent> keep_;
     uint64_t early_from_;
+    std::shared_ptr<InflateHelpers> helpers_;
     std::chrono::steady_clock::time_point started_;
     std::atomic<bool> swept_{false};
     std::mutex mu_;

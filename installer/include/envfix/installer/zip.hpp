@@ -107,6 +107,12 @@ using ZipReadAt = std::function<Expected<size_t>(uint64_t offset, char* into, si
 // a file shorter than the directory said: "zip.data_mismatch" naming the archive and the entry.
 Expected<void> stream_zip_entry(const ZipEntry& entry, std::string_view source, const ZipReadAt& read,
                                 std::span<char> in, std::span<char> out, const ZipSink& sink);
+// The same for a deflate entry inflated by `workers` threads at once (the parallel inflater of
+// installer/src/inflate_parallel.hpp, docs/inflate-parallel.md): `read` is called from several
+// threads, `sink` from the caller's, in order; the same errors, the same CRC-32 check. Throws
+// std::system_error where its workers cannot be started, before anything reaches `sink`.
+Expected<void> stream_zip_entry_parallel(const ZipEntry& entry, std::string_view source, const ZipReadAt& read,
+                                         unsigned workers, const ZipSink& sink);
 
 // The fast path for stored and deflate entries: the whole entry at once into `out` (exactly
 // entry.size bytes: a buffer, or a mapped output file), with libdeflate, about twice zlib's
