@@ -319,6 +319,8 @@ protected:
         big = nullptr;
     }
 
+    void TearDown() override { big->server->set_faults(Json::object()); }
+
     TempDir dir{"idxbig"};
     stdfs::path venv = dir / "venv";
     stdfs::path home = dir / "home";
@@ -329,12 +331,15 @@ protected:
         return {"install", "--env", venv.string(), "--pytorch-index", r, "--index-url", r + variant + "/", "--gpu", "RTX 4090",
                 "--driver", "570.133.07", "--variant", variant, "-vv"};
     }
+    static Json torch_wheel(const std::string& variant) {
+        for (const auto& f : big->manifest["files"])
+            if (f["project"] == "torch" && f["variant"] == variant && f["filename"].get<std::string>().ends_with(".whl")) return f;
+        ADD_FAILURE() << "no torch in " << variant;
+        return Json::object();
+    }
     // Whether the installed library holds the bytes of the variant's wheel entry.
     bool installed_library_is_the_wheels(const std::string& variant) const {
-        stdfs::path wheel;
-        for (const auto& f : big->manifest["files"])
-            if (f["project"] == "torch" && f["variant"] == variant && f["filename"].get<std::string>().ends_with(".whl"))
-                wheel = big->dir.path() / "whl" / f["path"].get<std::string>();
+        const stdfs::path wheel = big->dir.path() / "whl" / torch_wheel(variant)["path"].get<std::string>();
         auto r = run_program({"python3", "-c",
                               "import hashlib, sys, zipfile\n"
                               "a = zipfile.ZipFile(sys.argv[1]).read('torch/lib/libtorch_cpu.so')\n"
@@ -373,5 +378,24 @@ TEST_F(IndexInstallLargeLibrary, WithNoWorkersLentTheStreamIsInflatedByTheThread
     EXPECT_TRUE(std::regex_search(r.err, std::regex(R"(  torch/lib/libtorch_cpu\.so \([^)]*\): its bytes read from [0-9]+ to [0-9]+ ms, )"
                                                     R"(inflated, hashed and written by [0-9]+ ms)")))
         << r.err;
+    EXPECT_TRUE(installed_library_is_the_wheels("cu128"));
+}
+
+TEST_F(IndexInstallLargeLibrary, AWheelDamagedInsideTheLibraryTheWorkersInflateChangesNothing) {
+    // The switch's torch wheel arrives with one byte of the library's deflate data inverted: the
+    // workers' stream fails or its file is refused, the wheel's sha256 fails, the environment is
+    // as it was; the next run installs it.
+    const EnvList env{{"ENVFIX_SPLIT_DOWNLOADS_AT", "200"}, {"ENVFIX_UNPACK_EARLY", "1000000"}, {"ENVFIX_INFLATE_HELPERS", "2"}};
+    ASSERT_EQ(run_envfix(install_args("cu126"), env, home).code, 0);
+    auto before = snapshot(venv);
+    const Json torch = torch_wheel("cu128");
+    big->server->set_faults({{big->url_path(torch), {{"flip", torch["size"].get<int64_t>() / 2}}}});
+    auto r = run_envfix(install_args("cu128"), env, home);
+    EXPECT_EQ(r.code, 53) << r.err;
+    EXPECT_NE(first_error_line(r).find("sha256"), std::string::npos) << r.err;
+    EXPECT_EQ(tree_diff(before, snapshot(venv)), "");
+    big->server->set_faults(Json::object());
+    auto again = run_envfix(install_args("cu128"), env, home);
+    ASSERT_EQ(again.code, 0) << again.err;
     EXPECT_TRUE(installed_library_is_the_wheels("cu128"));
 }

@@ -29,6 +29,7 @@ is the request path without the query ("/cu128/torch/"), or "*" for every path. 
   code: N          status of the redirect (301, 302, 307, 308)
   content_type: T  send Content-Type T instead of the file's
   body: "..."      send this text instead of the file
+  flip: K          send the file with byte K inverted (a wheel damaged on the way, same size)
   auth: "u:p"      require HTTP basic auth with these credentials (401 otherwise)
   no_etag: true    send neither ETag nor Last-Modified
   no_range: true   ignore Range (always 200 with the whole file)
@@ -177,6 +178,10 @@ class Handler(BaseHTTPRequestHandler):
             with open(local, "rb") as f:
                 data = f.read()
             mtime = os.path.getmtime(local)
+            if "flip" in spec and int(spec["flip"]) < len(data):
+                damaged = bytearray(data)
+                damaged[int(spec["flip"])] ^= 0xFF
+                data = bytes(damaged)
         else:
             return self.send_plain(404, "not found\n")
         ctype = spec.get("content_type") or content_type_of(local)
