@@ -22,7 +22,7 @@ const std::vector<EnvVarInfo>& table() {
         {EnvVar::EnvfixSplitDownloadsAt, "ENVFIX_SPLIT_DOWNLOADS_AT", "a file of at least this many bytes downloads in byte ranges over several connections at once (default 67108864; 0: never)"},
         {EnvVar::EnvfixUnpackRunners, "ENVFIX_UNPACK_RUNNERS", "how many wheels are unpacked at once while the others download (default half the cores, 4 to 8; 1 to 64)"},
         {EnvVar::EnvfixUnpackEarly, "ENVFIX_UNPACK_EARLY", "entries of at least this many bytes are inflated while their wheel downloads (default 16 MiB); 0: only once it is downloaded (for measuring)"},
-        {EnvVar::EnvfixInflateHelpers, "ENVFIX_INFLATE_HELPERS", "threads lent, in all, to inflating the largest libraries one stream on several threads while their wheel downloads (default: half the cores, at most 8, where at most 4 wheels download, as in a switch; else 0, which keeps a cold install's memory bounded); 0: never"},
+        {EnvVar::EnvfixInflateHelpers, "ENVFIX_INFLATE_HELPERS", "threads lent, in all, to inflating the largest libraries one stream on several threads while their wheel downloads (default: half the cores, at most 8, on machines of 8 cores or more where at most 4 wheels download, as in a switch; else 0, which keeps a cold install's memory bounded); 0: never"},
         {EnvVar::CudaVisibleDevices, "CUDA_VISIBLE_DEVICES", "GPUs the CUDA driver shows (envfix says when it hides some)"},
         {EnvVar::LdLibraryPath, "LD_LIBRARY_PATH", "where the loader looks for libcuda.so.1; another value probes again instead of taking the probe remembered for the boot"},
         {EnvVar::VirtualEnv, "VIRTUAL_ENV", "the active virtual environment (default target)"},

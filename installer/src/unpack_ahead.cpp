@@ -274,8 +274,10 @@ bool UnpackAhead::reads_early() const { return early_from(early_from_).has_value
 unsigned inflate_helpers_for(size_t wheels) {
     if (auto v = env::get(EnvVar::EnvfixInflateHelpers))
         if (auto n = str::to_int(*v); n && *n >= 0) return static_cast<unsigned>(std::min<int64_t>(*n, 64));
+    // Fewer than 4 workers inflate slower than ISA-L on one thread (InflateHelpers): a machine
+    // with fewer than 8 cores lends none.
     const unsigned half = std::thread::hardware_concurrency() / 2;
-    return wheels <= 4 && half >= 2 ? std::min(half, 8u) : 0;
+    return wheels <= 4 && half >= 4 ? std::min(half, 8u) : 0;
 }
 
 void UnpackAhead::lend_inflate_helpers(unsigned n) {

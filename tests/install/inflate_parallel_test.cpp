@@ -339,7 +339,7 @@ TEST(InflateHelpers, LentWhereFewWheelsDownloadNotInAColdInstall) {
     using envfix::installer::inflate_helpers_for;
     ::unsetenv("ENVFIX_INFLATE_HELPERS");
     const unsigned half = std::thread::hardware_concurrency() / 2;
-    EXPECT_EQ(inflate_helpers_for(3), half >= 2 ? std::min(half, 8u) : 0u);  // a switch: torch, torchvision, torchaudio
+    EXPECT_EQ(inflate_helpers_for(3), half >= 4 ? std::min(half, 8u) : 0u);  // a switch: torch, torchvision, torchaudio
     EXPECT_EQ(inflate_helpers_for(33), 0u);                                    // the cold install of the stack
     ::setenv("ENVFIX_INFLATE_HELPERS", "5", 1);
     EXPECT_EQ(inflate_helpers_for(33), 5u);

@@ -83,7 +83,8 @@ class InflateHelpers;
 
 // How many threads an install that downloads `wheels` wheels lends to inflating single large
 // streams (UnpackAhead::lend_inflate_helpers): half the cores, at most 8, where at most 4 wheels
-// download (a switch, whose wait is torch's largest library); none where more do (a cold
+// download (a switch, whose wait is torch's largest library) and the machine has 8 cores or
+// more (fewer than 4 workers are slower than one thread of ISA-L); none where more do (a cold
 // install: the cores are busy with the other wheels, and each worker's chunks would add to its
 // peak memory). ENVFIX_INFLATE_HELPERS sets the number.
 unsigned inflate_helpers_for(size_t wheels);
