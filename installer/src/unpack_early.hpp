@@ -34,7 +34,7 @@ namespace envfix::installer {
 class InflateHelpers {
 public:
     // `least`: fewer workers than this are not taken (on the H200 one worker of the parallel
-    // inflater reaches 161 MB/s on libtorch_cpu.so, ISA-L alone 388 MB/s: 3 workers break even).
+    // inflater reaches 161 MB/s on libtorch_cpu.so, ISA-L alone 388 MB/s: 3 workers only break even).
     explicit InflateHelpers(unsigned n, unsigned least = 4) : least_(std::max(2u, least)), left_(n) {}
     // Workers for a stream of `compressed` bytes: 0 (inflate it on this thread) or `least` and more.
     unsigned take(uint64_t compressed);
