@@ -284,7 +284,7 @@ Expected<EarlyUnpack::File> EarlyUnpack::inflate_one(const Job& job) {
         if (stop_.load(std::memory_order_relaxed)) return unexpected(stopped());
         return output.push(c);
     };
-    const Lent workers(job.lend && e.method == 8 ? helpers_.get() : nullptr, e.compressed_size);
+    const Lent workers(job.lend ? helpers_.get() : nullptr, e.compressed_size);  // choose() lends to deflate entries only
     unsigned by = 0;  // workers that inflated it (0: this thread)
     if (workers.count()) {
         try {
@@ -301,7 +301,7 @@ Expected<EarlyUnpack::File> EarlyUnpack::inflate_one(const Job& job) {
     const bool exec = e.is_executable();
     // A file inflated by lent workers (a switch's libtorch_cpu.so) is written faster than the
     // disk takes it: starting its write-back at its close kept the switch waiting 0.15-0.3 s on
-    // the H200 (1.95 s against 1.67 s without, four runs each); the flush before the commit
+    // the H200 (a switch's median 1.95 s against 1.67 s without, four runs each); the flush before the commit
     // writes it with the rest.
     ENVFIX_TRY_VOID(file.finish(exec ? fileops::FileMode::Executable : fileops::FileMode::Regular, by == 0));
     return File{e.name, output.size(), e.crc32, hasher.finish_b64(), exec, e.compressed_size, first_ms, bytes_ms, since(), by};
