@@ -279,45 +279,6 @@ Expected<Snapshot> capture(const probe::Environment& env, Reporter& reporter, Sn
 
 namespace {
 
-// Puts the files of `s` in the store and remembers their identities (those capture() saw: the
-// same lock is held, so no file is asked again).
-Expected<void> store_captured(const probe::Environment& env, const Snapshot& s, SnapshotStats* stats, const std::vector<Seen>& seen) {
-    const stdfs::path root = env.root.lexically_normal();
-    const stdfs::path store_dir = snapshot_store_dir(root);
-    struct Stored {
-        Identity identity;
-        bool present = false, stored = false, copied = false;
-        std::optional<Error> error;
-    };
-    std::vector<Stored> outs(s.files.size());
-    tx::parallel_for(s.files.size(), [&](size_t i) {
-        const auto& f = s.files[i];
-        auto abs = root / stdfs::path(f.path);
-        const auto& k = seen[i];  // a file it knew is stored already
-        outs[i].present = true;
-        outs[i].identity = {k.device, k.inode, k.size, k.mtime_ns, f.sha256};
-        if (k.stored) return;
-        auto r = store_object(store_dir, abs, f.sha256, f.mode);
-        if (!r) {
-            outs[i].error = r.error();
-            return;
-        }
-        outs[i].stored = r->first;
-        outs[i].copied = r->second;
-    });
-    Identities fresh;
-    for (size_t i = 0; i < outs.size(); ++i) {
-        if (outs[i].error) return unexpected(*outs[i].error);
-        if (!outs[i].present) continue;
-        if (stats) {
-            stats->stored += outs[i].stored;
-            stats->copied += outs[i].copied;
-        }
-        fresh[s.files[i].path] = outs[i].identity;
-    }
-    return save_identities(root, fresh);
-}
-
 Expected<void> write_snapshot(const stdfs::path& root, Snapshot& s) {
     auto dir = snapshots_dir(root);
     std::error_code ec;
@@ -329,10 +290,67 @@ Expected<void> write_snapshot(const stdfs::path& root, Snapshot& s) {
 
 }  // namespace
 
+Expected<void> store_captured(const probe::Environment& env, const Snapshot& s, const std::vector<Seen>& seen, SnapshotStats* stats,
+                              std::vector<stdfs::path>* added) {
+    const stdfs::path root = env.root.lexically_normal();
+    const stdfs::path store_dir = snapshot_store_dir(root);
+    struct Stored {
+        bool stored = false, copied = false;
+        std::optional<Error> error;
+    };
+    std::vector<Stored> outs(s.files.size());
+    tx::parallel_for(s.files.size(), [&](size_t i) {
+        const auto& f = s.files[i];
+        if (seen[i].stored) return;  // a file it knew is stored already
+        auto r = store_object(store_dir, root / stdfs::path(f.path), f.sha256, f.mode);
+        if (!r) {
+            outs[i].error = r.error();
+            return;
+        }
+        outs[i].stored = r->first;
+        outs[i].copied = r->second;
+    });
+    std::optional<Error> first;
+    for (size_t i = 0; i < outs.size(); ++i) {
+        if (outs[i].error && !first) first = outs[i].error;
+        if (added && outs[i].stored) added->push_back(object_path(store_dir, s.files[i].sha256));
+        if (stats) {
+            stats->stored += outs[i].stored;
+            stats->copied += outs[i].copied;
+        }
+    }
+    if (first) return unexpected(std::move(*first));
+    return {};
+}
+
+void unstore(const probe::Environment& env, const std::vector<stdfs::path>& added) {
+    std::error_code ec;
+    std::set<stdfs::path> parents;
+    for (const auto& p : added) {
+        stdfs::remove(p, ec);
+        parents.insert(p.parent_path());
+    }
+    // Folders left empty, up to the state folder: each is removed only when empty.
+    const stdfs::path root = env.root.lexically_normal();
+    for (const auto& d : parents) stdfs::remove(d, ec);
+    const stdfs::path store = snapshot_store_dir(root);
+    stdfs::remove(store, ec);
+    stdfs::remove(store.parent_path(), ec);
+    stdfs::remove(state_dir(root), ec);
+}
+
 Expected<void> keep_captured(const probe::Environment& env, Snapshot& s, const std::vector<Seen>& seen, std::string reason,
-                             std::string name, SnapshotStats* stats) {
+                             std::string name, SnapshotStats* stats, bool stored) {
     auto started = Clock::now();
-    ENVFIX_TRY_VOID(store_captured(env, s, stats, seen));
+    if (!stored) ENVFIX_TRY_VOID(store_captured(env, s, seen, stats));
+    // Their identities remembered (those capture() saw: the same lock is held, so no file is
+    // asked again), so that the next snapshot knows them stored.
+    Identities fresh;
+    for (size_t i = 0; i < s.files.size(); ++i) {
+        const auto& k = seen[i];
+        fresh[s.files[i].path] = {k.device, k.inode, k.size, k.mtime_ns, s.files[i].sha256};
+    }
+    ENVFIX_TRY_VOID(save_identities(env.root.lexically_normal(), fresh));
     s.reason = std::move(reason);
     s.name = std::move(name);
     ENVFIX_TRY_VOID(write_snapshot(env.root.lexically_normal(), s));

@@ -36,10 +36,20 @@ struct Seen {
 // The environment as it is now, read only: nothing stored or written (keep_captured() does that
 // once the caller is sure to go ahead). `seen`: what it saw of each file.
 Expected<Snapshot> capture(const probe::Environment& env, Reporter& reporter, SnapshotStats* stats, std::vector<Seen>& seen);
-// Keeps a snapshot captured just now under the same lock: its files' bytes put in the store, their
-// identities remembered, then written with the next id, the time, `reason` and `name`. Adds its
-// time to stats->seconds.
+// A snapshot captured just now, under the same lock: its files' bytes put in the store (hard links
+// where the filesystem has them). The slow part of keeping it, which a caller may run ahead on a
+// thread of its own while nothing changes the environment (install() does, beside the unpacking
+// and the staging). `added`: the objects it put there, which unstore() takes back where the
+// snapshot is not kept after all. Adds to stats->stored and ->copied.
+Expected<void> store_captured(const probe::Environment& env, const Snapshot& s, const std::vector<Seen>& seen, SnapshotStats* stats,
+                              std::vector<std::filesystem::path>* added = nullptr);
+// The objects store_captured() added removed again, and the folders that leaves empty up to the
+// environment's state folder: the environment as it was before.
+void unstore(const probe::Environment& env, const std::vector<std::filesystem::path>& added);
+// Keeps a snapshot captured just now under the same lock: store_captured() unless `stored`, its
+// files' identities remembered, then written with the next id, the time, `reason` and `name`.
+// Adds its time to stats->seconds.
 Expected<void> keep_captured(const probe::Environment& env, Snapshot& s, const std::vector<Seen>& seen, std::string reason,
-                             std::string name, SnapshotStats* stats);
+                             std::string name, SnapshotStats* stats, bool stored = false);
 
 }  // namespace envfix::installer::snap

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <regex>
 
 #include "envfix/common/hash.hpp"
 #include "install_fixtures.hpp"
@@ -59,4 +60,35 @@ TEST(InstallLargeEntry, ACorruptLargeEntryIsRefusedAndTheVenvStaysAsItWas) {
     EXPECT_NE(line.find("CRC-32"), std::string::npos) << line;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_EQ(tree_diff(before, snapshot(venv, {".envfix/store"})), "");
+}
+
+TEST(InstallLargeEntry, AnUpgradeRefusedAfterTheSnapshotWasStoredAheadTakesItsObjectsBack) {
+    // The installed 1.0's files go into the snapshot store while 2.0 is staged (on a thread of
+    // its own); 2.0's corrupt entry stops the install, and the store is as it was: nothing is left
+    // that no snapshot refers to.
+    TempDir dir;
+    auto venv = dir / "venv";
+    make_bare_venv(venv);
+    ASSERT_EQ(run_envfix({"install", "--env", venv.string(), write_wheel(large_spec(), dir / "w1").string()}, {}, dir / "home").code, 0);
+    auto before = snapshot(venv);
+    auto installed = snapshot(venv, {".envfix"});
+    WheelSpec spec = large_spec();
+    spec.version = "2.0";
+    spec.files[1].data = library_bytes(24u << 20, 7);  // new bytes: inflated, not kept from 1.0
+    spec.files[1].local_crc = 0xdeadbeef;
+    spec.files[1].central_crc = 0xdeadbeef;
+    auto r = run_envfix({"install", "--env", venv.string(), write_wheel(spec, dir / "w2").string()}, {}, dir / "home");
+    EXPECT_EQ(r.code, 60) << r.err;
+    EXPECT_EQ(tree_diff(before, snapshot(venv)), "");
+    // The same upgrade with a sound wheel: 1.0's files stored ahead are kept for its snapshot,
+    // which brings 1.0 back.
+    WheelSpec sound = large_spec();
+    sound.version = "2.0";
+    sound.files[1].data = library_bytes(24u << 20, 7);
+    auto good = run_envfix({"install", "--env", venv.string(), "-vv", write_wheel(sound, dir / "w3").string()}, {}, dir / "home");
+    ASSERT_EQ(good.code, 0) << good.err;
+    EXPECT_TRUE(std::regex_search(good.err, std::regex("snapshot [0-9]+: [0-9]+ files, [0-9]+ hashed, [1-9][0-9]* newly stored"))) << good.err;
+    auto back = run_envfix({"rollback", "--env", venv.string(), "-y"}, {}, dir / "home");
+    ASSERT_EQ(back.code, 0) << back.err;
+    EXPECT_EQ(tree_diff(installed, snapshot(venv, {".envfix"})), "");
 }
