@@ -249,13 +249,15 @@ Expected<std::vector<RecoveryOutcome>> recover(const probe::Environment& env, bo
 }
 
 // The snapshot of the present stored on a thread of its own while the install goes on (install()
-// below); taken back unless kept, waited for in any case before the snapshot it reads goes.
+// below), then kept; what it stored is taken back unless it was kept, and it is waited for in any
+// case before the snapshot it reads goes.
 class StoredAhead {
 public:
     explicit StoredAhead(const probe::Environment& env) : env_(env) {}
     ~StoredAhead() {
         if (storing_.valid()) storing_.wait();
-        if (!kept_) snap::unstore(env_, added_);
+        // A keep that failed half way may have remembered identities of what is taken back.
+        if (!kept_) snap::unstore(env_, added_, keeping_);
     }
     StoredAhead(const StoredAhead&) = delete;
     StoredAhead& operator=(const StoredAhead&) = delete;
@@ -270,23 +272,27 @@ public:
         } catch (const std::system_error&) {  // no thread left: stored when it is kept, in turn
         }
     }
-    // Whether it was stored ahead (then its counts are added to `stats`), or its error.
-    Expected<bool> finish(SnapshotStats& stats) {
-        if (!storing_.valid()) return false;
-        ENVFIX_TRY_VOID(storing_.get());
-        stats.stored += stats_.stored;
-        stats.copied += stats_.copied;
-        stats.seconds += stats_.seconds;
-        return true;
+    // snap::keep_captured() once what was stored ahead is there (its counts added to `stats`).
+    Expected<void> keep(Snapshot& s, const std::vector<snap::Seen>& seen, std::string reason, SnapshotStats& stats) {
+        const bool stored = storing_.valid();
+        if (stored) {
+            ENVFIX_TRY_VOID(storing_.get());
+            stats.stored += stats_.stored;
+            stats.copied += stats_.copied;
+            stats.seconds += stats_.seconds;
+        }
+        keeping_ = true;
+        ENVFIX_TRY_VOID(snap::keep_captured(env_, s, seen, std::move(reason), "", &stats, stored));
+        kept_ = true;
+        return {};
     }
-    void kept() { kept_ = true; }
 
 private:
     const probe::Environment& env_;
     std::future<Expected<void>> storing_;
     SnapshotStats stats_;
     std::vector<std::filesystem::path> added_;
-    bool kept_ = false;
+    bool keeping_ = false, kept_ = false;
 };
 
 Expected<InstallResult> install(const probe::Environment& env, const InstallRequest& request, Reporter& reporter) {
@@ -687,13 +693,11 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     result.files_kept += in_place.count;
     lap("RECORD files written");
     if (interrupt_requested()) return fail(ExitCode::Interrupted, "install.interrupted");
-    // Written once every check has passed, so a refused install leaves no snapshot (only stored
-    // objects nothing refers to, which `envfix snapshot gc` removes); dropped again when the
-    // transaction fails (the environment did not change).
+    // Written once every check has passed, so a refused install leaves no snapshot (and takes back
+    // what it stored ahead); dropped again when the transaction fails (the environment did not
+    // change; its stored files are left to `envfix snapshot gc`).
     if (present) {
-        ENVFIX_TRY(const bool stored, ahead.finish(snap_stats));
-        ENVFIX_TRY_VOID(snap::keep_captured(env, *present, present_seen, request.snapshot_reason, "", &snap_stats, stored));
-        ahead.kept();
+        ENVFIX_TRY_VOID(ahead.keep(*present, present_seen, request.snapshot_reason, snap_stats));
         result.snapshot = present->id;
         const auto& st = snap_stats;
         reporter.debug(msg("snapshot.stats", {{"id", present->id}, {"files", std::to_string(st.files)}, {"hashed", std::to_string(st.hashed)},

@@ -323,8 +323,10 @@ Expected<void> store_captured(const probe::Environment& env, const Snapshot& s, 
     return {};
 }
 
-void unstore(const probe::Environment& env, const std::vector<stdfs::path>& added) {
+void unstore(const probe::Environment& env, const std::vector<stdfs::path>& added, bool forget_identities) {
     std::error_code ec;
+    // Identities that may name what goes: forgotten, so the next snapshot looks at every file.
+    if (forget_identities && !added.empty()) stdfs::remove(identities_file(env.root.lexically_normal()), ec);
     std::set<stdfs::path> parents;
     for (const auto& p : added) {
         stdfs::remove(p, ec);

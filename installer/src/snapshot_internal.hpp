@@ -44,8 +44,9 @@ Expected<Snapshot> capture(const probe::Environment& env, Reporter& reporter, Sn
 Expected<void> store_captured(const probe::Environment& env, const Snapshot& s, const std::vector<Seen>& seen, SnapshotStats* stats,
                               std::vector<std::filesystem::path>* added = nullptr);
 // The objects store_captured() added removed again, and the folders that leaves empty up to the
-// environment's state folder: the environment as it was before.
-void unstore(const probe::Environment& env, const std::vector<std::filesystem::path>& added);
+// environment's state folder: the environment as it was before. `forget_identities`: a
+// keep_captured() failed after it may have remembered them, so the remembered identities go too.
+void unstore(const probe::Environment& env, const std::vector<std::filesystem::path>& added, bool forget_identities = false);
 // Keeps a snapshot captured just now under the same lock: store_captured() unless `stored`, its
 // files' identities remembered, then written with the next id, the time, `reason` and `name`.
 // Adds its time to stats->seconds.
