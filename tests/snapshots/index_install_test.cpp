@@ -21,14 +21,18 @@ using Json = nlohmann::ordered_json;
 
 namespace {
 
-ServedIndex* world = nullptr;
+ServedIndex* world = nullptr;  // the running suite's index
 
 class IndexInstall : public ::testing::Test {
 protected:
-    static void SetUpTestSuite() {
-        world = new ServedIndex({"--variants", "cu126,cu128", "--torch", "2.7.0", "--pythons", "cp311", "--platforms",
-                                 "manylinux_2_28_x86_64"});
+    // The suite's index: torch 2.7.0's cu126 and cu128 stacks for cp311 on Linux, and `extra`.
+    static void serve(std::vector<std::string> extra) {
+        std::vector<std::string> args{"--variants", "cu126,cu128", "--torch", "2.7.0", "--pythons", "cp311", "--platforms",
+                                      "manylinux_2_28_x86_64"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        world = new ServedIndex(args);
     }
+    static void SetUpTestSuite() { serve({}); }
     static void TearDownTestSuite() {
         delete world;
         world = nullptr;
@@ -57,12 +61,16 @@ protected:
         std::sort(out.begin(), out.end());
         return out;
     }
-    std::string wheel_path(const std::string& project, const std::string& variant) {
+    // The manifest record of `project`'s wheel in `variant`.
+    static Json wheel_record(const std::string& project, const std::string& variant) {
         for (const auto& f : world->manifest["files"])
-            if (f["project"] == project && f["variant"] == variant && f["filename"].get<std::string>().ends_with(".whl"))
-                return world->url_path(f);
+            if (f["project"] == project && f["variant"] == variant && f["filename"].get<std::string>().ends_with(".whl")) return f;
         ADD_FAILURE() << "no " << project << " in " << variant;
-        return "";
+        return Json::object();
+    }
+    std::string wheel_path(const std::string& project, const std::string& variant) {
+        auto f = wheel_record(project, variant);
+        return f.contains("path") ? world->url_path(f) : "";
     }
 };
 
@@ -306,40 +314,13 @@ namespace {
 
 // Torch's wheels with a 16 MB library (code-like bytes, 4.8 MB deflated): one deflate stream
 // that a switch inflates on several workers while the wheel downloads (docs/inflate-parallel.md).
-ServedIndex* big = nullptr;
-
-class IndexInstallLargeLibrary : public ::testing::Test {
+class IndexInstallLargeLibrary : public IndexInstall {
 protected:
-    static void SetUpTestSuite() {
-        big = new ServedIndex({"--variants", "cu126,cu128", "--torch", "2.7.0", "--pythons", "cp311", "--platforms",
-                               "manylinux_2_28_x86_64", "--torch-lib", "16000000"});
-    }
-    static void TearDownTestSuite() {
-        delete big;
-        big = nullptr;
-    }
+    static void SetUpTestSuite() { serve({"--torch-lib", "16000000"}); }
 
-    void TearDown() override { big->server->set_faults(Json::object()); }
-
-    TempDir dir{"idxbig"};
-    stdfs::path venv = dir / "venv";
-    stdfs::path home = dir / "home";
-    void SetUp() override { make_bare_venv(venv); }
-
-    std::vector<std::string> install_args(const std::string& variant) const {
-        std::string r = big->server->url("/");
-        return {"install", "--env", venv.string(), "--pytorch-index", r, "--index-url", r + variant + "/", "--gpu", "RTX 4090",
-                "--driver", "570.133.07", "--variant", variant, "-vv"};
-    }
-    static Json torch_wheel(const std::string& variant) {
-        for (const auto& f : big->manifest["files"])
-            if (f["project"] == "torch" && f["variant"] == variant && f["filename"].get<std::string>().ends_with(".whl")) return f;
-        ADD_FAILURE() << "no torch in " << variant;
-        return Json::object();
-    }
     // Whether the installed library holds the bytes of the variant's wheel entry.
     bool installed_library_is_the_wheels(const std::string& variant) const {
-        const stdfs::path wheel = big->dir.path() / "whl" / torch_wheel(variant)["path"].get<std::string>();
+        const stdfs::path wheel = world->dir.path() / "whl" / wheel_record("torch", variant)["path"].get<std::string>();
         auto r = run_program({"python3", "-c",
                               "import hashlib, sys, zipfile\n"
                               "a = zipfile.ZipFile(sys.argv[1]).read('torch/lib/libtorch_cpu.so')\n"
@@ -360,7 +341,7 @@ TEST_F(IndexInstallLargeLibrary, ItsOneStreamIsInflatedBySeveralWorkersWhileItDo
     // wheel's bytes.
     const EnvList env{{"ENVFIX_SPLIT_DOWNLOADS_AT", "200"}, {"ENVFIX_UNPACK_EARLY", "1000000"}, {"ENVFIX_INFLATE_HELPERS", "2"}};
     for (const std::string variant : {"cu126", "cu128"}) {
-        auto r = run_envfix(install_args(variant), env, home);
+        auto r = run_envfix(install_args(variant, {"-vv"}), env, home);
         ASSERT_EQ(r.code, 0) << r.err;
         EXPECT_TRUE(std::regex_search(r.err, kByWorkers)) << r.err;
         EXPECT_TRUE(std::regex_search(r.err, std::regex("inflated while downloading: [1-9][0-9]* large files of [1-9][0-9]* wheels "
@@ -371,7 +352,7 @@ TEST_F(IndexInstallLargeLibrary, ItsOneStreamIsInflatedBySeveralWorkersWhileItDo
 }
 
 TEST_F(IndexInstallLargeLibrary, WithNoWorkersLentTheStreamIsInflatedByTheThreadReadingIt) {
-    auto r = run_envfix(install_args("cu128"),
+    auto r = run_envfix(install_args("cu128", {"-vv"}),
                         {{"ENVFIX_SPLIT_DOWNLOADS_AT", "200"}, {"ENVFIX_UNPACK_EARLY", "1000000"}, {"ENVFIX_INFLATE_HELPERS", "0"}}, home);
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_FALSE(std::regex_search(r.err, kByWorkers)) << r.err;
@@ -386,16 +367,16 @@ TEST_F(IndexInstallLargeLibrary, AWheelDamagedInsideTheLibraryTheWorkersInflateC
     // workers' stream fails or its file is refused, the wheel's sha256 fails, the environment is
     // as it was; the next run installs it.
     const EnvList env{{"ENVFIX_SPLIT_DOWNLOADS_AT", "200"}, {"ENVFIX_UNPACK_EARLY", "1000000"}, {"ENVFIX_INFLATE_HELPERS", "2"}};
-    ASSERT_EQ(run_envfix(install_args("cu126"), env, home).code, 0);
+    ASSERT_EQ(run_envfix(install_args("cu126", {"-vv"}), env, home).code, 0);
     auto before = snapshot(venv);
-    const Json torch = torch_wheel("cu128");
-    big->server->set_faults({{big->url_path(torch), {{"flip", torch["size"].get<int64_t>() / 2}}}});
-    auto r = run_envfix(install_args("cu128"), env, home);
+    const Json torch = wheel_record("torch", "cu128");
+    world->server->set_faults({{world->url_path(torch), {{"flip", torch["size"].get<int64_t>() / 2}}}});
+    auto r = run_envfix(install_args("cu128", {"-vv"}), env, home);
     EXPECT_EQ(r.code, 53) << r.err;
     EXPECT_NE(first_error_line(r).find("sha256"), std::string::npos) << r.err;
     EXPECT_EQ(tree_diff(before, snapshot(venv)), "");
-    big->server->set_faults(Json::object());
-    auto again = run_envfix(install_args("cu128"), env, home);
+    world->server->set_faults(Json::object());
+    auto again = run_envfix(install_args("cu128", {"-vv"}), env, home);
     ASSERT_EQ(again.code, 0) << again.err;
     EXPECT_TRUE(installed_library_is_the_wheels("cu128"));
 }
