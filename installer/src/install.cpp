@@ -248,53 +248,6 @@ Expected<std::vector<RecoveryOutcome>> recover(const probe::Environment& env, bo
     return recover_transactions(state_dir(env.root), reporter);
 }
 
-// The snapshot of the present stored on a thread of its own while the install goes on (install()
-// below), then kept; what it stored is taken back unless it was kept, and it is waited for in any
-// case before the snapshot it reads goes.
-class StoredAhead {
-public:
-    explicit StoredAhead(const probe::Environment& env) : env_(env) {}
-    ~StoredAhead() {
-        if (storing_.valid()) storing_.wait();
-        // A keep that failed half way may have remembered identities of what is taken back.
-        if (!kept_) snap::unstore(env_, added_, keeping_);
-    }
-    StoredAhead(const StoredAhead&) = delete;
-    StoredAhead& operator=(const StoredAhead&) = delete;
-    void start(const Snapshot& s, const std::vector<snap::Seen>& seen) {
-        try {
-            storing_ = std::async(std::launch::async, [this, &s, &seen] {
-                const auto began = Clock::now();
-                auto r = snap::store_captured(env_, s, seen, &stats_, &added_);
-                stats_.seconds = std::chrono::duration<double>(Clock::now() - began).count();
-                return r;
-            });
-        } catch (const std::system_error&) {  // no thread left: stored when it is kept, in turn
-        }
-    }
-    // snap::keep_captured() once what was stored ahead is there (its counts added to `stats`).
-    Expected<void> keep(Snapshot& s, const std::vector<snap::Seen>& seen, std::string reason, SnapshotStats& stats) {
-        const bool stored = storing_.valid();
-        if (stored) {
-            ENVFIX_TRY_VOID(storing_.get());
-            stats.stored += stats_.stored;
-            stats.copied += stats_.copied;
-            stats.seconds += stats_.seconds;
-        }
-        keeping_ = true;
-        ENVFIX_TRY_VOID(snap::keep_captured(env_, s, seen, std::move(reason), "", &stats, stored));
-        kept_ = true;
-        return {};
-    }
-
-private:
-    const probe::Environment& env_;
-    std::future<Expected<void>> storing_;
-    SnapshotStats stats_;
-    std::vector<std::filesystem::path> added_;
-    bool keeping_ = false, kept_ = false;
-};
-
 Expected<InstallResult> install(const probe::Environment& env, const InstallRequest& request, Reporter& reporter) {
     auto started = Clock::now();
     // -vv: how long each step took (docs/performance.md reads these on machines without a profiler).
@@ -517,7 +470,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     // commit (a switch's first snapshot links 17 000 files: 0.1 s on the GPU machine, 0.4 s here,
     // which the install waited for after the staging). Waited for where the snapshot is kept; an
     // install that stops before that takes the objects back (the environment as it was).
-    StoredAhead ahead(env);
+    snap::StoredAhead ahead(env);
     if (present && changes) ahead.start(*present, present_seen);
     // A switch: the files whose bytes the new wheel repeats stay where they are, with their
     // bytecode; they are neither staged nor moved (keep_links.hpp). Not for --force-reinstall,

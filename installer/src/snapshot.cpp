@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <system_error>
 #include <unordered_set>
 #include <unordered_map>
 
@@ -357,6 +358,37 @@ Expected<void> keep_captured(const probe::Environment& env, Snapshot& s, const s
     s.name = std::move(name);
     ENVFIX_TRY_VOID(write_snapshot(env.root.lexically_normal(), s));
     if (stats) stats->seconds += std::chrono::duration<double>(Clock::now() - started).count();
+    return {};
+}
+
+StoredAhead::~StoredAhead() {
+    if (storing_.valid()) storing_.wait();
+    if (!kept_) unstore(env_, added_, keeping_);
+}
+
+void StoredAhead::start(const Snapshot& s, const std::vector<Seen>& seen) {
+    try {
+        storing_ = std::async(std::launch::async, [this, &s, &seen] {
+            const auto began = Clock::now();
+            auto r = store_captured(env_, s, seen, &stats_, &added_);
+            stats_.seconds = std::chrono::duration<double>(Clock::now() - began).count();
+            return r;
+        });
+    } catch (const std::system_error&) {  // no thread left: stored when it is kept, in turn
+    }
+}
+
+Expected<void> StoredAhead::keep(Snapshot& s, const std::vector<Seen>& seen, std::string reason, SnapshotStats& stats) {
+    const bool stored = storing_.valid();
+    if (stored) {
+        ENVFIX_TRY_VOID(storing_.get());
+        stats.stored += stats_.stored;
+        stats.copied += stats_.copied;
+        stats.seconds += stats_.seconds;
+    }
+    keeping_ = true;
+    ENVFIX_TRY_VOID(keep_captured(env_, s, seen, std::move(reason), "", &stats, stored));
+    kept_ = true;
     return {};
 }
 

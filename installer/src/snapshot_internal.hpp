@@ -1,6 +1,7 @@
 #pragma once
 // Pieces the snapshot files share (private to installer/).
 #include <filesystem>
+#include <future>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -52,5 +53,28 @@ void unstore(const probe::Environment& env, const std::vector<std::filesystem::p
 // Adds its time to stats->seconds.
 Expected<void> keep_captured(const probe::Environment& env, Snapshot& s, const std::vector<Seen>& seen, std::string reason,
                              std::string name, SnapshotStats* stats, bool stored = false);
+
+// A captured snapshot stored on a thread of its own while its caller goes on (install() stages
+// meanwhile), then kept; what it stored is taken back unless it was kept (with the remembered
+// identities where a keep failed half way), and it is waited for in any case before it goes,
+// which must come before the snapshot and the `seen` it reads go.
+class StoredAhead {
+public:
+    explicit StoredAhead(const probe::Environment& env) : env_(env) {}
+    ~StoredAhead();
+    StoredAhead(const StoredAhead&) = delete;
+    StoredAhead& operator=(const StoredAhead&) = delete;
+    // Begins store_captured(); where no thread can be started, keep() stores in turn.
+    void start(const Snapshot& s, const std::vector<Seen>& seen);
+    // keep_captured() once what was stored ahead is there (its counts added to `stats`).
+    Expected<void> keep(Snapshot& s, const std::vector<Seen>& seen, std::string reason, SnapshotStats& stats);
+
+private:
+    const probe::Environment& env_;
+    std::future<Expected<void>> storing_;
+    SnapshotStats stats_;
+    std::vector<std::filesystem::path> added_;
+    bool keeping_ = false, kept_ = false;
+};
 
 }  // namespace envfix::installer::snap
