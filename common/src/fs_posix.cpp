@@ -52,7 +52,7 @@ bool sync_filesystems(const std::vector<stdfs::path>& dirs) {
     return ok;
 }
 
-Expected<void> write_file_atomic(const stdfs::path& p, std::string_view data) {
+Expected<void> write_file_atomic(const stdfs::path& p, std::string_view data, Sync sync) {
     auto tmp = temp_path_beside(p);
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) return write_error(p, errno);
@@ -70,7 +70,7 @@ Expected<void> write_file_atomic(const stdfs::path& p, std::string_view data) {
         cur += n;
         left -= static_cast<size_t>(n);
     }
-    if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    if ((sync == Sync::Durable && ::fsync(fd) != 0) || ::close(fd) != 0) {
         int e = errno;
         ::unlink(tmp.c_str());
         return write_error(p, e);
@@ -80,7 +80,7 @@ Expected<void> write_file_atomic(const stdfs::path& p, std::string_view data) {
         ::unlink(tmp.c_str());
         return write_error(p, e);
     }
-    sync_dir(p.parent_path());
+    if (sync == Sync::Durable) sync_dir(p.parent_path());
     return {};
 }
 

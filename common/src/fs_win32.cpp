@@ -39,20 +39,20 @@ void sync_dir(const stdfs::path&) {}  // NTFS metadata is journaled; MoveFileEx 
 // No flush of a whole volume without administrator rights: files are flushed one by one instead.
 bool sync_filesystems(const std::vector<stdfs::path>&) { return false; }
 
-Expected<void> write_file_atomic(const stdfs::path& p, std::string_view data) {
+Expected<void> write_file_atomic(const stdfs::path& p, std::string_view data, Sync sync) {
     auto tmp = temp_path_beside(p);
     HANDLE h = CreateFileW(tmp.c_str(), GENERIC_WRITE, 0, nullptr, CREATE_NEW, FILE_ATTRIBUTE_NORMAL, nullptr);
     if (h == INVALID_HANDLE_VALUE) return write_error(p, GetLastError());
     DWORD written = 0;
     BOOL ok = data.empty() || WriteFile(h, data.data(), static_cast<DWORD>(data.size()), &written, nullptr);
-    ok = ok && FlushFileBuffers(h);
+    ok = ok && (sync == Sync::Cache || FlushFileBuffers(h));
     DWORD err = ok ? 0 : GetLastError();
     CloseHandle(h);
     if (!ok) {
         DeleteFileW(tmp.c_str());
         return write_error(p, err);
     }
-    if (!MoveFileExW(tmp.c_str(), p.c_str(), MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)) {
+    if (!MoveFileExW(tmp.c_str(), p.c_str(), MOVEFILE_REPLACE_EXISTING | (sync == Sync::Durable ? MOVEFILE_WRITE_THROUGH : 0))) {
         err = GetLastError();
         DeleteFileW(tmp.c_str());
         return write_error(p, err);

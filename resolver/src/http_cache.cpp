@@ -66,7 +66,8 @@ Expected<void> HttpCache::store(std::string_view url, std::string_view variant, 
     auto p = entry_path(url, variant);
     std::error_code ec;
     std::filesystem::create_directories(p.parent_path(), ec);
-    return fs::write_file_atomic(p, encode_cache_entry(r));
+    // Each entry carries its body's size and SHA-256 (decode_cache_entry): one cut short is a miss.
+    return fs::write_file_atomic(p, encode_cache_entry(r), fs::Sync::Cache);
 }
 
 }  // namespace envfix::resolver

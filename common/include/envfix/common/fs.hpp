@@ -1,6 +1,6 @@
 #pragma once
 // File helpers every layer shares. Every write of a file envfix owns goes through
-// write_file_atomic (temp file beside it, fsync, rename).
+// write_file_atomic (temp file beside it, fsync unless it is a cache's, rename).
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -17,8 +17,13 @@ namespace stdfs = std::filesystem;
 
 // Errors carry ExitCode::BadInput (not found, unreadable) with key "fs.read_failed".
 Expected<std::string> read_file(const stdfs::path& p);
+// How durable a write is. Durable: flushed to disk before the rename (and the rename after it).
+// Cache: the rename only, for cache files checked when read (a file a crash lost or cut short is
+// a miss): an fsync while an install writes gigabytes waits for ext4's journal commit, and with
+// it for the data of every file whose write-back had begun.
+enum class Sync { Durable, Cache };
 // ExitCode::DiskFull / PermissionDenied / Internal with key "fs.write_failed".
-Expected<void> write_file_atomic(const stdfs::path& p, std::string_view data);
+Expected<void> write_file_atomic(const stdfs::path& p, std::string_view data, Sync sync = Sync::Durable);
 // fsync a directory so a rename inside it is durable (no-op where unsupported).
 void sync_dir(const stdfs::path& dir);
 // Makes everything written under these folders durable: syncfs() once per filesystem on Linux
