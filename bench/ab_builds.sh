@@ -21,7 +21,7 @@ run() {  # LABEL PROGRAM REQUIREMENTS...
   local label=$1 e=$2; shift 2
   /usr/bin/time -f "$label: %e s wall, %U user, %S sys, max RSS %M KiB" "$e" install -vv --no-verify --env "$W/run/v" \
     --torch-from index --index-url "$URL" -y "$@" 2>&1 |
-    grep -E "wall|^done in|torch-[^ ]*: checked at|its large files|inflated while downloading|compressed\): its bytes|snapshot taken|RECORD files written|committed"
+    grep -E "wall|^done in|torch-[^ ]*: checked at|its large files|unpacked [0-9]+ wheels \(|inflated while downloading|compressed\): its bytes|snapshot taken|RECORD files written|committed"
 }
 for rep in $(seq "$REPS"); do for e in "$@"; do
   n=$(basename "$e")

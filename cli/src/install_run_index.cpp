@@ -144,7 +144,8 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
             // Where a wheel read while it downloaded spent the time after its check.
             if (b.early_ms)
                 ctx.reporter->debug(msg("install.debug.unpack_batch_split", {{"early", std::to_string(b.early_ms)},
-                                                                             {"staged", std::to_string(b.staged_ms)}}));
+                                                                             {"staged", std::to_string(b.staged_ms)},
+                                                                             {"rest", std::to_string(b.rest_ms)}}));
         }
         if (outcome.early_wheels > 0)
             ctx.reporter->debug(msg("install.debug.unpacked_early", {{"wheels", std::to_string(outcome.early_wheels)},

@@ -80,10 +80,12 @@ void release_free_memory() {
 #endif
 }
 
-void lower_thread_priority() {
+void lower_thread_priority(ThreadPriority how) {
 #if defined(__linux__)
     // Linux keeps a nice value per thread: PRIO_PROCESS with a thread id sets that thread's only.
-    ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 10);
+    ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), how == ThreadPriority::Idle ? 19 : 10);
+#else
+    (void)how;
 #endif
 }
 

@@ -41,6 +41,6 @@ int terminal_width() {
 void bound_allocator() {}  // the Windows heap returns large blocks by itself
 void release_free_memory() {}
 
-void lower_thread_priority() {}
+void lower_thread_priority(ThreadPriority) {}
 
 }  // namespace envfix::platform

@@ -3,8 +3,13 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <set>
+#include <system_error>
+#include <thread>
+#include <unordered_set>
 
 #include "envfix/common/env.hpp"
+#include "envfix/common/platform.hpp"
 #include "envfix/common/strings.hpp"
 #include "envfix/installer/unpacked_cache.hpp"
 #include "envfix/installer/wheel_plan.hpp"
@@ -87,7 +92,8 @@ const stdfs::path* kept_file(const InstalledContent* keep, const WheelFile& w, s
 
 // When a batch's early readers had ended and its staging began (-vv).
 struct BatchTimes {
-    std::optional<std::chrono::steady_clock::time_point> early_done, staged_from;
+    std::optional<std::chrono::steady_clock::time_point> early_done, staged_from, rest_done;
+    uint64_t early_end_ms = 0;  // the last file its early readers wrote ended (their epoch: the UnpackAhead's)
 };
 
 // Every wheel of the batch in one staging run, so its largest files are inflated side by side
@@ -120,9 +126,7 @@ UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std
     if (opened.empty()) return out;
     for (auto& o : opened) {
         if (take_early && (o->early = take_early(o->sha256))) {
-            o->early->wait();  // the wheel is complete: its readers end
-            if (times) times->early_done = std::chrono::steady_clock::now();
-            o->tmp = o->early->take_entry();
+            o->tmp = o->early->entry();  // its readers go on writing their files into it
             ++out.early_wheels;
             continue;
         }
@@ -134,59 +138,114 @@ UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std
         }
         o->tmp = *tmp;
     }
+    // The entry's file for a planned one: linked from the installed copy a switch keeps, else
+    // inflated from the checked wheel.
+    auto item = [&](const Opened& o, const PlannedFile& f) {
+        StageItem it{&o.wheel, &f, unpacked::entry_file(o.tmp, f.entry)};
+        if (const auto* kept = kept_file(keep, o.wheel, f.entry)) {
+            it.linked_from = *kept;
+            it.verify_link = true;  // hashed after linking; inflated when it differs
+        }
+        return it;
+    };
+    // The files the early readers inflate wait for them; the rest are staged beside them (on the
+    // H200 a switch's torch waited 0.25 s after its large files for the other 11 800).
     std::vector<StageItem> items;
-    size_t taken = 0;
+    std::vector<std::pair<const Opened*, const PlannedFile*>> awaited;
+    bool reading = false;
     for (const auto& o : opened) {
-        std::vector<bool> used;
-        if (o->early) used.assign(o->wheel.zip.entries.size(), false);
+        std::unordered_set<size_t> claimed;
+        if (o->early) {
+            auto c = o->early->chosen();
+            claimed.insert(c.begin(), c.end());
+            reading = reading || !c.empty();
+        }
         for (const auto& f : o->plan.files)
             if (f.kind == PlannedFile::Kind::Extracted) {
-                if (o->early)
-                    if (auto e = o->early->files().find(f.entry); e != o->early->files().end()) {
-                        if (early_file_matches(e->second, o->wheel, f)) {
-                            used[f.entry] = true;
-                            ++taken;
-                            const auto& t = e->second;
-                            out.early_files.push_back({t.name, t.size, t.compressed, t.first_ms, t.bytes_ms, t.end_ms, t.workers});
-                            continue;
-                        }
-                        ++out.early_refused;
-                    }
-                items.push_back({&o->wheel, &f, unpacked::entry_file(o->tmp, f.entry)});
-                if (const auto* kept = kept_file(keep, o->wheel, f.entry)) {
-                    items.back().linked_from = *kept;
-                    items.back().verify_link = true;  // hashed after linking; inflated when it differs
-                }
+                if (claimed.count(f.entry)) awaited.emplace_back(o.get(), &f);
+                else items.push_back(item(*o, f));
             }
-        // What was inflated early and not taken goes (the stager writes those entries afresh).
-        if (o->early)
-            for (const auto& [entry, file] : o->early->files())
-                if (entry >= used.size() || !used[entry]) {
-                    std::error_code ec;
-                    stdfs::remove(unpacked::entry_file(o->tmp, entry), ec);
-                    if (entry >= used.size()) ++out.early_refused;
-                }
     }
-    out.early_taken += taken;
     StageOptions so;
     // Threads for the work in the batch: torch's 11 800 files get the cores (2 × cores, as a
     // plain install stages), a small wheel two; the runs overlap the downloads at low priority.
     so.threads = threads ? threads
-                         : static_cast<unsigned>(std::clamp<size_t>(items.size() / 128, 2,
+                         : static_cast<unsigned>(std::clamp<size_t>((items.size() + awaited.size()) / 128, 2,
                                                                     std::clamp(2 * std::thread::hardware_concurrency(), 4u, 32u)));
     // Several runs at once: fewer whole-entry buffers each (one for a small wheel's two threads).
     so.pool_buffers = so.threads <= 2 ? 1 : 2;
     if (times) times->staged_from = std::chrono::steady_clock::now();
-    if (auto staged = stage_items(items, so); !staged) {
-        std::vector<std::pair<stdfs::path, std::string>> again;
-        for (const auto& o : opened) again.emplace_back(o->wheel.path, o->sha256);
+    Expected<std::vector<StagedDigest>> staged = std::vector<StagedDigest>{};
+    bool staged_here = true;
+    if (reading) {
+        try {
+            // Beside the readers, below them: they inflate the wheel's largest files, which end
+            // last, so this takes the cores they leave (its threads inherit the priority).
+            std::thread beside([&] {
+                platform::lower_thread_priority(platform::ThreadPriority::Idle);
+                staged = stage_items(items, so);
+            });
+            beside.join();
+            staged_here = false;
+        } catch (const std::system_error&) {  // no thread left: staged on this one
+        }
+    }
+    if (staged_here) staged = stage_items(items, so);
+    if (times) times->rest_done = std::chrono::steady_clock::now();
+    if (!staged) {
+        for (auto& o : opened)
+            if (o->early) o->early->cancel();
+    }
+    for (auto& o : opened)
+        if (o->early) {
+            o->early->wait();  // the wheel is complete: its readers end
+            o->early->take_entry();
+            if (times) {
+                times->early_done = std::chrono::steady_clock::now();
+                for (const auto& [entry, file] : o->early->files()) times->early_end_ms = std::max(times->early_end_ms, file.end_ms);
+            }
+        }
+    // What the readers inflated is taken where the checked wheel says so; the rest of theirs is
+    // staged afresh from it.
+    std::vector<StageItem> again;
+    size_t taken = 0;
+    if (staged) {
+        std::set<std::pair<const Opened*, size_t>> took;
+        for (const auto& [o, f] : awaited) {
+            const auto& files = o->early->files();
+            auto e = files.find(f->entry);
+            if (e != files.end() && early_file_matches(e->second, o->wheel, *f)) {
+                took.emplace(o, f->entry);
+                const auto& t = e->second;
+                out.early_files.push_back({t.name, t.size, t.compressed, t.first_ms, t.bytes_ms, t.end_ms, t.workers});
+                continue;
+            }
+            if (e != files.end()) ++out.early_refused;
+            again.push_back(item(*o, *f));
+        }
+        taken = took.size();
+        // What was inflated early and not taken goes (the stager writes those entries afresh).
+        for (const auto& o : opened)
+            if (o->early)
+                for (const auto& [entry, file] : o->early->files())
+                    if (!took.count({o.get(), entry})) {
+                        std::error_code ec;
+                        stdfs::remove(unpacked::entry_file(o->tmp, entry), ec);
+                        if (entry >= o->wheel.zip.entries.size()) ++out.early_refused;
+                    }
+        if (!again.empty()) staged = stage_items(again, so);
+    }
+    out.early_taken += taken;
+    if (!staged) {
+        std::vector<std::pair<stdfs::path, std::string>> retry;
+        for (const auto& o : opened) retry.emplace_back(o->wheel.path, o->sha256);
         drop(opened);
-        if (again.size() == 1 || staged.error().code == ExitCode::Interrupted) {
+        if (retry.size() == 1 || staged.error().code == ExitCode::Interrupted) {
             out.errors.push_back(staged.error());
             return out;
         }
         // One bad wheel spoils the run: each wheel again alone, so the others still make it.
-        for (const auto& w : again) {
+        for (const auto& w : retry) {
             auto one = unpack_batch(root, {w}, threads, keep);
             out.unpacked += one.unpacked;
             out.files += one.files;
@@ -195,7 +254,7 @@ UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std
         }
         return out;
     }
-    out.files += items.size() + taken;
+    out.files += items.size() + again.size() + taken;
     for (auto& o : opened) {
         if (auto sealed = unpacked::seal_entry(root, o->tmp, o->sha256, o->extracted); !sealed) out.errors.push_back(sealed.error());
         else ++out.unpacked;
@@ -349,8 +408,9 @@ void UnpackAhead::work() {
         }
         const uint64_t to = ms(std::chrono::steady_clock::now());
         lock.lock();
-        outcome_.batches.push_back({batch.size(), r.files, from, to, times.early_done ? ms(*times.early_done) : 0,
-                                    times.staged_from ? ms(*times.staged_from) : 0});
+        const uint64_t early_ms = times.early_end_ms ? times.early_end_ms : times.early_done ? ms(*times.early_done) : 0;
+        outcome_.batches.push_back({batch.size(), r.files, from, to, early_ms,
+                                    times.staged_from ? ms(*times.staged_from) : 0, times.rest_done ? ms(*times.rest_done) : 0});
         outcome_.unpacked += r.unpacked;
         outcome_.files += r.files;
         outcome_.present += r.present;

@@ -79,7 +79,10 @@ EarlyUnpack::EarlyUnpack(const std::filesystem::path& part, std::shared_ptr<reso
     // Opened now: the .part is renamed once it is complete. No read-ahead: past what a reader
     // asks for, its writer is still filling the file.
     auto opened = fileops::InFile::open(part);
-    if (!opened) return;  // nothing to read from: nothing is inflated early
+    if (!opened) {  // nothing to read from: nothing is inflated early
+        chosen_.emplace();
+        return;
+    }
     part_ = std::move(*opened);
     part_->no_read_ahead();
     planner_ = std::thread([this] { plan(); });
@@ -101,6 +104,12 @@ void EarlyUnpack::cancel() {
 
 void EarlyUnpack::wait() {
     if (planner_.joinable()) planner_.join();
+}
+
+std::vector<size_t> EarlyUnpack::chosen() {
+    std::unique_lock lock(mu_);
+    started_.wait(lock, [&] { return chosen_.has_value(); });
+    return *chosen_;
 }
 
 std::filesystem::path EarlyUnpack::take_entry() {
@@ -210,17 +219,25 @@ void EarlyUnpack::plan() {
     // are in docs/performance.md). Its readers and their write-behind threads inherit it.
     platform::lower_thread_priority();
     // The directory and the RECORD read from the tail are freed before the readers run.
-    auto by_range = choose();
-    for (size_t r = 0; r < by_range.size(); ++r) {
-        if (by_range[r].empty()) continue;
-        std::sort(by_range[r].begin(), by_range[r].end(),
-                  [](const Job& a, const Job& b) { return a.entry.local_header_offset < b.entry.local_header_offset; });
-        try {
+    std::vector<size_t> chosen;
+    try {
+        auto by_range = choose();
+        for (size_t r = 0; r < by_range.size(); ++r) {
+            if (by_range[r].empty()) continue;
+            std::sort(by_range[r].begin(), by_range[r].end(),
+                      [](const Job& a, const Job& b) { return a.entry.local_header_offset < b.entry.local_header_offset; });
+            std::vector<size_t> indexes;
+            for (const auto& j : by_range[r]) indexes.push_back(j.index);
             readers_.emplace_back([this, jobs = std::move(by_range[r])]() mutable { read_range(std::move(jobs)); });
-        } catch (...) {  // no thread left: the rest is inflated once the wheel is complete
-            break;
+            chosen.insert(chosen.end(), indexes.begin(), indexes.end());
         }
+    } catch (...) {  // no thread or memory left: the rest is inflated once the wheel is complete
     }
+    {
+        std::lock_guard lock(mu_);
+        chosen_ = std::move(chosen);
+    }
+    started_.notify_all();
     for (auto& t : readers_) t.join();
 }
 

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -78,6 +79,12 @@ public:
     // Waits for the readers: once the download is complete they have every byte, once it is
     // given up they stop.
     void wait();
+    // Waits until the readers have started: the entries (by index in the directory read early)
+    // they inflate, whose files nothing else may write meanwhile. Empty where none started.
+    std::vector<size_t> chosen();
+    // The entry folder the readers write into: the rest of the wheel's files may be staged into
+    // it while they run (each file is its entry's own); the caller's once taken.
+    const std::filesystem::path& entry() const { return entry_; }
     // After wait(): the entry folder, the caller's from now on, and what it holds by entry index.
     std::filesystem::path take_entry();
     const std::map<size_t, File>& files() const { return files_; }
@@ -110,6 +117,8 @@ private:
     std::optional<fileops::InFile> part_;  // opened at once: the .part is renamed once it is complete
     std::atomic<bool> stop_{false};
     std::mutex mu_;
+    std::condition_variable started_;
+    std::optional<std::vector<size_t>> chosen_;  // set once the readers have started
     std::map<size_t, File> files_;
     std::thread planner_;
     std::vector<std::thread> readers_;  // started by the planner, joined by it

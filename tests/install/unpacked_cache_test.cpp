@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "envfix/common/hash.hpp"
+#include "envfix/common/strings.hpp"
 #include "envfix/installer/unpacked_cache.hpp"
 #include "envfix/installer/wheel_cache.hpp"
 #include "envfix/resolver/downloader.hpp"
@@ -426,8 +427,10 @@ struct Download {
     stdfs::path part, dest;
     std::shared_ptr<resolver::PartProgress> progress;
 };
-Download start_download(const std::string& bytes, const stdfs::path& dest) {
-    const uint64_t total = bytes.size(), tail = total / 16, half = (total - tail) / 2;
+Download start_download(const std::string& bytes, const stdfs::path& dest, uint64_t tail = 0) {
+    const uint64_t total = bytes.size();
+    if (tail == 0) tail = total / 16;
+    const uint64_t half = (total - tail) / 2;
     Download d{dest, dest, nullptr};
     d.part += ".part";
     d.progress = std::make_shared<resolver::PartProgress>(
@@ -483,8 +486,8 @@ protected:
         return installer::UnpackAhead(home / ".cache/envfix/unpacked", 2, 2, nullptr, kEarlyFrom);
     }
     // A download of `bytes` into `folder`, which `ahead` reads early for the wheel `sha`.
-    Download watched(installer::UnpackAhead& ahead, const std::string& bytes, const char* folder = "dl") {
-        auto d = start_download(bytes, dir / folder / whl.filename());
+    Download watched(installer::UnpackAhead& ahead, const std::string& bytes, const char* folder = "dl", uint64_t tail = 0) {
+        auto d = start_download(bytes, dir / folder / whl.filename(), tail);
         ahead.early(d.part, sha, d.progress);
         return d;
     }
@@ -540,6 +543,60 @@ TEST_F(EarlyUnpackCache, AnEntryInflatedEarlyFromOtherBytesThanTheCheckedWheelsI
     EXPECT_EQ(out.early_refused, 1u);
     expect_as_cold(home);
     EXPECT_EQ(read_text(site_packages(dir / "venv") / "cached_pkg/lib.so"), library_text(400000, 6));
+}
+
+TEST_F(EarlyUnpackCache, TheRestOfAWheelIsStagedWhileItsLargeEntriesStillWaitForTheirBytes) {
+    // The checked wheel is handed over while a reader still waits for its library's bytes (on
+    // the GPU machine: while it still inflates torch's): the other files are staged into the
+    // entry beside it, not after it; the entry is complete once the reader ends. The library
+    // comes first in the archive (8 MB, about 6 MB deflated), the rest and the directory in
+    // the download's last range, which the readers read the directory from (its last 4 MiB).
+    Json big = {{"name", "cached-pkg"}, {"version", "1.0"}, {"files", {{"cached_pkg/lib.so", library_text(8000000, 7)}}}};
+    const Json rest = spec();
+    for (const auto& [name, text] : rest["files"].items()) big["files"][name] = text;
+    whl = build_wheel(big, dir / "big-wheels");
+    sha = sha256_hex(read_text(whl));
+    const auto bytes = read_text(whl);
+    const uint64_t tail = (4u << 20) + 65536;
+    ASSERT_GT(bytes.size(), tail + 1000000);
+    auto home = dir / "home";
+    auto ahead = ahead_for(home);
+    auto d = watched(ahead, bytes, "dl", tail);
+    feed(bytes, d, true);  // the last range only: lib.so's bytes are still to come
+    ahead.add(into_wheel_cache(whl, sha, home), sha);
+    // The archive's entries 1, 2 and 4 (__init__.py, core.py, run.sh) staged into the entry
+    // begun for the wheel, while lib.so's reader (entry 0) waits.
+    auto entry_files = [&] {
+        std::set<std::string> names;
+        std::error_code ec;
+        for (stdfs::recursive_directory_iterator it(cache_of(home) / "tmp", ec), end; !ec && it != end; it.increment(ec))
+            if (it->is_regular_file()) names.insert(it->path().filename().string());
+        return names;
+    };
+    auto staged_beside = [&] {
+        for (int i = 0; i < 1000; ++i) {
+            auto names = entry_files();
+            if (names.count("1") && names.count("2") && names.count("4")) return true;
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        return false;
+    };
+    const bool beside = staged_beside();
+    const auto names = entry_files();
+    EXPECT_TRUE(beside) << str::join(std::vector<std::string>(names.begin(), names.end()), " ");
+    EXPECT_FALSE(entry_files().count("0"));
+    EXPECT_FALSE(stdfs::exists(entry_of(home)));
+    feed(bytes, d);
+    auto out = ahead.finish();
+    EXPECT_TRUE(out.errors.empty());
+    EXPECT_EQ(out.unpacked, 1u);
+    EXPECT_EQ(out.early_taken, 2u);
+    EXPECT_EQ(out.early_refused, 0u);
+    ASSERT_EQ(out.batches.size(), 1u);
+    EXPECT_LE(out.batches[0].staged_ms, out.batches[0].rest_ms);
+    EXPECT_LE(out.batches[0].rest_ms, out.batches[0].early_ms);
+    EXPECT_EQ(files_under(cache_of(home) / "tmp"), 0u);
+    expect_as_cold(home);
 }
 
 TEST_F(EarlyUnpackCache, ADownloadGivenUpOrNeverCheckedLeavesNothingInflatedEarly) {

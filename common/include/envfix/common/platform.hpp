@@ -17,9 +17,12 @@ void bound_allocator();
 // Gives the heap's free memory back to the system (every thread's arena): after a phase with
 // many threads, before one that peaks on its own.
 void release_free_memory();
+// How far a thread yields. Ahead: work done ahead of need, beside transfers that must not be
+// slowed (Linux: nice 10). Idle: work needed after that work ends, beside it (nice 19: it takes
+// the cores the others leave).
+enum class ThreadPriority { Ahead, Idle };
 // The calling thread (and the threads it starts) yields the cores to the others when they are
-// all busy: work done ahead of need, beside transfers that must not be slowed. Linux: nice 10 for
-// this thread alone; elsewhere nothing.
-void lower_thread_priority();
+// all busy. Linux: for this thread alone; elsewhere nothing.
+void lower_thread_priority(ThreadPriority how = ThreadPriority::Ahead);
 
 }  // namespace envfix::platform

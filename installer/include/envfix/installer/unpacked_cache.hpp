@@ -124,8 +124,9 @@ public:
         size_t wheels = 0, files = 0;
         uint64_t from_ms = 0, to_ms = 0;  // since this object was made
         // Where the batch's time went (-vv): its wheels read while they downloaded were waited for
-        // until early_ms (0: none), its files staged from staged_ms.
-        uint64_t early_ms = 0, staged_ms = 0;
+        // until early_ms (0: none); its other files were staged from staged_ms to rest_ms, beside
+        // those readers.
+        uint64_t early_ms = 0, staged_ms = 0, rest_ms = 0;
     };
     // A file inflated while its wheel downloaded and taken (-vv): when its compressed bytes were
     // read, from the first to the last, and when it was inflated, hashed and written; ms since
