@@ -90,10 +90,12 @@ const stdfs::path* kept_file(const InstalledContent* keep, const WheelFile& w, s
     return &it->second.path;
 }
 
-// When a batch's early readers had ended and its staging began (-vv).
+// Where a batch's time went (-vv): when its other files' staging began and ended, beside its
+// early readers, and when those ended: the last file they wrote (ms in the UnpackAhead's epoch),
+// else when the wait for them returned (none wrote a file).
 struct BatchTimes {
-    std::optional<std::chrono::steady_clock::time_point> early_done, staged_from, rest_done;
-    uint64_t early_end_ms = 0;  // the last file its early readers wrote ended (their epoch: the UnpackAhead's)
+    std::optional<std::chrono::steady_clock::time_point> staged_from, rest_done, early_done;
+    uint64_t early_end_ms = 0;
 };
 
 // Every wheel of the batch in one staging run, so its largest files are inflated side by side
