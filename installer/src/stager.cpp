@@ -9,11 +9,13 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <system_error>
 #include <thread>
 #include <utility>
 
 #include "envfix/common/hash.hpp"
 #include "envfix/common/interrupt.hpp"
+#include "envfix/common/platform.hpp"
 #include "envfix/installer/fault.hpp"
 #include "envfix/installer/scripts.hpp"
 #include "file_ops.hpp"
@@ -121,10 +123,17 @@ public:
         for (const auto& t : tasks_) total += t.weight;
         int bar = opts_.reporter ? opts_.reporter->task_begin(msg("install.progress_staging"), total) : 0;
         std::vector<std::thread> threads;
-        for (unsigned i = 0; i < n; ++i) threads.emplace_back([this] { worker(); });
+        started_ = n + (opts_.beside ? 1 : 0);
+        const bool low = static_cast<bool>(opts_.beside);
+        for (unsigned i = 0; i < n; ++i)
+            threads.emplace_back([this, low] {
+                if (low) platform::lower_thread_priority(platform::ThreadPriority::Idle);
+                worker();
+            });
+        if (low) threads.emplace_back([this, n] { join_after_beside(n); });
         {
             std::unique_lock lock(mu_);
-            while (exited_ < n) {
+            while (exited_ < started_) {
                 cv_.wait_for(lock, std::chrono::milliseconds(100));
                 if (opts_.reporter) opts_.reporter->task_advance(bar, bytes_.load(std::memory_order_relaxed));
             }
@@ -175,6 +184,29 @@ private:
         std::stable_sort(tasks_.begin(), tasks_.end(), [](const Task& a, const Task& b) { return a.weight > b.weight; });
     }
 
+    // Once the work beside ends: this thread and n - 1 more, at the caller's priority, take the
+    // tasks the low ones have not begun. Each is counted in started_ before it starts, so the run
+    // cannot look finished while one is still to come.
+    void join_after_beside(unsigned n) {
+        opts_.beside();
+        std::vector<std::thread> more;
+        for (unsigned i = 1; i < n && !stop_.load() && next_.load() < tasks_.size(); ++i) {
+            {
+                std::lock_guard lock(mu_);
+                ++started_;
+            }
+            try {
+                more.emplace_back([this] { worker(); });
+            } catch (const std::system_error&) {  // no thread left: those running go on
+                std::lock_guard lock(mu_);
+                --started_;
+                break;
+            }
+        }
+        worker();
+        for (auto& t : more) t.join();
+    }
+
     void set_error(Error e) {
         std::lock_guard lock(mu_);
         if (!error_) error_ = std::move(e);
@@ -211,6 +243,7 @@ private:
 
     void worker() {
         WorkerState state;
+        std::optional<std::chrono::steady_clock::time_point> wrote;
         for (size_t t; !stop_.load() && (t = next_.fetch_add(1)) < tasks_.size();) {
             if (interrupt_requested()) {
                 set_error(make_error(ExitCode::Interrupted, "install.interrupted"));
@@ -221,8 +254,10 @@ private:
                 set_error(std::move(r).error());
                 break;
             }
+            if (opts_.last_written) wrote = std::chrono::steady_clock::now();
         }
         std::lock_guard lock(mu_);
+        if (wrote && *wrote > *opts_.last_written) *opts_.last_written = *wrote;
         ++exited_;
         cv_.notify_all();
     }
@@ -422,7 +457,7 @@ private:
     std::atomic<uint64_t> bytes_{0};
     std::mutex mu_;
     std::condition_variable cv_;
-    unsigned exited_ = 0;
+    unsigned started_ = 0, exited_ = 0;  // worker threads (under mu_)
     std::optional<Error> error_;
 };
 

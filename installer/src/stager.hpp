@@ -4,7 +4,9 @@
 // sizes or the thread count), hashed on the way, checked against the wheel's RECORD and written;
 // largest files first, so one big library does not finish last.
 #include <atomic>
+#include <chrono>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -55,6 +57,14 @@ struct StageOptions {
     // Streamed entries from this size are hashed and written on a thread of their own behind the
     // inflating (write_behind.hpp; 0: 16 MiB; tests lower it).
     uint64_t write_behind_from = 0;
+    // Set: the run goes on beside work it must not slow (a wheel's large files still inflating
+    // while its other files are staged). Its workers start at the lowest priority, taking only the
+    // cores the others leave; once `beside` returns (called on a thread of the caller's
+    // priority) as many again join them at the caller's, since nice 19 cannot be undone.
+    std::function<void()> beside;
+    // Set: receives when the run's last file was written (-vv; with `beside`, the run itself
+    // ends only once that work has).
+    std::chrono::steady_clock::time_point* last_written = nullptr;
 };
 
 // One digest per item, in the items' order. Errors: "wheel.hash_mismatch" (BadWheel) naming the

@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <thread>
 #ifndef _WIN32
 #include <sys/resource.h>
 #endif
@@ -216,3 +219,45 @@ TEST(StageStream, AWriteFailingBehindTheInflateFailsTheEntryAndLeavesNoFile) {
     EXPECT_FALSE(stdfs::exists(dir / "out.so"));
 }
 #endif
+
+// Beside work it must not slow (unpack_ahead.cpp: a wheel's large files still inflating), a run
+// starts low and, once that work ends, goes on with as many workers again; it ends only after
+// both, every file right whether the low workers had finished it all or had barely begun.
+TEST(StageStream, ARunBesideOtherWorkEndsOnlyAfterItAndStagesEveryFile) {
+    TempDir dir;
+    WheelSpec spec;
+    spec.name = "manypkg";
+    for (int i = 0; i < 400; ++i) spec.files.push_back(ZipItem{.name = "manypkg/m" + std::to_string(i) + ".py", .data = library_bytes(3000 + i, i)});
+    auto wheel = write_wheel(spec, dir / "wheels");
+    auto w = open_wheel(wheel);
+    ASSERT_TRUE(w);
+    std::vector<PlannedFile> planned(w->files.size());
+    for (size_t k = 0; k < planned.size(); ++k) planned[k].entry = w->files[k];
+    for (int wait_ms : {0, 300}) {
+        auto out = dir / ("out" + std::to_string(wait_ms));
+        stdfs::create_directories(out);
+        std::vector<StageItem> items;
+        for (size_t k = 0; k < planned.size(); ++k) items.push_back({&*w, &planned[k], out / ("f" + std::to_string(k)), {}});
+        std::atomic<int> calls{0};
+        std::atomic<bool> returned{false};
+        StageOptions o;
+        o.threads = 3;
+        o.beside = [&] {
+            ++calls;
+            std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
+            returned = true;
+        };
+        auto digests = stage_items(items, o);
+        ASSERT_TRUE(digests) << render(digests.error().message, Lang::En);
+        EXPECT_EQ(calls.load(), 1);
+        EXPECT_TRUE(returned.load()) << "the run ended before the work beside it";
+        for (size_t k = 0; k < items.size(); ++k) {
+            const std::string& name = w->zip.entries[planned[k].entry].name;
+            for (const auto& f : spec.files)
+                if (f.name == name) {
+                    EXPECT_EQ(read_text(items[k].stage), f.data) << name;
+                    EXPECT_EQ("sha256=" + (*digests)[k].digest, record_hash(f.data)) << name;
+                }
+        }
+    }
+}
