@@ -59,7 +59,7 @@ protected:
         whl = build_wheel(spec(), dir / "wheels");
         sha = sha256_hex(read_text(whl));
     }
-    stdfs::path cache_of(const stdfs::path& home) { return home / ".cache/envfix/unpacked/v1"; }
+    stdfs::path cache_of(const stdfs::path& home) { return home / ".cache/envfix/unpacked/v2"; }
     stdfs::path entry_of(const stdfs::path& home) { return cache_of(home) / sha; }
     // A fresh venv at `venv`, the wheel installed into it with the caches of `home`.
     Tree install(const stdfs::path& venv, const stdfs::path& home) {
@@ -73,8 +73,9 @@ protected:
     std::set<Ino> entry_inodes(const stdfs::path& home) {
         std::set<Ino> out;
         std::error_code ec;
-        for (stdfs::directory_iterator it(entry_of(home) / "f", ec), end; !ec && it != end; it.increment(ec))
-            if (auto i = inode(it->path())) out.insert(*i);
+        for (stdfs::recursive_directory_iterator it(entry_of(home) / "f", ec), end; !ec && it != end; it.increment(ec))
+            if (it->is_regular_file())
+                if (auto i = inode(it->path())) out.insert(*i);
         return out;
     }
 
@@ -113,8 +114,8 @@ TEST_F(UnpackedCache, DamagedEntriesAreNotUsed) {
         std::function<void(const stdfs::path& entry)> apply;
     };
     auto replace_big = [](const stdfs::path& entry, const std::string& data) {
-        for (stdfs::directory_iterator it(entry / "f"), end; it != end; ++it) {
-            if (stdfs::file_size(it->path()) < 300000) continue;
+        for (stdfs::recursive_directory_iterator it(entry / "f"), end; it != end; ++it) {
+            if (!it->is_regular_file() || stdfs::file_size(it->path()) < 300000) continue;
             stdfs::remove(it->path());  // a new inode: the other environment keeps its file
             write_text(it->path(), data);
         }
@@ -134,7 +135,8 @@ TEST_F(UnpackedCache, DamagedEntriesAreNotUsed) {
          }},
         {"a file of another size", [&](const stdfs::path& e) { replace_big(e, "short\n"); }},
         {"a file missing", [&](const stdfs::path& e) {
-             for (stdfs::directory_iterator it(e / "f"), end; it != end; ++it) stdfs::remove(it->path());
+             for (stdfs::recursive_directory_iterator it(e / "f"), end; it != end; ++it)
+                 if (it->is_regular_file()) stdfs::remove(it->path());
          }},
     };
     for (const auto& c : cases) {
@@ -185,10 +187,14 @@ TEST_F(UnpackedCache, CacheListAndCleanCountTheUnpackedWheels) {
     auto text = run_envfix({"cache", "list"}, {}, home);
     EXPECT_NE(text.out.find("1 unpacked wheels, " + std::to_string(files) + " files"), std::string::npos) << text.out;
 
+    // What an envfix of the older layout (v1: one folder of files per entry) left goes too.
+    auto v1 = home / ".cache/envfix/unpacked/v1";
+    write_text(v1 / sha / "f" / "3", std::string(1000, 'o'));
     auto clean = run_envfix({"cache", "clean", "--json"}, {}, home);
     ASSERT_EQ(clean.code, 0) << clean.err;
     auto c = clean.json();
-    EXPECT_EQ(c["unpacked"]["files_removed"], files + 2);  // the files, the marker, the wheel's key
+    EXPECT_EQ(c["unpacked"]["files_removed"], files + 3);  // the files, the marker, the wheel's key, v1's file
+    EXPECT_FALSE(stdfs::exists(v1));
     EXPECT_LT(c["unpacked"]["bytes_freed"].get<uint64_t>(), 300000u);  // big.bin stays linked into the venv
     EXPECT_FALSE(stdfs::exists(cache_of(home)));
     // The environment keeps its files.
@@ -345,17 +351,21 @@ TEST_F(UnpackedCache, WhatAKilledUnpackLeftIsSweptOnceItIsAnHourOld) {
     auto home = dir / "home";
     auto tmp = cache_of(home) / "tmp";
     for (auto name : {"old-entry", "new-entry"}) {
-        stdfs::create_directories(tmp / name / "f");
-        write_text(tmp / name / "f" / "1", "half an entry");
+        stdfs::create_directories(tmp / name / "f" / "1");
+        write_text(tmp / name / "f" / "1" / "1", "half an entry");
     }
     auto old = stdfs::file_time_type::clock::now() - std::chrono::hours(2);
-    stdfs::last_write_time(tmp / "old-entry" / "f", old);
-    stdfs::last_write_time(tmp / "old-entry", old);
+    stdfs::last_write_time(tmp / "old-entry" / "f" / "1", old);
+    // The one being made has new files in f/'s folders only.
+    for (auto name : {"old-entry", "new-entry"}) {
+        stdfs::last_write_time(tmp / name / "f", old);
+        stdfs::last_write_time(tmp / name, old);
+    }
     installer::UnpackAhead ahead(home / ".cache/envfix/unpacked", 1, 2);
     auto out = ahead.finish();
     EXPECT_TRUE(out.errors.empty());
     EXPECT_FALSE(stdfs::exists(tmp / "old-entry"));
-    EXPECT_TRUE(stdfs::exists(tmp / "new-entry" / "f" / "1"));  // another envfix may be making it now
+    EXPECT_TRUE(stdfs::exists(tmp / "new-entry" / "f" / "1" / "1"));  // another envfix may be making it now
 }
 
 TEST_F(UnpackedCache, AnEntryMadeAheadForASwitchLinksTheInstalledFilesThatDoNotChange) {
@@ -378,7 +388,8 @@ TEST_F(UnpackedCache, AnEntryMadeAheadForASwitchLinksTheInstalledFilesThatDoNotC
     auto made = installer::unpack_into_cache(home / ".cache/envfix/unpacked", cached2, sha2, 2, &keep);
     ASSERT_TRUE(made) << made.error().message.key;
     std::map<std::string, Ino> entry_by_content;  // the new entry's files by their bytes
-    for (const auto& f : stdfs::directory_iterator(cache_of(home) / sha2 / "f")) entry_by_content[read_text(f.path())] = *inode(f.path());
+    for (const auto& f : stdfs::recursive_directory_iterator(cache_of(home) / sha2 / "f"))
+        if (f.is_regular_file()) entry_by_content[read_text(f.path())] = *inode(f.path());
     // Unchanged: the installed file itself, linked.
     EXPECT_EQ(entry_by_content.at(read_text(sp / "cached_pkg/big.bin")), *inode(sp / "cached_pkg/big.bin"));
     EXPECT_EQ(entry_by_content.at(read_text(sp / "cached_pkg/run.sh")), *inode(sp / "cached_pkg/run.sh"));

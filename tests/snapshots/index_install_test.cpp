@@ -209,7 +209,7 @@ TEST_F(IndexInstall, EachWheelIsUnpackedWhileTheOthersDownloadAndTheInstallLinks
     EXPECT_LT(at("debug: folders made: "), at("unpacked while downloading: ")) << r.err;
     EXPECT_LT(at("debug: wheels unpacked and flushed: "), at("debug: unpacked-cache lookups: ")) << r.err;
     // Every downloaded wheel has its entry; the installed files are its files, linked.
-    auto ucache = home / ".cache/envfix/unpacked/v1";
+    auto ucache = home / ".cache/envfix/unpacked/v2";
     size_t entries = 0;
     for (const auto& e : stdfs::directory_iterator(ucache)) entries += stdfs::exists(e.path() / "ENVFIX-UNPACKED");
     EXPECT_EQ(entries, wheels);
