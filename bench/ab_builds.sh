@@ -7,7 +7,8 @@
 # docs/performance.md ("The eighth session").
 #
 # Usage (repository root): bench/ab_builds.sh INDEX_DIR REPS ENVFIX...
-#   [BASE=/usr/bin/python3] e.g. on the GPU machine, after bench/real_stack.py made /tmp/idx:
+#   [BASE=/usr/bin/python3] [WARM=1: also a warm install into a second venv after the cold one]
+#   [DROP=1: the page cache dropped before each cold install, as bench/compare.py does (root)] e.g. on the GPU machine, after bench/real_stack.py made /tmp/idx:
 #   BASE=/usr/bin/python3.12 bench/ab_builds.sh /tmp/idx 3 .h200/bin/envfix-old .h200/bin/envfix-new
 set -u
 source bench/index_env.sh
@@ -28,7 +29,13 @@ for rep in $(seq "$REPS"); do for e in "$@"; do
   rm -rf "$W/run"; mkdir -p "$W/run"
   export ENVFIX_CACHE_DIR=$W/run/c ENVFIX_DATA_DIR=$W/run/d
   "$BASE" -m venv --without-pip "$W/run/v"; sync
+  [[ -n ${DROP:-} ]] && echo 3 > /proc/sys/vm/drop_caches
   run "cold $n" "$e" "${R1[@]}"
   sync
+  if [[ -n ${WARM:-} ]]; then
+    "$BASE" -m venv --without-pip "$W/run/w"; sync
+    /usr/bin/time -f "warm $n: %e s wall, %U user, %S sys, max RSS %M KiB" "$e" install --no-verify --env "$W/run/w" \
+      --torch-from index --index-url "$URL" -y "${R1[@]}" 2>&1 | grep -E "wall"
+  fi
   run "switch $n" "$e" "${R2[@]}"
 done; done
