@@ -107,6 +107,24 @@ TEST_F(UnpackedCache, SecondEnvironmentLinksTheCachedFilesAndMatchesAColdInstall
     EXPECT_EQ(tool.out, "1.0\n") << tool.err;
 }
 
+// A folder of many files (torch's include/ATen/ops has 7 030) is linked by at most two threads
+// (stager.cpp, kTasksPerFolder): every file still comes from the entry, the same as a cold install.
+TEST_F(UnpackedCache, AFolderOfManyFilesIsLinkedWholeFromTheEntry) {
+    Json many = spec();
+    for (int i = 0; i < 700; ++i) many["files"]["cached_pkg/ops/op" + std::to_string(i) + ".h"] = "int op" + std::to_string(i) + "();\n";
+    whl = build_wheel(many, dir / "many-wheels");
+    sha = sha256_hex(read_text(whl));
+    auto cold = install(dir / "venv", dir / "home-cold");
+    install(dir / "other", dir / "home");
+    auto warm = install(dir / "venv", dir / "home");
+    EXPECT_EQ(tree_diff(cold, warm), "");
+    auto inodes = entry_inodes(dir / "home");
+    auto ops = site_packages(dir / "venv") / "cached_pkg/ops";
+    size_t linked = 0;
+    for (const auto& f : stdfs::directory_iterator(ops)) linked += inodes.count(*inode(f.path()));
+    EXPECT_EQ(linked, 700u);
+}
+
 TEST_F(UnpackedCache, DamagedEntriesAreNotUsed) {
     auto cold = install(dir / "venv", dir / "home-cold");
     struct Damage {
