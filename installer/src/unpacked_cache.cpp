@@ -182,6 +182,20 @@ size_t sweep_tmp(const stdfs::path& root, std::chrono::seconds older_than) {
         std::error_code rec;
         if (stdfs::remove_all(it->path(), rec) > 0 && !rec) ++removed;
     }
+    // An older layout's tree (torch's alone is 4.8 GB), once no envfix of that layout has added
+    // to it for as long: moved aside at once, so such an envfix sees no entry rather than half of one.
+    for (const char* old_layout : kOldLayouts) {
+        std::error_code oec;
+        auto tree = root / old_layout;
+        auto t = stdfs::last_write_time(tree, oec);
+        if (oec || now - t < older_than) continue;
+        auto aside = root / kLayout / "tmp" / ("old-" + std::string(old_layout) + "-" + unique_name());
+        stdfs::create_directories(aside.parent_path(), oec);
+        stdfs::rename(tree, aside, oec);
+        if (oec) continue;
+        remove_tree(aside);
+        ++removed;
+    }
     return removed;
 }
 

@@ -379,9 +379,16 @@ TEST_F(UnpackedCache, WhatAKilledUnpackLeftIsSweptOnceItIsAnHourOld) {
         stdfs::last_write_time(tmp / name / "f", old);
         stdfs::last_write_time(tmp / name, old);
     }
+    // An older layout's tree: gone once nothing was added to it for an hour, kept until then.
+    auto v1 = home / ".cache/envfix/unpacked/v1";
+    write_text(v1 / std::string(64, 'a') / "f" / "3", "an older envfix's file");
+    installer::UnpackAhead(home / ".cache/envfix/unpacked", 1, 2).finish();
+    EXPECT_TRUE(stdfs::exists(v1 / std::string(64, 'a') / "f" / "3"));
+    stdfs::last_write_time(v1, old);
     installer::UnpackAhead ahead(home / ".cache/envfix/unpacked", 1, 2);
     auto out = ahead.finish();
     EXPECT_TRUE(out.errors.empty());
+    EXPECT_FALSE(stdfs::exists(v1));
     EXPECT_FALSE(stdfs::exists(tmp / "old-entry"));
     EXPECT_TRUE(stdfs::exists(tmp / "new-entry" / "f" / "1" / "1"));  // another envfix may be making it now
 }
