@@ -128,14 +128,19 @@ public:
         for (const auto& t : tasks_) total += t.weight;
         int bar = opts_.reporter ? opts_.reporter->task_begin(msg("install.progress_staging"), total) : 0;
         std::vector<std::thread> threads;
-        started_ = n + (opts_.beside ? 1 : 0);
         const bool low = static_cast<bool>(opts_.beside);
         for (unsigned i = 0; i < n; ++i)
-            threads.emplace_back([this, low] {
-                if (low) platform::lower_thread_priority(platform::ThreadPriority::Idle);
-                worker();
-            });
-        if (low) threads.emplace_back([this, n] { join_after_beside(n); });
+            if (!start_thread(threads, [this, low] {
+                    if (low) platform::lower_thread_priority(platform::ThreadPriority::Idle);
+                    worker();
+                }))
+                break;
+        if (threads.empty()) {  // no thread left: all of it on this one
+            started_ = 1;
+            worker();
+        } else if (low) {
+            start_thread(threads, [this, n] { join_after_beside(n); });  // else the low ones go on alone
+        }
         {
             std::unique_lock lock(mu_);
             while (exited_ < started_) {
@@ -201,21 +206,28 @@ private:
     void join_after_beside(unsigned n) {
         opts_.beside();
         std::vector<std::thread> more;
-        for (unsigned i = 1; i < n && !stop_.load() && next_.load() < tasks_.size(); ++i) {
-            {
-                std::lock_guard lock(mu_);
-                ++started_;
-            }
-            try {
-                more.emplace_back([this] { worker(); });
-            } catch (const std::system_error&) {  // no thread left: those running go on
-                std::lock_guard lock(mu_);
-                --started_;
-                break;
-            }
-        }
+        for (unsigned i = 1; i < n && !stop_.load() && next_.load() < tasks_.size(); ++i)
+            if (!start_thread(more, [this] { worker(); })) break;  // no thread left: those running go on
         worker();
         for (auto& t : more) t.join();
+    }
+
+    // A worker thread, counted in started_ before it starts (so the run cannot look finished while
+    // it is still to come); false where none could start.
+    template <class Fn>
+    bool start_thread(std::vector<std::thread>& into, Fn fn) {
+        {
+            std::lock_guard lock(mu_);
+            ++started_;
+        }
+        try {
+            into.emplace_back(std::move(fn));
+            return true;
+        } catch (const std::exception&) {  // std::system_error, or bad_alloc growing `into`
+            std::lock_guard lock(mu_);
+            --started_;
+            return false;
+        }
     }
 
     void set_error(Error e) {

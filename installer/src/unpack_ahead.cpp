@@ -179,6 +179,8 @@ UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std
     // Beside the readers, below them: they inflate the wheel's largest files, which end last, so
     // the rest takes the cores they leave; once they end it goes on at full speed (on the H200 a
     // cold install's torch, staged at nice 19 throughout, ended 1.5 s after its large files).
+    // A failing run ends once the readers have (they hold every byte by now: at most the time
+    // to inflate them), and they are then cancelled to no effect; Ctrl-C stops them at once.
     if (reading)
         so.beside = [&] {
             for (auto& o : opened)
@@ -229,6 +231,9 @@ UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std
                         stdfs::remove(unpacked::entry_file(o->tmp, entry), ec);
                         if (entry >= o->wheel.zip.entries.size()) ++out.early_refused;
                     }
+        // Nothing runs beside these: at the runner's priority.
+        so.beside = nullptr;
+        so.last_written = nullptr;
         if (!again.empty()) staged = stage_items(again, so);
     }
     out.early_taken += taken;

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <optional>
 #include <random>
 
 #include "envfix/common/fs.hpp"
@@ -75,6 +76,25 @@ void remove_tree(const stdfs::path& p) {
 
 std::string stat_line(const storeops::FileStat& s) {
     return std::to_string(s.device) + " " + std::to_string(s.inode) + " " + std::to_string(s.size) + " " + std::to_string(s.mtime_ns);
+}
+
+// When an older layout's tree last changed where an envfix of that layout writes while it works:
+// the tree (entries sealed or dropped), keys/, tmp/ and each entry being made there (v1: its f/).
+std::optional<stdfs::file_time_type> last_change(const stdfs::path& tree) {
+    std::error_code ec;
+    auto t = stdfs::last_write_time(tree, ec);
+    if (ec) return std::nullopt;
+    auto newer = [&](const stdfs::path& p) {
+        std::error_code pec;
+        if (auto x = stdfs::last_write_time(p, pec); !pec && x > t) t = x;
+    };
+    newer(tree / "keys");
+    newer(tree / "tmp");
+    for (stdfs::directory_iterator it(tree / "tmp", ec), end; !ec && it != end; it.increment(ec)) {
+        newer(it->path());
+        newer(it->path() / "f");
+    }
+    return t;
 }
 
 }  // namespace
@@ -182,13 +202,13 @@ size_t sweep_tmp(const stdfs::path& root, std::chrono::seconds older_than) {
         std::error_code rec;
         if (stdfs::remove_all(it->path(), rec) > 0 && !rec) ++removed;
     }
-    // An older layout's tree (torch's alone is 4.8 GB), once no envfix of that layout has added
-    // to it for as long: moved aside at once, so such an envfix sees no entry rather than half of one.
+    // An older layout's tree (torch's alone is 4.8 GB), once no envfix of that layout has changed
+    // it for as long: moved aside at once, so such an envfix sees no entry rather than half of one.
     for (const char* old_layout : kOldLayouts) {
         std::error_code oec;
         auto tree = root / old_layout;
-        auto t = stdfs::last_write_time(tree, oec);
-        if (oec || now - t < older_than) continue;
+        auto t = last_change(tree);
+        if (!t || now - *t < older_than) continue;
         auto aside = root / kLayout / "tmp" / ("old-" + std::string(old_layout) + "-" + unique_name());
         stdfs::create_directories(aside.parent_path(), oec);
         stdfs::rename(tree, aside, oec);

@@ -384,7 +384,12 @@ TEST_F(UnpackedCache, WhatAKilledUnpackLeftIsSweptOnceItIsAnHourOld) {
     write_text(v1 / std::string(64, 'a') / "f" / "3", "an older envfix's file");
     installer::UnpackAhead(home / ".cache/envfix/unpacked", 1, 2).finish();
     EXPECT_TRUE(stdfs::exists(v1 / std::string(64, 'a') / "f" / "3"));
-    stdfs::last_write_time(v1, old);
+    // An older envfix still making an entry there (new files in its f/ only) keeps it too.
+    write_text(v1 / "tmp" / "making" / "f" / "1", "half an entry");
+    for (const auto& p : {v1, v1 / "tmp", v1 / "tmp" / "making"}) stdfs::last_write_time(p, old);
+    installer::UnpackAhead(home / ".cache/envfix/unpacked", 1, 2).finish();
+    EXPECT_TRUE(stdfs::exists(v1 / std::string(64, 'a') / "f" / "3"));
+    stdfs::last_write_time(v1 / "tmp" / "making" / "f", old);
     installer::UnpackAhead ahead(home / ".cache/envfix/unpacked", 1, 2);
     auto out = ahead.finish();
     EXPECT_TRUE(out.errors.empty());

@@ -1,12 +1,14 @@
 #pragma once
 // The cache of unpacked wheels shared by every environment: fs::cache_dir()/unpacked/.
-// Layout (version 1, the "v1" folder):
-//   unpacked/v1/<wheel sha256>/ENVFIX-UNPACKED   the marker: format version, the sha256, file count
-//   unpacked/v1/<wheel sha256>/f/<zip entry>     each file the wheel installs as it is, named by its
-//                                               entry's index in the archive (fixed by the hash)
-//   unpacked/v1/keys/<path digest>               a local wheel's sha256, valid while its size,
+// Layout (version 2, the "v2" folder):
+//   unpacked/v2/<wheel sha256>/ENVFIX-UNPACKED   the marker: format version, the sha256, file count
+//   unpacked/v2/<wheel sha256>/f/<i % 16>/<i>    each file the wheel installs as it is, named by its
+//                                               entry's index i in the archive (fixed by the hash),
+//                                               in 16 folders (one folder's lock made threads queue)
+//   unpacked/v2/keys/<path digest>               a local wheel's sha256, valid while its size,
 //                                               mtime and inode are the recorded ones
-//   unpacked/v1/tmp/                             entries being made (renamed into place whole)
+//   unpacked/v2/tmp/                             entries being made (renamed into place whole)
+// Version 1 (all of an entry's files in f/) is removed by the sweep and by clean.
 // An entry is made from files already checked against the wheel's RECORD, as hard links of the
 // staged files, and renamed into place whole with its marker inside: a reader never sees half an
 // entry; a folder without a valid marker is never used. Installing a wheel whose entry exists
