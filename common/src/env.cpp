@@ -23,6 +23,7 @@ const std::vector<EnvVarInfo>& table() {
         {EnvVar::EnvfixUnpackRunners, "ENVFIX_UNPACK_RUNNERS", "how many wheels are unpacked at once while the others download (default half the cores, 4 to 8; 1 to 64)"},
         {EnvVar::EnvfixUnpackEarly, "ENVFIX_UNPACK_EARLY", "entries of at least this many bytes are inflated while their wheel downloads (default 16 MiB); 0: only once it is downloaded (for measuring)"},
         {EnvVar::EnvfixInflateHelpers, "ENVFIX_INFLATE_HELPERS", "threads lent, in all, to inflating the largest libraries one stream on several threads while their wheel downloads (default: half the cores, at most 8, on machines of 8 cores or more where at most 4 wheels download, as in a switch; else 0, which keeps a cold install's memory bounded); 0: never"},
+        {EnvVar::EnvfixInflateStreams, "ENVFIX_INFLATE_STREAMS", "how many of a wheel's costliest deflate streams share the threads of ENVFIX_INFLATE_HELPERS, each taking at most its share (default 1: all go to the costliest; 1 to 4; for measuring)"},
         {EnvVar::CudaVisibleDevices, "CUDA_VISIBLE_DEVICES", "GPUs the CUDA driver shows (envfix says when it hides some)"},
         {EnvVar::LdLibraryPath, "LD_LIBRARY_PATH", "where the loader looks for libcuda.so.1; another value probes again instead of taking the probe remembered for the boot"},
         {EnvVar::VirtualEnv, "VIRTUAL_ENV", "the active virtual environment (default target)"},

@@ -340,10 +340,16 @@ unsigned inflate_helpers_for(size_t wheels) {
     return wheels <= 4 && half >= 4 ? std::min(half, 8u) : 0;
 }
 
+unsigned inflate_streams() {
+    if (auto v = env::get(EnvVar::EnvfixInflateStreams))
+        if (auto n = str::to_int(*v); n && *n >= 1) return static_cast<unsigned>(std::min<int64_t>(*n, 4));
+    return 1;
+}
+
 void UnpackAhead::lend_inflate_helpers(unsigned n) {
     // As many as 4 make the least worth lending; fewer, given on purpose (ENVFIX_INFLATE_HELPERS,
     // tests), are lent as they are.
-    helpers_ = n >= 2 ? std::make_shared<InflateHelpers>(n, std::min(n, 4u)) : nullptr;
+    helpers_ = n >= 2 ? std::make_shared<InflateHelpers>(n, std::min(n, 4u), inflate_streams()) : nullptr;
 }
 
 void UnpackAhead::early(const stdfs::path& part, const std::string& sha256, std::shared_ptr<resolver::PartProgress> progress) {

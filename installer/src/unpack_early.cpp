@@ -60,7 +60,7 @@ private:
 
 unsigned InflateHelpers::take(uint64_t compressed) {
     std::lock_guard lock(mu_);
-    const unsigned n = static_cast<unsigned>(std::min<uint64_t>(left_, compressed / kPerWorker));
+    const unsigned n = static_cast<unsigned>(std::min<uint64_t>({left_, per_stream_, compressed / kPerWorker}));
     if (n < least_) return 0;
     left_ -= n;
     return n;
@@ -202,13 +202,18 @@ std::vector<std::vector<EarlyUnpack::Job>> EarlyUnpack::choose() {
     // The workers lent go to the entry that one thread would inflate longest: well-compressed
     // code (2:1 and more) inflates at about half the speed of mostly stored data (on the H200
     // libtorch_cpu.so, 3.25:1, at 388 MB/s, libtorch_cuda.so, 1.4:1, at 802 MB/s, with ISA-L).
+    // ENVFIX_INFLATE_STREAMS > 1: the next costliest too (a switch's libtorch_cuda.so, 1.4:1,
+    // ended 0.3 s after its last byte on one thread while libtorch_cpu.so had all 8 workers).
     if (helpers_) {
         auto cost = [](const ZipEntry& e) { return e.method == 8 ? e.size * (e.compressed_size * 2 <= e.size ? 2 : 1) : 0; };
-        Job* costliest = nullptr;
+        std::vector<Job*> all;
         for (auto& jobs : by_range)
             for (auto& j : jobs)
-                if (!costliest || cost(j.entry) > cost(costliest->entry)) costliest = &j;
-        if (costliest && cost(costliest->entry) > 0) costliest->lend = true;
+                if (cost(j.entry) > 0) all.push_back(&j);
+        const size_t lent = std::min<size_t>(helpers_->streams(), all.size());
+        std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(lent), all.end(),
+                          [&](const Job* a, const Job* b) { return cost(a->entry) > cost(b->entry); });
+        for (size_t k = 0; k < lent; ++k) all[k]->lend = true;
     }
     return by_range;
 }

@@ -36,15 +36,22 @@ class InflateHelpers {
 public:
     // `least`: fewer workers than this are not taken (on the H200 one worker of the parallel
     // inflater reaches 161 MB/s on libtorch_cpu.so, ISA-L alone 388 MB/s: 3 workers only break even).
-    explicit InflateHelpers(unsigned n, unsigned least = 4) : least_(std::max(2u, least)), left_(n) {}
+    // `streams`: that many of a wheel's costliest streams are lent workers, each at most its share
+    // of the n (but `least`), so that the first to start does not take them all.
+    explicit InflateHelpers(unsigned n, unsigned least = 4, unsigned streams = 1)
+        : least_(std::max(2u, least)), left_(n), streams_(std::max(1u, streams)),
+          per_stream_(streams_ > 1 ? std::max(least_, n / streams_) : n) {}
     // Workers for a stream of `compressed` bytes: 0 (inflate it on this thread) or `least` and more.
     unsigned take(uint64_t compressed);
     void give_back(unsigned n);
+    unsigned streams() const { return streams_; }
 
 private:
     std::mutex mu_;
     unsigned least_;
     unsigned left_;
+    unsigned streams_;
+    unsigned per_stream_;
 };
 
 class EarlyUnpack {

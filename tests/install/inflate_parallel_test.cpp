@@ -335,6 +335,34 @@ TEST(InflateHelpers, AStreamTakesWhatItCanUseTheNextWhatIsLeft) {
     EXPECT_EQ(two.take(5 * MiB), 0u);
 }
 
+// ENVFIX_INFLATE_STREAMS: the costliest streams share the workers, each at most its share (but
+// never fewer than the least worth lending), so the first to start leaves some for the next.
+TEST(InflateHelpers, SharedByTheCostliestStreamsEachTakesAtMostItsShare) {
+    using envfix::installer::InflateHelpers;
+    constexpr uint64_t MiB = 1u << 20;
+    InflateHelpers two_streams(8, 4, 2);
+    EXPECT_EQ(two_streams.streams(), 2u);
+    EXPECT_EQ(two_streams.take(300 * MiB), 4u);  // libtorch_cpu.so: half, not all 8
+    EXPECT_EQ(two_streams.take(300 * MiB), 4u);  // libtorch_cuda.so: the other half
+    EXPECT_EQ(two_streams.take(300 * MiB), 0u);
+    InflateHelpers three(8, 4, 3);  // 8 / 3 is below the least: each takes 4, the third none
+    EXPECT_EQ(three.take(300 * MiB), 4u);
+    EXPECT_EQ(three.take(300 * MiB), 4u);
+    EXPECT_EQ(three.take(300 * MiB), 0u);
+    InflateHelpers one(8);  // the default: the first takes what it can use
+    EXPECT_EQ(one.take(300 * MiB), 8u);
+    using envfix::installer::inflate_streams;
+    ::unsetenv("ENVFIX_INFLATE_STREAMS");
+    EXPECT_EQ(inflate_streams(), 1u);
+    ::setenv("ENVFIX_INFLATE_STREAMS", "2", 1);
+    EXPECT_EQ(inflate_streams(), 2u);
+    ::setenv("ENVFIX_INFLATE_STREAMS", "9", 1);
+    EXPECT_EQ(inflate_streams(), 4u);
+    ::setenv("ENVFIX_INFLATE_STREAMS", "zero", 1);
+    EXPECT_EQ(inflate_streams(), 1u);
+    ::unsetenv("ENVFIX_INFLATE_STREAMS");
+}
+
 TEST(InflateHelpers, LentWhereFewWheelsDownloadNotInAColdInstall) {
     using envfix::installer::inflate_helpers_for;
     ::unsetenv("ENVFIX_INFLATE_HELPERS");

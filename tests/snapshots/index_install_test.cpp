@@ -353,6 +353,20 @@ TEST_F(IndexInstallLargeLibrary, ItsOneStreamIsInflatedBySeveralWorkersWhileItDo
     }
 }
 
+TEST_F(IndexInstallLargeLibrary, WorkersSharedByTheTwoCostliestStreamsStillGiveTheWheelsBytes) {
+    // ENVFIX_INFLATE_STREAMS=2: the two costliest streams may be lent workers; this wheel has one
+    // this large, which takes its share (both of the two lent: never fewer than the least), and
+    // the cold install and the switch install the wheel's bytes.
+    const EnvList env{{"ENVFIX_SPLIT_DOWNLOADS_AT", "200"}, {"ENVFIX_UNPACK_EARLY", "1000000"}, {"ENVFIX_INFLATE_HELPERS", "2"},
+                      {"ENVFIX_INFLATE_STREAMS", "2"}};
+    for (const std::string variant : {"cu126", "cu128"}) {
+        auto r = run_envfix(install_args(variant, {"-vv"}), env, home);
+        ASSERT_EQ(r.code, 0) << r.err;
+        EXPECT_TRUE(std::regex_search(r.err, kByWorkers)) << r.err;
+        EXPECT_TRUE(installed_library_is_the_wheels(variant)) << variant;
+    }
+}
+
 TEST_F(IndexInstallLargeLibrary, WithNoWorkersLentTheStreamIsInflatedByTheThreadReadingIt) {
     auto r = run_envfix(install_args("cu128", {"-vv"}),
                         {{"ENVFIX_SPLIT_DOWNLOADS_AT", "200"}, {"ENVFIX_UNPACK_EARLY", "1000000"}, {"ENVFIX_INFLATE_HELPERS", "0"}}, home);

@@ -90,6 +90,8 @@ class InflateHelpers;
 // install: the cores are busy with the other wheels, and each worker's chunks would add to its
 // peak memory). ENVFIX_INFLATE_HELPERS sets the number.
 unsigned inflate_helpers_for(size_t wheels);
+// How many of a wheel's costliest streams share them (ENVFIX_INFLATE_STREAMS; default 1).
+unsigned inflate_streams();
 
 // Unpacks wheels into the cache on its own threads as they are handed over: a cold install hands
 // each wheel over when its download is checked, so the inflating overlaps the downloads still
