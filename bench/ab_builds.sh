@@ -12,19 +12,14 @@
 #   BASE=/usr/bin/python3.12 bench/ab_builds.sh /tmp/idx 3 .h200/bin/envfix-old .h200/bin/envfix-new
 set -u
 source bench/index_env.sh
-IDX=${1:?usage: bench/ab_builds.sh INDEX_DIR REPS ENVFIX...}
-REPS=${2:?usage: bench/ab_builds.sh INDEX_DIR REPS ENVFIX...}
-shift 2
-BASE=${BASE:-/usr/bin/python3}
-W=$(mktemp -d /tmp/envfix-ab-builds.XXXXXX)
-start_index_run "$IDX" "$W"
+start_builds_run bench/ab_builds.sh "$@"
 run() {  # LABEL PROGRAM REQUIREMENTS...
   local label=$1 e=$2; shift 2
   /usr/bin/time -f "$label: %e s wall, %U user, %S sys, max RSS %M KiB" "$e" install -vv --no-verify --env "$W/run/v" \
     --torch-from index --index-url "$URL" -y "$@" 2>&1 |
     grep -E "wall|^done in|torch-[^ ]*: checked at|its large files|unpacked [0-9]+ wheels \(|inflated while downloading|compressed\): its bytes|snapshot taken|RECORD files written|committed"
 }
-for rep in $(seq "$REPS"); do for e in "$@"; do
+for rep in $(seq "$REPS"); do for e in "${BUILDS[@]}"; do
   n=$(basename "$e")
   rm -rf "$W/run"; mkdir -p "$W/run"
   export ENVFIX_CACHE_DIR=$W/run/c ENVFIX_DATA_DIR=$W/run/d

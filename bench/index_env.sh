@@ -50,3 +50,16 @@ start_ab_run() {
   W=$(mktemp -d "/tmp/envfix-$(basename "$script" .sh).XXXXXX")
   start_index_run "$IDX" "$W"
 }
+
+# start_builds_run SCRIPT INDEX_DIR REPS ENVFIX...: the arguments of the scripts that compare any
+# number of builds (bench/ab_builds.sh, bench/warm_steps.sh) into IDX, REPS, BUILDS (an array),
+# BASE (the venvs' interpreter), W (a new work folder), then start_index_run on them.
+start_builds_run() {
+  local script=$1; shift
+  IDX=${1:?usage: $script INDEX_DIR REPS ENVFIX...}
+  REPS=${2:?usage: $script INDEX_DIR REPS ENVFIX...}
+  BUILDS=("${@:3}")
+  BASE=${BASE:-/usr/bin/python3}
+  W=$(mktemp -d "/tmp/envfix-$(basename "$script" .sh).XXXXXX")
+  start_index_run "$IDX" "$W"
+}

@@ -8,19 +8,14 @@
 #   e.g. python3 bench/synth_stack.py /tmp/synth --scale 0.02 && bench/warm_steps.sh /tmp/synth 4 build/envfix
 set -u
 source bench/index_env.sh
-IDX=${1:?usage: bench/warm_steps.sh INDEX_DIR REPS ENVFIX...}
-REPS=${2:?usage: bench/warm_steps.sh INDEX_DIR REPS ENVFIX...}
-shift 2
-BASE=${BASE:-/usr/bin/python3}
-W=$(mktemp -d /tmp/envfix-warm-steps.XXXXXX)
-start_index_run "$IDX" "$W"
-for e in "$@"; do
+start_builds_run bench/warm_steps.sh "$@"
+for e in "${BUILDS[@]}"; do
   n=$(basename "$e"); mkdir -p "$W/$n"
   "$BASE" -m venv --without-pip "$W/$n/v0"
   ENVFIX_CACHE_DIR=$W/$n/c ENVFIX_DATA_DIR=$W/$n/d "$e" install --no-verify --env "$W/$n/v0" \
     --torch-from index --index-url "$URL" -y "${R1[@]}" > /dev/null 2>&1 || echo "$n: the first install failed"
 done
-for rep in $(seq "$REPS"); do for e in "$@"; do
+for rep in $(seq "$REPS"); do for e in "${BUILDS[@]}"; do
   n=$(basename "$e")
   rm -rf "$W/$n/v"; "$BASE" -m venv --without-pip "$W/$n/v"; sync
   ENVFIX_CACHE_DIR=$W/$n/c ENVFIX_DATA_DIR=$W/$n/d /usr/bin/time -f "warm $n: %e s wall, %U user, %S sys" "$e" install -vv \
