@@ -78,23 +78,26 @@ std::string stat_line(const storeops::FileStat& s) {
     return std::to_string(s.device) + " " + std::to_string(s.inode) + " " + std::to_string(s.size) + " " + std::to_string(s.mtime_ns);
 }
 
+// The newest write time of `first` and of those of `also` that exist; none where `first` does not.
+std::optional<stdfs::file_time_type> newest_write(const stdfs::path& first, const std::vector<stdfs::path>& also) {
+    std::error_code ec;
+    auto t = stdfs::last_write_time(first, ec);
+    if (ec) return std::nullopt;
+    for (const auto& p : also)
+        if (auto x = stdfs::last_write_time(p, ec); !ec && x > t) t = x;
+    return t;
+}
+
 // When an older layout's tree last changed where an envfix of that layout writes while it works:
 // the tree (entries sealed or dropped), keys/, tmp/ and each entry being made there (v1: its f/).
 std::optional<stdfs::file_time_type> last_change(const stdfs::path& tree) {
+    std::vector<stdfs::path> also{tree / "keys", tree / "tmp"};
     std::error_code ec;
-    auto t = stdfs::last_write_time(tree, ec);
-    if (ec) return std::nullopt;
-    auto newer = [&](const stdfs::path& p) {
-        std::error_code pec;
-        if (auto x = stdfs::last_write_time(p, pec); !pec && x > t) t = x;
-    };
-    newer(tree / "keys");
-    newer(tree / "tmp");
     for (stdfs::directory_iterator it(tree / "tmp", ec), end; !ec && it != end; it.increment(ec)) {
-        newer(it->path());
-        newer(it->path() / "f");
+        also.push_back(it->path());
+        also.push_back(it->path() / "f");
     }
-    return t;
+    return newest_write(tree, also);
 }
 
 }  // namespace
@@ -192,13 +195,10 @@ size_t sweep_tmp(const stdfs::path& root, std::chrono::seconds older_than) {
     std::error_code ec;
     for (stdfs::directory_iterator it(root / kLayout / "tmp", ec), end; !ec && it != end; it.increment(ec)) {
         // The newest of the folder, its f/ and f/'s folders: an entry being made gets new files there.
-        std::error_code tec;
-        auto t = stdfs::last_write_time(it->path(), tec);
-        if (tec) continue;
-        if (auto f = stdfs::last_write_time(it->path() / "f", tec); !tec && f > t) t = f;
-        for (size_t k = 0; k < kShards; ++k)
-            if (auto f = stdfs::last_write_time(it->path() / "f" / std::to_string(k), tec); !tec && f > t) t = f;
-        if (now - t < older_than) continue;
+        std::vector<stdfs::path> also{it->path() / "f"};
+        for (size_t k = 0; k < kShards; ++k) also.push_back(it->path() / "f" / std::to_string(k));
+        auto t = newest_write(it->path(), also);
+        if (!t || now - *t < older_than) continue;
         std::error_code rec;
         if (stdfs::remove_all(it->path(), rec) > 0 && !rec) ++removed;
     }

@@ -53,6 +53,16 @@ std::optional<Ino> inode(const stdfs::path& p) {
     return Ino{st.st_dev, st.st_ino};
 }
 
+// The regular files under p, at any depth (an entry's files are in f/'s 16 folders); none where p
+// does not exist.
+std::vector<stdfs::path> regular_files(const stdfs::path& p) {
+    std::vector<stdfs::path> out;
+    std::error_code ec;
+    for (stdfs::recursive_directory_iterator it(p, ec), end; !ec && it != end; it.increment(ec))
+        if (it->is_regular_file()) out.push_back(it->path());
+    return out;
+}
+
 class UnpackedCache : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -72,10 +82,8 @@ protected:
     }
     std::set<Ino> entry_inodes(const stdfs::path& home) {
         std::set<Ino> out;
-        std::error_code ec;
-        for (stdfs::recursive_directory_iterator it(entry_of(home) / "f", ec), end; !ec && it != end; it.increment(ec))
-            if (it->is_regular_file())
-                if (auto i = inode(it->path())) out.insert(*i);
+        for (const auto& f : regular_files(entry_of(home) / "f"))
+            if (auto i = inode(f)) out.insert(*i);
         return out;
     }
 
@@ -132,10 +140,10 @@ TEST_F(UnpackedCache, DamagedEntriesAreNotUsed) {
         std::function<void(const stdfs::path& entry)> apply;
     };
     auto replace_big = [](const stdfs::path& entry, const std::string& data) {
-        for (stdfs::recursive_directory_iterator it(entry / "f"), end; it != end; ++it) {
-            if (!it->is_regular_file() || stdfs::file_size(it->path()) < 300000) continue;
-            stdfs::remove(it->path());  // a new inode: the other environment keeps its file
-            write_text(it->path(), data);
+        for (const auto& f : regular_files(entry / "f")) {
+            if (stdfs::file_size(f) < 300000) continue;
+            stdfs::remove(f);  // a new inode: the other environment keeps its file
+            write_text(f, data);
         }
     };
     std::vector<Damage> cases = {
@@ -153,8 +161,7 @@ TEST_F(UnpackedCache, DamagedEntriesAreNotUsed) {
          }},
         {"a file of another size", [&](const stdfs::path& e) { replace_big(e, "short\n"); }},
         {"a file missing", [&](const stdfs::path& e) {
-             for (stdfs::recursive_directory_iterator it(e / "f"), end; it != end; ++it)
-                 if (it->is_regular_file()) stdfs::remove(it->path());
+             for (const auto& f : regular_files(e / "f")) stdfs::remove(f);
          }},
     };
     for (const auto& c : cases) {
@@ -227,12 +234,7 @@ stdfs::path into_wheel_cache(const stdfs::path& whl, const std::string& sha, con
     return to;
 }
 
-size_t files_under(const stdfs::path& p) {
-    size_t n = 0;
-    std::error_code ec;
-    for (stdfs::recursive_directory_iterator it(p, ec), end; !ec && it != end; it.increment(ec)) n += it->is_regular_file();
-    return n;
-}
+size_t files_under(const stdfs::path& p) { return regular_files(p).size(); }
 
 TEST_F(UnpackedCache, ACachedWheelBesideItsUnsyncedMarkerIsTakenOnlyOnceItsBytesMatchItsName) {
     // A download renamed into the wheel cache before its batch was flushed, then a crash: the next
@@ -418,8 +420,7 @@ TEST_F(UnpackedCache, AnEntryMadeAheadForASwitchLinksTheInstalledFilesThatDoNotC
     auto made = installer::unpack_into_cache(home / ".cache/envfix/unpacked", cached2, sha2, 2, &keep);
     ASSERT_TRUE(made) << made.error().message.key;
     std::map<std::string, Ino> entry_by_content;  // the new entry's files by their bytes
-    for (const auto& f : stdfs::recursive_directory_iterator(cache_of(home) / sha2 / "f"))
-        if (f.is_regular_file()) entry_by_content[read_text(f.path())] = *inode(f.path());
+    for (const auto& f : regular_files(cache_of(home) / sha2 / "f")) entry_by_content[read_text(f)] = *inode(f);
     // Unchanged: the installed file itself, linked.
     EXPECT_EQ(entry_by_content.at(read_text(sp / "cached_pkg/big.bin")), *inode(sp / "cached_pkg/big.bin"));
     EXPECT_EQ(entry_by_content.at(read_text(sp / "cached_pkg/run.sh")), *inode(sp / "cached_pkg/run.sh"));
@@ -609,9 +610,7 @@ TEST_F(EarlyUnpackCache, TheRestOfAWheelIsStagedWhileItsLargeEntriesStillWaitFor
     // begun for the wheel, while lib.so's reader (entry 0) waits.
     auto entry_files = [&] {
         std::set<std::string> names;
-        std::error_code ec;
-        for (stdfs::recursive_directory_iterator it(cache_of(home) / "tmp", ec), end; !ec && it != end; it.increment(ec))
-            if (it->is_regular_file()) names.insert(it->path().filename().string());
+        for (const auto& f : regular_files(cache_of(home) / "tmp")) names.insert(f.filename().string());
         return names;
     };
     auto staged_beside = [&] {
