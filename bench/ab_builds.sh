@@ -8,29 +8,44 @@
 #
 # Usage (repository root): bench/ab_builds.sh INDEX_DIR REPS ENVFIX...
 #   [BASE=/usr/bin/python3] [WARM=1: also a warm install into a second venv after the cold one]
-#   [DROP=1: the page cache dropped before each cold install, as bench/compare.py does (root)] e.g. on the GPU machine, after bench/real_stack.py made /tmp/idx:
+#   [DROP=1: the page cache dropped before each cold install, as bench/compare.py does (root)]
+#   [CHAINS="plain record": each repetition runs every build once per chain named. plain (the
+#   default): cold into v, [warm into w,] switch v. record: bench/compare.py's chain, cold into v,
+#   v deleted, warm into w, switch w: whether deleting a 17 000-file tree first slows the switch;
+#   warmswitch: the same without deleting v, which tells the deletion from the venv switched]
+#   e.g. on the GPU machine, after bench/real_stack.py made /tmp/idx:
 #   BASE=/usr/bin/python3.12 bench/ab_builds.sh /tmp/idx 3 .h200/bin/envfix-old .h200/bin/envfix-new
 set -u
 source bench/index_env.sh
 start_builds_run bench/ab_builds.sh "$@"
-run() {  # LABEL PROGRAM REQUIREMENTS...
-  local label=$1 e=$2; shift 2
-  /usr/bin/time -f "$label: %e s wall, %U user, %S sys, max RSS %M KiB" "$e" install -vv --no-verify --env "$W/run/v" \
+run() {  # LABEL PROGRAM VENV REQUIREMENTS...
+  local label=$1 e=$2 venv=$3; shift 3
+  /usr/bin/time -f "$label: %e s wall, %U user, %S sys, max RSS %M KiB" "$e" install -vv --no-verify --env "$venv" \
     --torch-from index --index-url "$URL" -y "$@" 2>&1 |
     grep -E "wall|^done in|torch-[^ ]*: checked at|its large files|unpacked [0-9]+ wheels \(|inflated while downloading|compressed\): its bytes|snapshot taken|RECORD files written|committed"
 }
-for rep in $(seq "$REPS"); do for e in "${BUILDS[@]}"; do
+warm() {  # LABEL PROGRAM VENV
+  "$BASE" -m venv --without-pip "$3"; sync
+  /usr/bin/time -f "$1: %e s wall, %U user, %S sys, max RSS %M KiB" "$2" install --no-verify --env "$3" \
+    --torch-from index --index-url "$URL" -y "${R1[@]}" 2>&1 | grep -E "wall"
+}
+read -r -a CHAIN_LIST <<< "${CHAINS:-plain}"
+for rep in $(seq "$REPS"); do for chain in "${CHAIN_LIST[@]}"; do for e in "${BUILDS[@]}"; do
   n=$(basename "$e")
+  (( ${#CHAIN_LIST[@]} > 1 )) && n="$n/$chain"
   rm -rf "$W/run"; mkdir -p "$W/run"
   export ENVFIX_CACHE_DIR=$W/run/c ENVFIX_DATA_DIR=$W/run/d
   "$BASE" -m venv --without-pip "$W/run/v"; sync
   [[ -n ${DROP:-} ]] && echo 3 > /proc/sys/vm/drop_caches
-  run "cold $n" "$e" "${R1[@]}"
+  run "cold $n" "$e" "$W/run/v" "${R1[@]}"
   sync
-  if [[ -n ${WARM:-} ]]; then
-    "$BASE" -m venv --without-pip "$W/run/w"; sync
-    /usr/bin/time -f "warm $n: %e s wall, %U user, %S sys, max RSS %M KiB" "$e" install --no-verify --env "$W/run/w" \
-      --torch-from index --index-url "$URL" -y "${R1[@]}" 2>&1 | grep -E "wall"
+  if [[ $chain == record || $chain == warmswitch ]]; then
+    [[ $chain == record ]] && { rm -rf "$W/run/v"; sync; }
+    warm "warm $n" "$e" "$W/run/w"
+    sync
+    run "switch $n" "$e" "$W/run/w" "${R2[@]}"
+    continue
   fi
-  run "switch $n" "$e" "${R2[@]}"
-done; done
+  [[ -n ${WARM:-} ]] && warm "warm $n" "$e" "$W/run/w"
+  run "switch $n" "$e" "$W/run/v" "${R2[@]}"
+done; done; done
