@@ -166,12 +166,15 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
                                      {"end", std::to_string(f.end_ms)},
                                      {"workers", std::to_string(f.workers)}}));
         for (const auto& e : outcome.errors) ctx.reporter->debug(e.message);
-        // A wheel that could not be made durable is gone from the cache: the install stops before
-        // it changes anything, as it would have had the download failed.
-        if (flushing) {
-            auto failed = flushing->wait(*ctx.reporter);
-            if (!failed.empty()) return unexpected(std::move(failed.front().second));
-        }
+        return {};
+    };
+    // A wheel that could not be made durable is gone from the cache: the install stops before it
+    // changes anything, as it would have had the download failed. Waited for once the new files
+    // are staged (the flush writes the wheels out beside the staging, docs/performance.md).
+    auto flushed = [&]() -> Expected<void> {
+        if (!flushing) return {};
+        auto failed = flushing->wait(*ctx.reporter);
+        if (!failed.empty()) return unexpected(std::move(failed.front().second));
         return {};
     };
     Json downloads = Json::array();
@@ -194,8 +197,10 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
     req.break_system_packages = o.break_system_packages;
     req.threads = o.threads;
     req.before_cache = settle;
+    req.before_moves = flushed;
     auto result = installer::install_verified(env, req, verify_options(o, env, ctx), *ctx.reporter);
     (void)settle();  // nothing was staged (all installed, a failed check): the wheels' work ends here
+    (void)flushed();
     Json extra = {{"plan", install_plan_json(plan)}, {"downloads", downloads}};
     report_install(ctx, env, o, result, created, &extra);
 }

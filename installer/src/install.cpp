@@ -522,10 +522,10 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     ENVFIX_TRY_VOID(tx.make_stage_dirs(dests));
     lap("folders made");
     // Everything above planned while the caller's work on the wheels ran on (envfix install: their
-    // unpacking into the cache, the downloads' flush); it ends here, before the cache is read.
+    // unpacking into the cache); it ends here, before the cache is read.
     if (request.before_cache) {
         ENVFIX_TRY_VOID(request.before_cache());
-        lap("wheels unpacked and flushed");
+        lap("wheels unpacked");
     }
     // Wheels already unpacked in the cache: their files are linked instead of inflated.
     const auto unpacked_root = unpacked_cache_root();
@@ -663,6 +663,12 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         return unexpected(std::move(e));
     };
     lap("snapshot taken");
+    // The staging above ran beside the caller's last work (envfix install: the downloads' flush);
+    // nothing has moved yet, so a failure there still leaves the environment as it was.
+    if (request.before_moves) {
+        if (auto r = request.before_moves(); !r) return drop_snapshot(r.error());
+        lap("downloads flushed");
+    }
     if (auto p = tx.prepare(remove_files, added); !p) return drop_snapshot(p.error());
     lap("moves planned");
     result.seconds_stage = seconds_since(stage_started);

@@ -316,3 +316,54 @@ TEST(InstallApi, TheCallersWorkOnTheWheelsEndsBeforeStagingAndItsFailureChangesN
     EXPECT_EQ(calls, 2);
     EXPECT_EQ(read_text(site_packages(venv) / "aaa" / "sub" / "x.py"), "x\n");
 }
+
+TEST(InstallApi, TheCallersWaitBeforeTheMovesComesAfterStagingAndItsFailureChangesNothing) {
+    // InstallRequest::before_moves: `envfix install` waits for the downloads' flush there. Called
+    // once, after before_cache, with the new files staged and the snapshot taken; an error from it
+    // leaves the environment as it was and drops that snapshot.
+    TempDir dir;
+    auto venv = dir / "v";
+    make_bare_venv(venv);
+    WheelSpec a{.name = "aaa", .files = {{"aaa/__init__.py", "a\n"}, {"aaa/sub/x.py", "x\n"}}};
+    WheelSpec b{.name = "bbb", .files = {{"bbb/__init__.py", ""}}};
+    auto env = resolved(venv);
+    Answer rep(false);
+    ASSERT_TRUE(install(env, {.wheels = {{write_wheel(b, dir / "w")}}}, rep));
+    const auto wheel = write_wheel(a, dir / "w");
+    Tree before = snapshot(venv, {".envfix"});
+    std::vector<std::string> order;
+    bool staged_file = false;
+    size_t snapshots_then = 0;
+    InstallRequest failing{.wheels = {{wheel}}, .remove = {"bbb"}, .snapshot_reason = "test"};
+    failing.before_cache = [&]() -> Expected<void> { order.push_back("cache"); return {}; };
+    failing.before_moves = [&]() -> Expected<void> {
+        order.push_back("moves");
+        // The new files are staged by now (with their bytes), and not yet in place.
+        for (const auto& e : stdfs::recursive_directory_iterator(venv))
+            staged_file |= e.path().filename() == "x.py" && e.is_regular_file() && read_text(e.path()) == "x\n";
+        snapshots_then = list_snapshots(env.root, rep).size();
+        return unexpected(make_error(ExitCode::DiskFull, "download.cannot_write", {{"path", "aaa.whl"}, {"url", "http://x/aaa.whl"}}));
+    };
+    auto r = install(env, failing, rep);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, ExitCode::DiskFull);
+    EXPECT_EQ(order, (std::vector<std::string>{"cache", "moves"}));
+    EXPECT_TRUE(staged_file);
+    EXPECT_FALSE(stdfs::exists(site_packages(venv) / "aaa"));
+    EXPECT_EQ(snapshots_then, 1u) << "the snapshot is taken before the wait";
+    EXPECT_EQ(tree_diff(before, snapshot(venv, {".envfix"})), "");
+    EXPECT_TRUE(list_snapshots(env.root, rep).empty()) << "a refused install keeps no snapshot";
+
+    // A dry run does not wait; a real one once, and installs.
+    order.clear();
+    InstallRequest dry{.wheels = {{wheel}}, .dry_run = true};
+    dry.before_moves = [&]() -> Expected<void> { order.push_back("moves"); return {}; };
+    ASSERT_TRUE(install(env, dry, rep));
+    EXPECT_TRUE(order.empty());
+    InstallRequest ok{.wheels = {{wheel}}};
+    ok.before_moves = dry.before_moves;
+    auto done = install(env, ok, rep);
+    ASSERT_TRUE(done) << render(done.error().message, Lang::En);
+    EXPECT_EQ(order, (std::vector<std::string>{"moves"}));
+    EXPECT_EQ(read_text(site_packages(venv) / "aaa" / "sub" / "x.py"), "x\n");
+}

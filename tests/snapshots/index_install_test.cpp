@@ -199,15 +199,18 @@ TEST_F(IndexInstall, EachWheelIsUnpackedWhileTheOthersDownloadAndTheInstallLinks
     EXPECT_TRUE(std::regex_search(r.err, std::regex("torch-2\\.7\\.0[^:]*: checked at [0-9]+ ms after the downloads began "
                                                     "\\([0-9]+ ms hashing, [0-9]+ ms flushing to disk\\)")))
         << r.err;
-    // The install planned while the downloads' flush and the unpacking ran on, and waited for them
-    // only before it read the unpacked-wheel cache: the folders made first, then the flush's and
-    // the unpacking's lines (told when they are waited for), then the cache looked at.
+    // The install planned while the unpacking ran on and waited for it only before it read the
+    // unpacked-wheel cache (the folders made first, then the unpacking's lines, told when it is
+    // waited for, then the cache looked at); it staged while the downloads' flush ran on and
+    // waited for that only before the moves (the flush's line told then).
     auto at = [&](const std::string& line) { return r.err.find(line); };
     ASSERT_NE(at("debug: folders made: "), std::string::npos) << r.err;
-    EXPECT_LT(at("debug: folders made: "), at("downloaded files flushed to disk together in ")) << r.err;
-    EXPECT_LT(at("downloaded files flushed to disk together in "), at("debug: wheels unpacked and flushed: ")) << r.err;
     EXPECT_LT(at("debug: folders made: "), at("unpacked while downloading: ")) << r.err;
-    EXPECT_LT(at("debug: wheels unpacked and flushed: "), at("debug: unpacked-cache lookups: ")) << r.err;
+    EXPECT_LT(at("unpacked while downloading: "), at("debug: wheels unpacked: ")) << r.err;
+    EXPECT_LT(at("debug: wheels unpacked: "), at("debug: unpacked-cache lookups: ")) << r.err;
+    EXPECT_LT(at("debug: RECORD files written: "), at("downloaded files flushed to disk together in ")) << r.err;
+    EXPECT_LT(at("downloaded files flushed to disk together in "), at("debug: downloads flushed: ")) << r.err;
+    EXPECT_LT(at("debug: downloads flushed: "), at("debug: moves planned: ")) << r.err;
     // Every downloaded wheel has its entry; the installed files are its files, linked.
     auto ucache = home / ".cache/envfix/unpacked/v2";
     size_t entries = 0;

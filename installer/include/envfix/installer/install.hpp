@@ -50,11 +50,17 @@ struct InstallRequest {
     // verification (verified_install.hpp); unset, the change is final at once.
     std::function<bool(const InstallResult&)> accept;
     // Called once, under the lock, with every step planned and the staging folders made, just
-    // before the unpacked-wheel cache is looked at: `envfix install` ends its work on the wheels
-    // there (their unpacking into that cache, the downloads' flush), so the install plans while it
-    // runs. An error stops the install with the environment unchanged. Not called when there is
-    // nothing to stage (a dry run, all installed, a failed check).
+    // before the unpacked-wheel cache is looked at: `envfix install` ends its unpacking into that
+    // cache there, so the install plans while it runs. An error stops the install with the
+    // environment unchanged. Not called when there is nothing to stage (a dry run, all
+    // installed, a failed check).
     std::function<Expected<void>()> before_cache;
+    // Called once, under the lock, with the new files staged, their RECORDs written and the
+    // snapshot taken, just before the moves are planned: `envfix install` waits there for the
+    // downloads' flush, which so runs beside the staging instead of before it. An error stops the
+    // install with the environment unchanged and the snapshot dropped. Not called when nothing
+    // was staged.
+    std::function<Expected<void>()> before_moves;
     // Not empty: a snapshot (snapshot.hpp) is taken under the lock just before the environment
     // changes, with this as its reason ("install torch 2.11.0+cu128"). `envfix install` sets it.
     std::string snapshot_reason;
