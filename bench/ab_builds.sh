@@ -18,16 +18,18 @@
 set -u
 source bench/index_env.sh
 start_builds_run bench/ab_builds.sh "$@"
-run() {  # LABEL PROGRAM VENV REQUIREMENTS...
+timed() {  # LABEL PROGRAM VENV INSTALL-ARGUMENTS...: one install, its time and its output
   local label=$1 e=$2 venv=$3; shift 3
-  /usr/bin/time -f "$label: %e s wall, %U user, %S sys, max RSS %M KiB" "$e" install -vv --no-verify --env "$venv" \
-    --torch-from index --index-url "$URL" -y "$@" 2>&1 |
+  /usr/bin/time -f "$label: %e s wall, %U user, %S sys, max RSS %M KiB" "$e" install --no-verify --env "$venv" \
+    --torch-from index --index-url "$URL" -y "$@" 2>&1
+}
+run() {  # LABEL PROGRAM VENV REQUIREMENTS...: with the -vv lines that say what it waited for
+  timed "$1" "$2" "$3" -vv "${@:4}" |
     grep -E "wall|^done in|torch-[^ ]*: checked at|its large files|unpacked [0-9]+ wheels \(|inflated while downloading|compressed\): its bytes|snapshot taken|RECORD files written|committed"
 }
-warm() {  # LABEL PROGRAM VENV
+warm() {  # LABEL PROGRAM VENV: the first variant into a new venv, caches full
   "$BASE" -m venv --without-pip "$3"; sync
-  /usr/bin/time -f "$1: %e s wall, %U user, %S sys, max RSS %M KiB" "$2" install --no-verify --env "$3" \
-    --torch-from index --index-url "$URL" -y "${R1[@]}" 2>&1 | grep -E "wall"
+  timed "$1" "$2" "$3" "${R1[@]}" | grep -E "wall"
 }
 read -r -a CHAIN_LIST <<< "${CHAINS:-plain}"
 for rep in $(seq "$REPS"); do for chain in "${CHAIN_LIST[@]}"; do for e in "${BUILDS[@]}"; do

@@ -199,7 +199,8 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
     req.before_cache = settle;
     req.before_moves = flushed;
     auto result = installer::install_verified(env, req, verify_options(o, env, ctx), *ctx.reporter);
-    (void)settle();  // nothing was staged (all installed, a failed check): the wheels' work ends here
+    // Nothing was staged (all installed, a failed check): the wheels' work ends here.
+    (void)settle();
     (void)flushed();
     Json extra = {{"plan", install_plan_json(plan)}, {"downloads", downloads}};
     report_install(ctx, env, o, result, created, &extra);

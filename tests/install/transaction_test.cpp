@@ -272,20 +272,34 @@ TEST(InstallApi, InstallationRecordsAreThisInstallsOwn) {
     EXPECT_EQ(du.find("secret"), std::string::npos);
 }
 
-TEST(InstallApi, TheCallersWorkOnTheWheelsEndsBeforeStagingAndItsFailureChangesNothing) {
-    // InstallRequest::before_cache: `envfix install` ends the unpacking ahead and the downloads'
-    // flush there. Called once, with the plan made and the staging folders there; an error from
-    // it (a wheel that could not be made durable) leaves the environment as it was.
+// The callers' hooks (InstallRequest::before_cache, before_moves): a venv with bbb installed
+// and aaa's wheel written beside it, to install in bbb's place; `before` is the venv as it was.
+struct HookCase {
+    HookCase() {
+        make_bare_venv(venv);
+        env = resolved(venv);
+        WheelSpec a{.name = "aaa", .files = {{"aaa/__init__.py", "a\n"}, {"aaa/sub/x.py", "x\n"}}};
+        WheelSpec b{.name = "bbb", .files = {{"bbb/__init__.py", ""}}};
+        ready = install(env, {.wheels = {{write_wheel(b, dir / "w")}}}, rep).has_value();
+        wheel = write_wheel(a, dir / "w");
+        before = snapshot(venv, {".envfix"});
+    }
     TempDir dir;
-    auto venv = dir / "v";
-    make_bare_venv(venv);
-    WheelSpec a{.name = "aaa", .files = {{"aaa/__init__.py", "a\n"}, {"aaa/sub/x.py", "x\n"}}};
-    WheelSpec b{.name = "bbb", .files = {{"bbb/__init__.py", ""}}};
-    auto env = resolved(venv);
-    Answer rep(false);
-    ASSERT_TRUE(install(env, {.wheels = {{write_wheel(b, dir / "w")}}}, rep));
-    const auto wheel = write_wheel(a, dir / "w");
-    Tree before = snapshot(venv, {".envfix"});
+    stdfs::path venv = dir / "v";
+    probe::Environment env;
+    Answer rep{false};
+    stdfs::path wheel;
+    Tree before;
+    bool ready = false;
+};
+
+TEST(InstallApi, TheCallersWorkOnTheWheelsEndsBeforeStagingAndItsFailureChangesNothing) {
+    // InstallRequest::before_cache: `envfix install` ends the unpacking ahead there. Called once,
+    // with the plan made and the staging folders there; an error from it leaves the environment
+    // as it was.
+    HookCase c;
+    ASSERT_TRUE(c.ready);
+    auto& [dir, venv, env, rep, wheel, before, ready] = c;
     int calls = 0;
     bool staged_folder = false;
     InstallRequest failing{.wheels = {{wheel}}, .remove = {"bbb"}, .snapshot_reason = "test"};
@@ -321,16 +335,9 @@ TEST(InstallApi, TheCallersWaitBeforeTheMovesComesAfterStagingAndItsFailureChang
     // InstallRequest::before_moves: `envfix install` waits for the downloads' flush there. Called
     // once, after before_cache, with the new files staged and the snapshot taken; an error from it
     // leaves the environment as it was and drops that snapshot.
-    TempDir dir;
-    auto venv = dir / "v";
-    make_bare_venv(venv);
-    WheelSpec a{.name = "aaa", .files = {{"aaa/__init__.py", "a\n"}, {"aaa/sub/x.py", "x\n"}}};
-    WheelSpec b{.name = "bbb", .files = {{"bbb/__init__.py", ""}}};
-    auto env = resolved(venv);
-    Answer rep(false);
-    ASSERT_TRUE(install(env, {.wheels = {{write_wheel(b, dir / "w")}}}, rep));
-    const auto wheel = write_wheel(a, dir / "w");
-    Tree before = snapshot(venv, {".envfix"});
+    HookCase c;
+    ASSERT_TRUE(c.ready);
+    auto& [dir, venv, env, rep, wheel, before, ready] = c;
     std::vector<std::string> order;
     bool staged_file = false;
     size_t snapshots_then = 0;
