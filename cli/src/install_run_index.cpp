@@ -116,13 +116,16 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
     auto split = [&](const std::filesystem::path& part, const std::string& sha256, std::shared_ptr<resolver::PartProgress> progress) {
         ahead.early(part, sha256, std::move(progress));
     };
-    // The downloads' flush is left running (fetch_wheels' flush_later): the install plans beside
-    // it and the unpacking, and waits for both just before it reads the unpacked-wheel cache.
+    // The downloaded wheels are not flushed (DownloadFlush::Leave): they are a cache, unpacked
+    // before the commit, whose flush then writes only the environment's new files, not the
+    // wheels' 2.75 GB besides (docs/performance.md, "The thirteenth session"). Where this boot has
+    // no identity (Windows) they are flushed together, left running (flush_later): the install
+    // plans beside it and the unpacking, and waits for it just before its moves.
     std::unique_ptr<resolver::PendingFlush> flushing;
     auto fetched = value_or_throw(installer::fetch_wheels(installer::wheel_cache_root(), fetch, sources.http, offline,
                                                           sources.parallel, *ctx.reporter, ready,
                                                           ahead.reads_early() ? installer::WheelSplit(split) : installer::WheelSplit{},
-                                                          &flushing));
+                                                          resolver::DownloadFlush::Leave, &flushing));
     bool settled = false;
     auto settle = [&]() -> Expected<void> {
         if (settled) return {};
@@ -197,7 +200,7 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
     req.break_system_packages = o.break_system_packages;
     req.threads = o.threads;
     req.before_cache = settle;
-    req.before_moves = flushed;
+    if (flushing) req.before_moves = flushed;  // where the downloads were flushed (DownloadFlush::Batch)
     auto result = installer::install_verified(env, req, verify_options(o, env, ctx), *ctx.reporter);
     // Nothing was staged (all installed, a failed check): the wheels' work ends here.
     (void)settle();

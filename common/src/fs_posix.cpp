@@ -3,6 +3,10 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <linux/magic.h>
+#include <sys/vfs.h>
+#endif
 
 #include <cerrno>
 #include <cstring>
@@ -18,12 +22,12 @@ Unexpected<Error> write_error(const stdfs::path& p, int err) {
 }
 }  // namespace
 
-void sync_dir(const stdfs::path& dir) {
+bool sync_dir(const stdfs::path& dir) {
     int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-        ::fsync(fd);
-        ::close(fd);
-    }
+    if (fd < 0) return errno == ENOENT;
+    const bool ok = ::fsync(fd) == 0;
+    ::close(fd);
+    return ok;
 }
 
 bool sync_filesystems(const std::vector<stdfs::path>& dirs) {
@@ -49,6 +53,42 @@ bool sync_filesystems(const std::vector<stdfs::path>& dirs) {
 #endif
         ::close(fd);
     }
+    return ok;
+}
+
+bool flushes_file_by_file(const stdfs::path& dir) {
+#ifdef __linux__
+    struct statfs st {};
+    if (::statfs(dir.c_str(), &st) != 0) return false;
+    // ext2/3/4 share one magic number; ext2 has no journal, and its commit is a syncfs anyway
+    // (kept as ext4: a venv on ext2 is not worth a mount-table read).
+    return st.f_type == EXT4_SUPER_MAGIC || st.f_type == XFS_SUPER_MAGIC;
+#else
+    (void)dir;
+    return false;
+#endif
+}
+
+void start_writeback(const stdfs::path& file) {
+#ifdef __linux__
+    int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return;
+    ::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+    ::close(fd);
+#else
+    (void)file;
+#endif
+}
+
+bool sync_file_data(const stdfs::path& file) {
+    int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return errno == ENOENT || errno == ELOOP;  // gone, or a link: nothing of ours to flush
+#ifdef __APPLE__
+    const bool ok = ::fsync(fd) == 0;
+#else
+    const bool ok = ::fdatasync(fd) == 0;
+#endif
+    ::close(fd);
     return ok;
 }
 

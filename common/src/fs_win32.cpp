@@ -34,10 +34,13 @@ namespace envfix::fs {
 
 using win32::write_error;
 
-void sync_dir(const stdfs::path&) {}  // NTFS metadata is journaled; MoveFileEx WRITE_THROUGH flushes
+bool sync_dir(const stdfs::path&) { return true; }  // NTFS metadata is journaled; MoveFileEx WRITE_THROUGH flushes
 
 // No flush of a whole volume without administrator rights: files are flushed one by one instead.
 bool sync_filesystems(const std::vector<stdfs::path>&) { return false; }
+bool flushes_file_by_file(const stdfs::path&) { return false; }
+void start_writeback(const stdfs::path&) {}
+bool sync_file_data(const stdfs::path&) { return false; }
 
 Expected<void> write_file_atomic(const stdfs::path& p, std::string_view data, Sync sync) {
     auto tmp = temp_path_beside(p);

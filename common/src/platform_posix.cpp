@@ -10,7 +10,9 @@
 #include <fstream>
 #include <string>
 
+#include "envfix/common/fs.hpp"
 #include "envfix/common/platform.hpp"
+#include "envfix/common/strings.hpp"
 
 namespace envfix::platform {
 
@@ -57,6 +59,14 @@ bool is_wsl() {
 
 bool stdout_is_terminal() { return ::isatty(1) == 1; }
 bool stderr_is_terminal() { return ::isatty(2) == 1; }
+
+std::optional<std::string> boot_id(const std::filesystem::path& file) {
+    auto text = fs::read_file(file);
+    if (!text) return std::nullopt;
+    auto id = std::string(str::trim(*text));
+    if (id.empty()) return std::nullopt;
+    return id;
+}
 
 int terminal_width() {
     struct winsize w {};

@@ -28,6 +28,7 @@ std::string_view machine() {
 }
 
 bool is_wsl() { return false; }
+std::optional<std::string> boot_id(const std::filesystem::path&) { return std::nullopt; }
 bool stdout_is_terminal() { return _isatty(1) != 0; }
 bool stderr_is_terminal() { return _isatty(2) != 0; }
 

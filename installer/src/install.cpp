@@ -678,6 +678,11 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     auto stats = *committed;
     result.seconds_commit = seconds_since(commit_started);
     lap("committed");
+    const auto flush_ms = std::to_string(static_cast<long long>(stats.flush_seconds * 1000));
+    reporter.debug(stats.by_file ? msg("install.debug.flushed_by_file", {{"files", std::to_string(stats.flushed_files)},
+                                                                          {"dirs", std::to_string(stats.flushed_dirs)},
+                                                                          {"ms", flush_ms}})
+                                 : msg("install.debug.flushed_fs", {{"ms", flush_ms}}));
     result.seconds_moving = stats.move_seconds;
     result.moves = stats.moved_in + stats.moved_out;
     for (auto& in : inputs)

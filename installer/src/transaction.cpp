@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <unordered_set>
 
+#include "envfix/common/env.hpp"
 #include "envfix/common/fs.hpp"
 #include "envfix/common/interrupt.hpp"
 #include "envfix/installer/fault.hpp"
@@ -103,6 +104,45 @@ Expected<void> op_backward(const std::vector<Area>& areas, const JournalOp& op) 
     return fileops::move_no_replace(a.dest(op.path), a.new_path(op.path));
 }
 
+void make_durable(const std::vector<Area>& areas, const std::vector<JournalOp>& ops, const std::vector<stdfs::path::string_type>& added,
+                  CommitStats& stats) {
+    const auto started = std::chrono::steady_clock::now();
+    std::vector<stdfs::path> roots;
+    for (const auto& a : areas) roots.push_back(a.root);
+    // One syncfs writes every dirty file of the filesystem, the wheels an install downloaded
+    // into its cache among them (2.75 GB of a cold torch install): only what the environment
+    // needs is flushed here (docs/install.md, "Transactions").
+    const auto how = env::get(EnvVar::EnvfixCommitFlush);
+    bool by_file = !(how && *how == "fs") &&
+                   std::all_of(roots.begin(), roots.end(), [](const stdfs::path& r) { return fs::flushes_file_by_file(r); });
+    if (by_file) {
+        // Every write-back started first, so the disk takes them all at once, not one per fdatasync.
+        parallel_for(added.size(), [&](size_t i) { fs::start_writeback(added[i]); }, 64);
+        std::atomic<bool> ok{true};
+        parallel_for(added.size(), [&](size_t i) {
+            if (!fs::sync_file_data(added[i])) ok = false;
+        }, 64);
+        // The folders whose entries changed; their fsync commits the filesystem's journal, with
+        // every metadata change before it (the staged folders, the snapshot's links).
+        std::set<stdfs::path> dirs;
+        for (const auto& op : ops) {
+            const Area& a = areas[op.area];
+            dirs.insert(a.dest(op.path).parent_path());
+            dirs.insert((op.kind == JournalOp::Kind::Out ? a.old_path(op.path) : a.new_path(op.path)).parent_path());
+        }
+        std::vector<stdfs::path> list(dirs.begin(), dirs.end());
+        parallel_for(list.size(), [&](size_t i) {
+            if (!fs::sync_dir(list[i])) ok = false;
+        }, 4);
+        by_file = ok;
+        stats.flushed_files = added.size();
+        stats.flushed_dirs = list.size();
+    }
+    if (!by_file) fs::sync_filesystems(roots);
+    stats.by_file = by_file;
+    stats.flush_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
 void remove_stage_dirs(const std::vector<Area>& areas) {
     // Deleting a file that reached the disk costs a metadata write; one after another that is
     // seconds for a replaced framework's 17 000 files, so files go in parallel, then folders
@@ -150,6 +190,7 @@ struct Transaction::Impl {
     stdfs::path state_dir;
     Journal journal;
     std::vector<tx::Area> areas;
+    std::vector<stdfs::path::string_type> added;  // the staged files (prepare), flushed by apply()
     bool applied = false;  // every move done, not yet final (apply())
     bool finished = false;
 
@@ -345,6 +386,7 @@ Expected<void> Transaction::prepare(const std::vector<stdfs::path::string_type>&
     // Nothing is flushed yet: until the journal says "committed", recovery undoes the moves,
     // so staged bytes that never reached the disk are simply dropped.
     m.journal.ops = std::move(ops);
+    m.added = add;
     m.journal.state = Journal::State::Prepared;
     ENVFIX_TRY_VOID(tx::write_journal(m.state_dir, m.journal));
     fault_point();
@@ -382,11 +424,9 @@ Expected<CommitStats> Transaction::apply() {
         return unexpected(std::move(*failure));
     }
     stats.move_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    // The new files' bytes and the renames reach the disk before the journal says "committed":
-    // one flush per filesystem for the whole transaction, no fsync per file.
-    std::vector<stdfs::path> roots;
-    for (const auto& a : m.areas) roots.push_back(a.root);
-    fs::sync_filesystems(roots);
+    // The new files' bytes and the renames reach the disk before the journal says "committed".
+    tx::make_durable(m.areas, ops, m.added, stats);
+    m.added = {};
     fault_point();
     m.applied = true;
     return stats;

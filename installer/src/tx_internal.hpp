@@ -7,6 +7,7 @@
 
 #include "envfix/common/error.hpp"
 #include "envfix/installer/journal.hpp"
+#include "envfix/installer/transaction.hpp"
 #include "path_under.hpp"
 
 namespace envfix::installer::tx {
@@ -47,6 +48,13 @@ Expected<void> op_backward(const std::vector<Area>& areas, const JournalOp& op);
 // fn(0) ... fn(n - 1) on up to 16 threads, one per `per_thread` items (for latency-bound file
 // system work).
 void parallel_for(size_t n, const std::function<void(size_t)>& fn, size_t per_thread = 8);
+// Makes a transaction's moves durable, before its journal says "committed": the data of the
+// files it brought in (`added`, at their destinations) and every folder a move went into or out
+// of, file by file, where each area's filesystem allows that (fs::flushes_file_by_file); else,
+// or when a flush fails, one flush per filesystem (syncfs).
+// Fills stats' by_file, flushed_files, flushed_dirs and flush_seconds.
+void make_durable(const std::vector<Area>& areas, const std::vector<JournalOp>& ops, const std::vector<stdfs::path::string_type>& added,
+                  CommitStats& stats);
 // Removes the staging folders (backups included) of every area, in parallel.
 void remove_stage_dirs(const std::vector<Area>& areas);
 // Removes the journal file, and the state folder when nothing else is left in it.

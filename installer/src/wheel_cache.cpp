@@ -88,7 +88,7 @@ Expected<CleanResult> clean_wheel_cache(const stdfs::path& root) {
 Expected<std::vector<FetchedWheel>> fetch_wheels(const stdfs::path& root, const std::vector<WheelFetch>& wheels,
                                                  const resolver::HttpOptions& http, bool offline, int parallel,
                                                  Reporter& reporter, const WheelReady& on_ready, const WheelSplit& on_split,
-                                                 std::unique_ptr<resolver::PendingFlush>* flush_later) {
+                                                 resolver::DownloadFlush flush, std::unique_ptr<resolver::PendingFlush>* flush_later) {
     std::vector<FetchedWheel> out(wheels.size());
     std::vector<resolver::DownloadItem> items;
     std::vector<size_t> item_of;
@@ -131,8 +131,10 @@ Expected<std::vector<FetchedWheel>> fetch_wheels(const stdfs::path& root, const 
             if (!items[k].sha256.empty()) on_split(part, items[k].sha256, std::move(progress));
         };
     // A hash-less download is renamed below, away from its marker: flushed before that.
-    if (flush_later && std::all_of(items.begin(), items.end(), [](const auto& d) { return !d.sha256.empty(); }))
+    if (std::all_of(items.begin(), items.end(), [](const auto& d) { return !d.sha256.empty(); })) {
+        opts.flush = flush;
         opts.flush_later = flush_later;
+    }
     auto results = resolver::download_files(items, http, reporter, opts);
     for (size_t k = 0; k < results.size(); ++k) {
         if (!results[k].ok()) return unexpected(*results[k].error);

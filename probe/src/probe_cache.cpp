@@ -6,6 +6,7 @@
 
 #include "envfix/common/env.hpp"
 #include "envfix/common/fs.hpp"
+#include "envfix/common/platform.hpp"
 #include "envfix/common/strings.hpp"
 
 namespace envfix::probe {
@@ -15,13 +16,7 @@ namespace {
 constexpr int kFormatVersion = 2;
 using Json = nlohmann::json;
 
-std::optional<std::string> boot_id() {
-    auto text = fs::read_file(system_path("/proc/sys/kernel/random/boot_id"));
-    if (!text) return std::nullopt;
-    auto id = std::string(str::trim(*text));
-    if (id.empty()) return std::nullopt;
-    return id;
-}
+std::optional<std::string> boot_id() { return platform::boot_id(system_path("/proc/sys/kernel/random/boot_id")); }
 
 std::string library_identity(const std::string& path) {
     if (path.empty()) return "";

@@ -15,6 +15,7 @@
 #include "envfix/common/fs.hpp"
 #include "envfix/common/hash.hpp"
 #include "envfix/common/interrupt.hpp"
+#include "envfix/common/platform.hpp"
 #include "envfix/common/strings.hpp"
 #include "envfix/resolver/url.hpp"
 #include "file_sync.hpp"
@@ -361,7 +362,9 @@ bool place(Job& j, const std::filesystem::path& from, Clock::time_point started,
         // Made before the rename, so a crash that keeps the rename keeps the marker too (the
         // filesystem's journal commits them in order).
         if (std::FILE* m = detail::open_file(unsynced_marker(dest), "wb")) {
-            j.marked = std::fclose(m) == 0;
+            const auto& text = unsynced_marker_text();
+            const bool written = std::fwrite(text.data(), 1, text.size(), m) == text.size();
+            j.marked = std::fclose(m) == 0 && written;
         }
     }
     if (!j.marked && !flush_file(from, j.file)) {  // EachFile, or no marker could be made
@@ -426,6 +429,7 @@ void tell_synced(Reporter& rep, size_t files, int64_t ms) {
 
 // The batch's files beside their markers: flushed now, or left to a PendingFlush (flush_later).
 void settle_batch(const std::vector<std::unique_ptr<Job>>& jobs, Reporter& rep, std::unique_ptr<PendingFlush>* later) {
+    if (!jobs.empty() && jobs.front()->flush == DownloadFlush::Leave) return;  // they stay beside their markers
     std::vector<PendingFlush::File> files;
     for (const auto& j : jobs)
         if (j->marked && j->result->ok()) files.push_back({j->index, j->item->dest, j->item->url});
@@ -533,7 +537,9 @@ std::filesystem::path part_path(const std::filesystem::path& dest) {
 
 DownloadFlush chosen_flush(DownloadFlush asked) {
     auto v = env::get(EnvVar::EnvfixDownloadFlush);
-    return v && *v == "each" ? DownloadFlush::EachFile : asked;
+    if (v && *v == "each") return DownloadFlush::EachFile;
+    if (asked == DownloadFlush::Leave && ((v && *v == "batch") || unsynced_marker_text().empty())) return DownloadFlush::Batch;
+    return asked;
 }
 
 PendingFlush::PendingFlush(std::vector<File> files) : files_(std::move(files)) {
@@ -558,8 +564,28 @@ std::filesystem::path unsynced_marker(const std::filesystem::path& dest) {
     return p;
 }
 
+const std::string& unsynced_marker_text() {
+    static const std::string text = [] {
+        auto boot = platform::boot_id();
+        return boot ? "envfix-unsynced 1\n" + *boot + "\n" : std::string();
+    }();
+    return text;
+}
+
 bool settle_unsynced(const std::filesystem::path& file, const std::string& sha256) {
     std::error_code ec;
+    const auto marker = unsynced_marker(file);
+    const auto& ours = unsynced_marker_text();
+    if (!ours.empty()) {
+        auto text = fs::read_file(marker);
+        if (text && *text == ours) {
+            // Written in this boot: what is in the page cache is what was checked. A minute on,
+            // the kernel has written it back (30 s by default), so the flush costs nothing.
+            auto age = std::filesystem::file_time_type::clock::now() - std::filesystem::last_write_time(marker, ec);
+            if (!ec && age > std::chrono::minutes(1) && flush_file(file, nullptr)) std::filesystem::remove(marker, ec);
+            return true;
+        }
+    }
     auto hex = sha256_file_hex(file);
     if (hex && *hex == str::lower(sha256) && flush_file(file, nullptr)) {
         std::filesystem::remove(unsynced_marker(file), ec);

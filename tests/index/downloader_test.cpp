@@ -4,14 +4,17 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <thread>
 #include <mutex>
 
+#include "envfix/common/fs.hpp"
 #include "envfix/common/hash.hpp"
 #include "envfix/common/message.hpp"
+#include "envfix/common/platform.hpp"
 #include "envfix/common/strings.hpp"
 #include "envfix/resolver/downloader.hpp"
 #include "index_fixtures.hpp"
@@ -657,6 +660,60 @@ TEST(Downloader, ABatchsFlushLeftRunningKeepsTheMarkersUntilItIsWaitedFor) {
 }
 
 TEST(Downloader, FilesFlushedOneByOneAreHandedOverWithoutMarkers) { expect_handed_over_in_place(DownloadFlush::EachFile); }
+
+#ifdef __linux__
+TEST(Downloader, FilesLeftUnflushedStayBesideMarkersNamingThisBoot) {
+    // DownloadFlush::Leave (an install's wheels): no flush at all, not even one left running; each
+    // file stays beside a marker naming this boot, which a later run of this boot trusts.
+    ASSERT_FALSE(unsynced_marker_text().empty());
+    EXPECT_EQ(unsynced_marker_text(), "envfix-unsynced 1\n" + *envfix::platform::boot_id() + "\n");
+    Files f;
+    const auto files = every_file(f);
+    const auto& items = files.first;
+    auto o = split_options(files.second);
+    o.flush = DownloadFlush::Leave;
+    std::unique_ptr<PendingFlush> later;
+    o.flush_later = &later;
+    test::RecordingReporter rep;
+    auto r = download_files(items, test::test_http_options(f.dir.path()), rep, o);
+    EXPECT_FALSE(later);
+    EXPECT_EQ(rep.all_text().find("flushed to disk together"), std::string::npos) << rep.all_text();
+    for (size_t i = 0; i < items.size(); ++i) {
+        ASSERT_TRUE(r[i].ok()) << text(*r[i].error);
+        EXPECT_EQ(*sha256_file_hex(items[i].dest), items[i].sha256);
+        EXPECT_EQ(*envfix::fs::read_file(unsynced_marker(items[i].dest)), unsynced_marker_text()) << items[i].dest;
+    }
+    // Measuring the old way: ENVFIX_DOWNLOAD_FLUSH=batch flushes them together.
+    ::setenv("ENVFIX_DOWNLOAD_FLUSH", "batch", 1);
+    EXPECT_EQ(chosen_flush(DownloadFlush::Leave), DownloadFlush::Batch);
+    EXPECT_EQ(chosen_flush(DownloadFlush::EachFile), DownloadFlush::EachFile);
+    ::unsetenv("ENVFIX_DOWNLOAD_FLUSH");
+    EXPECT_EQ(chosen_flush(DownloadFlush::Leave), DownloadFlush::Leave);
+}
+
+TEST(Downloader, AFileBesideAMarkerOfThisBootIsTrustedAndFlushedOnceTheMarkerIsAMinuteOld) {
+    // This boot wrote it and checked it: no crash can have cut it short since (that would have
+    // been a new boot), so it is taken without hashing 900 MB again; bytes that do not match its
+    // hash here only show that no hash was computed.
+    TempDir d;
+    const auto sha = sha256_hex("wheel bytes");
+    auto young = d.path() / "young.whl", old = d.path() / "old.whl", other = d.path() / "other.whl";
+    for (const auto& p : {young, old, other}) {
+        std::ofstream(p, std::ios::binary) << "not the bytes";
+        std::ofstream(unsynced_marker(p), std::ios::binary) << (p == other ? std::string("envfix-unsynced 1\nanother-boot\n") : unsynced_marker_text());
+    }
+    std::filesystem::last_write_time(unsynced_marker(old), std::filesystem::file_time_type::clock::now() - std::chrono::minutes(2));
+    EXPECT_TRUE(settle_unsynced(young, sha));
+    EXPECT_TRUE(std::filesystem::exists(unsynced_marker(young))) << "kept until the file is surely written back";
+    EXPECT_TRUE(settle_unsynced(old, sha));
+    EXPECT_FALSE(std::filesystem::exists(unsynced_marker(old))) << "flushed, so no longer needed";
+    EXPECT_TRUE(std::filesystem::exists(old));
+    // Another boot's marker: the file is checked, and these bytes are not the wheel's.
+    EXPECT_FALSE(settle_unsynced(other, sha));
+    EXPECT_FALSE(std::filesystem::exists(other));
+    EXPECT_FALSE(std::filesystem::exists(unsynced_marker(other)));
+}
+#endif
 
 #ifndef _WIN32
 TEST(Downloader, AWriteFailingOnTheWritersThreadFailsItsFileAndLeavesNothingUnderItsName) {

@@ -87,6 +87,33 @@ TEST(Transaction, MovesWholeFoldersAndSingleFilesWhereShared) {
     EXPECT_FALSE(stdfs::exists(state));
 }
 
+TEST(Transaction, TheCommitMakesDurableTheFilesItBringsInAndTheFoldersItChangesOrTheWholeFilesystem) {
+    // ext4 and XFS: each staged file (fdatasync) and each folder a move went into or out of
+    // (fsync), which leaves the flushing of everything else on the filesystem (a cache's
+    // gigabytes) out. ENVFIX_COMMIT_FLUSH=fs, and other filesystems: one syncfs.
+    for (const bool whole : {false, true}) {
+        TempDir dir;
+        Area area(dir / "sp");
+        if (whole) ::setenv("ENVFIX_COMMIT_FLUSH", "fs", 1);
+        auto tx = staged(dir / ".envfix", area);
+        ASSERT_TRUE(tx);
+        ASSERT_TRUE(tx->prepare(area.old_files(), area.new_files()));
+        auto stats = tx->commit();
+        ::unsetenv("ENVFIX_COMMIT_FLUSH");
+        ASSERT_TRUE(stats) << render(stats.error().message, Lang::En);
+        EXPECT_EQ(snapshot(dir / "sp").at("ns/new.py").data, "new new.py\n");
+        if (whole || !fs::flushes_file_by_file(dir.path())) {
+            EXPECT_FALSE(stats->by_file);
+            EXPECT_EQ(stats->flushed_files, 0u);
+            continue;
+        }
+        EXPECT_TRUE(stats->by_file);
+        EXPECT_EQ(stats->flushed_files, area.new_files().size());
+        // sp/ns and sp (pkg moved whole), and where the moves came from and went in the staging folder.
+        EXPECT_GE(stats->flushed_dirs, 2u);
+    }
+}
+
 TEST(Transaction, AFailedMoveUndoesEverything) {
     TempDir dir;
     Area area(dir / "sp");

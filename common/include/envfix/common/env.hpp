@@ -22,7 +22,8 @@ enum class EnvVar {
     EnvfixNoColor,
     EnvfixProfilesDir,   // profiles folder to load instead of the built-in matrix
     EnvfixFaultAfter,    // test hook: kill envfix at the Nth fault point of a transaction
-    EnvfixDownloadFlush,     // "each": every download flushed before its rename, not in one batch
+    EnvfixDownloadFlush,     // "each" / "batch": how downloads reach the disk (for measuring)
+    EnvfixCommitFlush,       // "fs": a commit flushes whole filesystems, not file by file
     EnvfixSplitDownloadsAt,  // files this large download over several connections
     EnvfixUnpackRunners,     // wheels unpacked at once while downloading
     EnvfixUnpackEarly,       // 0: no inflating of a wheel's entries before it is complete

@@ -24,12 +24,25 @@ Expected<std::string> read_file(const stdfs::path& p);
 enum class Sync { Durable, Cache };
 // ExitCode::DiskFull / PermissionDenied / Internal with key "fs.write_failed".
 Expected<void> write_file_atomic(const stdfs::path& p, std::string_view data, Sync sync = Sync::Durable);
-// fsync a directory so a rename inside it is durable (no-op where unsupported).
-void sync_dir(const stdfs::path& dir);
+// fsync a directory so a rename inside it is durable (no-op where unsupported). false: the fsync
+// failed (a folder that is not there is not an error).
+bool sync_dir(const stdfs::path& dir);
 // Makes everything written under these folders durable: syncfs() once per filesystem on Linux
 // (sync() elsewhere on POSIX). false: a flush reported an error, or this system has no such
 // flush (Windows: callers flush each file on its own instead).
 bool sync_filesystems(const std::vector<stdfs::path>& dirs);
+// Whether making a change durable file by file may be relied on where `dir` lies: the filesystem's
+// journal commits every earlier metadata change at once (Linux: ext4, XFS), so the fdatasync of
+// the files a change wrote and the fsync of the folders it renamed into leave no other entry of
+// it behind (a snapshot's links, an unpacked-wheel cache entry). Elsewhere: false (a filesystem
+// such as btrfs logs each file on its own; callers flush the whole filesystem instead).
+bool flushes_file_by_file(const stdfs::path& dir);
+// Starts writing a file's data to the disk, without waiting (Linux; nothing elsewhere). A file
+// that cannot be opened is left alone.
+void start_writeback(const stdfs::path& file);
+// fdatasync of one file (a symbolic link is not followed): false when it failed; a file that is
+// not there is not an error.
+bool sync_file_data(const stdfs::path& file);
 // Maps an errno-style error code of a failed write to the exit code users see.
 ExitCode exit_code_for_errno(int err);
 

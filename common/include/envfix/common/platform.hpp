@@ -1,4 +1,7 @@
 #pragma once
+#include <filesystem>
+#include <optional>
+#include <string>
 #include <string_view>
 
 namespace envfix::platform {
@@ -8,6 +11,9 @@ Os current_os();
 std::string_view os_name(Os os);  // "linux", "windows", "macos", "other"
 std::string_view machine();        // "x86_64", "aarch64", ... (uname -m / PROCESSOR_ARCHITECTURE)
 bool is_wsl();                     // Linux under WSL (reads /proc/version)
+// This boot's identity, read from `file` (Linux's boot_id; tests give another); nullopt where
+// there is none (Windows, macOS, an unreadable or empty file).
+std::optional<std::string> boot_id(const std::filesystem::path& file = "/proc/sys/kernel/random/boot_id");
 bool stdout_is_terminal();
 bool stderr_is_terminal();
 int terminal_width();              // 80 when unknown

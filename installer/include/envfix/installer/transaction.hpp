@@ -2,8 +2,8 @@
 // A change to an environment that happens entirely or not at all, even across a crash,
 // `kill -9` or a power cut. Files are staged beside their destinations (same filesystem), a
 // journal of what will move is made durable, then everything moves by rename — whole folders
-// where a package folder is new or goes entirely — then one flush per filesystem makes the new
-// files and the renames durable, the journal is marked committed, the backups are deleted and
+// where a package folder is new or goes entirely — then the new files and the renames are made
+// durable (each file and folder on ext4 and XFS, one flush per filesystem elsewhere), the journal is marked committed, the backups are deleted and
 // the journal is removed last. The next envfix run on the environment (recover_transactions)
 // undoes a transaction whose journal says "prepared" (it was moving, and its new bytes may not
 // be on disk), and cleans up one that was still staging or had committed.
@@ -34,6 +34,12 @@ struct CommitStats {
     size_t moved_out = 0;     // files or folders moved out
     size_t moved_in = 0;      // files or folders moved in
     double move_seconds = 0;  // the window in which the environment is between old and new
+    // How the moves were made durable: the files brought in and the folders changed, one by one
+    // (flushed_files, flushed_dirs), or their whole filesystems (by_file false).
+    bool by_file = false;
+    size_t flushed_files = 0;
+    size_t flushed_dirs = 0;
+    double flush_seconds = 0;
 };
 
 class Transaction {

@@ -70,11 +70,14 @@ struct FetchedWheel {
 // `part`, of which `progress` tells what is written (resolver::DownloadOptions::on_split).
 using WheelReady = std::function<void(const std::filesystem::path&, const std::string&)>;
 using WheelSplit = std::function<void(const std::filesystem::path&, const std::string&, std::shared_ptr<resolver::PartProgress>)>;
-// flush_later set: the downloads' flush is left running (resolver::DownloadOptions::flush_later)
-// where every wheel's hash is known (else waited for, as unset): *flush_later holds it, or null.
+// flush: how the downloads reach the disk (resolver::DownloadFlush); Leave and flush_later hold
+// only where every wheel's hash is known (a hash-less download is renamed after, away from its
+// marker: flushed first, as Batch waited for). flush_later set: the downloads' flush is left
+// running (resolver::DownloadOptions::flush_later): *flush_later holds it, or null.
 Expected<std::vector<FetchedWheel>> fetch_wheels(const std::filesystem::path& root, const std::vector<WheelFetch>& wheels,
                                                  const resolver::HttpOptions& http, bool offline, int parallel,
                                                  Reporter& reporter, const WheelReady& on_ready = {}, const WheelSplit& on_split = {},
+                                                 resolver::DownloadFlush flush = resolver::DownloadFlush::Batch,
                                                  std::unique_ptr<resolver::PendingFlush>* flush_later = nullptr);
 
 }  // namespace envfix::installer

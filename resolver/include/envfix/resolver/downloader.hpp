@@ -89,17 +89,32 @@ enum class DownloadFlush {
     // (a crash before that flush) is trusted only once its bytes match its hash again
     // (settle_unsynced).
     Batch,
+    // Renamed into place beside its marker, as Batch, and not flushed at all: for files only a
+    // cache holds (an install's wheels, unpacked before its commit, whose flush writes only the
+    // environment's files: 2.75 GB fewer for a torch stack). The marker names this boot, so this
+    // boot trusts the file as it is and a later one checks its hash first (settle_unsynced).
+    // Batch where the boot is not known (Windows).
+    Leave,
 };
 
-// What download_files does when asked for `asked`: EachFile when ENVFIX_DOWNLOAD_FLUSH=each (for
-// measuring), else `asked`.
+// What download_files does when asked for `asked`: EachFile when ENVFIX_DOWNLOAD_FLUSH=each,
+// Batch when it is batch (for measuring), Batch for Leave where this boot has no identity, else
+// `asked`.
 DownloadFlush chosen_flush(DownloadFlush asked);
 
-// The marker beside a file renamed into place before it was flushed (DownloadFlush::Batch).
+// The marker beside a file renamed into place before it was flushed (DownloadFlush::Batch,
+// Leave). It holds "envfix-unsynced 1" and the boot id of the boot that wrote the file.
 std::filesystem::path unsynced_marker(const std::filesystem::path& dest);
+// The marker's text for this boot ("" where the boot has no identity: an empty marker, which
+// every later run checks by hash).
+const std::string& unsynced_marker_text();
 
-// A file found beside its unsynced marker: true once its sha256 is `sha256` and it is flushed
-// (the marker removed); false when it is not (file and marker removed: fetch it again).
+// A file found beside its unsynced marker, trusted or not:
+// - the marker names this boot: the file is the bytes that were checked (a crash since would
+//   have been a new boot): true; once the marker is a minute old (the kernel has written the
+//   file back by then) the file is flushed and the marker removed;
+// - else (another boot, an empty or older marker): true once its sha256 is `sha256` and it is
+//   flushed (the marker removed); false when it is not (file and marker removed: fetch it again).
 bool settle_unsynced(const std::filesystem::path& file, const std::string& sha256);
 
 // A batch's flush (DownloadFlush::Batch) left running on a thread of its own when download_files
