@@ -3,13 +3,17 @@
 
 namespace envfix::installer::fileops {
 
-OutFile::OutFile(OutFile&& o) noexcept : path_(std::move(o.path_)), handle_(o.handle_) { o.handle_ = -1; }
+OutFile::OutFile(OutFile&& o) noexcept : path_(std::move(o.path_)), handle_(o.handle_), written_(o.written_), started_(o.started_) {
+    o.handle_ = -1;
+}
 
 OutFile& OutFile::operator=(OutFile&& o) noexcept {
     if (this != &o) {
         this->~OutFile();
         path_ = std::move(o.path_);
         handle_ = o.handle_;
+        written_ = o.written_;
+        started_ = o.started_;
         o.handle_ = -1;
     }
     return *this;

@@ -29,17 +29,21 @@ public:
     OutFile(OutFile&&) noexcept;
     OutFile& operator=(OutFile&&) noexcept;
     ~OutFile();  // closes; a file not finished is removed
+    // Linux: a large file's write-back is started every 32 MiB as it is written, by a thread of
+    // its own (sync_file_range waits while the disk's queue is full), so the disk writes it as it
+    // comes and the flush before the commit finds little left.
     Expected<void> write(std::string_view data);
-    // Sets the mode and closes. Linux starts the write-back here (sync_file_range, no wait), so
-    // that the flush before the commit finds little left, unless !start_writeback (a file
-    // written faster than the disk takes it: the call then waits); Windows flushes the file to
-    // disk either way, since it cannot flush a whole volume without administrator rights.
-    Expected<void> finish(FileMode mode, bool start_writeback = true);
+    // Sets the mode and closes. Linux starts the write-back of the rest of a file of 1 MiB or more
+    // (on that same thread, without waiting here); Windows flushes the file to disk, since it
+    // cannot flush a whole volume without administrator rights.
+    Expected<void> finish(FileMode mode);
 
 private:
     OutFile() = default;
     std::filesystem::path path_;
     intptr_t handle_ = -1;
+    uint64_t written_ = 0;  // bytes written, and of them those whose write-back was started
+    uint64_t started_ = 0;
 };
 
 // A file read at offsets, by several threads at once (pread; ReadFile with an offset). Errors:

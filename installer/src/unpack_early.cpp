@@ -321,11 +321,7 @@ Expected<EarlyUnpack::File> EarlyUnpack::inflate_one(const Job& job) {
     }
     ENVFIX_TRY_VOID(output.finish());
     const bool exec = e.is_executable();
-    // A file inflated by lent workers (a switch's libtorch_cpu.so) is written faster than the
-    // disk takes it: starting its write-back at its close kept the switch waiting 0.15-0.3 s on
-    // the H200 (a switch's median 1.95 s against 1.67 s without, four runs each); the flush before the commit
-    // writes it with the rest.
-    ENVFIX_TRY_VOID(file.finish(exec ? fileops::FileMode::Executable : fileops::FileMode::Regular, by == 0));
+    ENVFIX_TRY_VOID(file.finish(exec ? fileops::FileMode::Executable : fileops::FileMode::Regular));
     return File{e.name, output.size(), e.crc32, hasher.finish_b64(), exec, e.compressed_size, first_ms, bytes_ms, since(), by};
 }
 

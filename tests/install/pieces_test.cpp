@@ -2,12 +2,19 @@
 // a RECORD row's absolute path.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include <unistd.h>
+
 #include "envfix/installer/install.hpp"
 #include "envfix/installer/journal.hpp"
 #include "envfix/installer/uninstall.hpp"
 #include "envfix/installer/venv.hpp"
 #include "envfix/installer/wheel.hpp"
 #include "envfix/installer/wheel_plan.hpp"
+#include "file_ops.hpp"
 #include "path_under.hpp"
 
 using namespace envfix;
@@ -153,3 +160,41 @@ TEST(RecordPaths, RelativeToTheLibraryFolder) {
     EXPECT_EQ(record_path_for("/v/lib/python3.12/site-packages/pip/__init__.py", "/v/lib/python3.12/site-packages"), "pip/__init__.py");
     EXPECT_EQ(record_path_for("/v/bin/pip", "/v/lib/python3.12/site-packages"), "../../../bin/pip");
 }
+
+#ifdef __linux__
+TEST(OutFile, ALargeFileHasItsWriteBackStartedAsItIsWrittenAndEndsWhole) {
+    // Every 32 MiB and at the close a descriptor of the file goes to the thread that starts its
+    // write-back (file_ops_posix.cpp): the file is whole, and the descriptors are all given back.
+    namespace stdfs = std::filesystem;
+    auto open_fds = [] {
+        size_t n = 0;
+        for ([[maybe_unused]] const auto& e : stdfs::directory_iterator("/proc/self/fd")) ++n;
+        return n;
+    };
+    const auto dir = stdfs::temp_directory_path() / ("envfix-outfile-" + std::to_string(::getpid()));
+    stdfs::create_directories(dir);
+    const size_t before = open_fds();
+    auto f = fileops::OutFile::create(dir / "big.so");
+    ASSERT_TRUE(f);
+    std::string piece(1u << 20, '\0');
+    for (size_t i = 0; i < 80; ++i) {
+        piece[0] = static_cast<char>(i);
+        ASSERT_TRUE(f->write(piece));
+    }
+    ASSERT_TRUE(f->finish(fileops::FileMode::Regular));
+    EXPECT_EQ(stdfs::file_size(dir / "big.so"), 80u << 20);
+    std::string back(1, '\0');
+    std::FILE* in = std::fopen((dir / "big.so").c_str(), "rb");
+    ASSERT_TRUE(in);
+    std::fseek(in, 79l << 20, SEEK_SET);
+    EXPECT_EQ(std::fread(back.data(), 1, 1, in), 1u);
+    std::fclose(in);
+    EXPECT_EQ(back[0], static_cast<char>(79));
+    // The starter's thread stays (one descriptor-free thread); its duplicates are closed once used.
+    auto waited = std::chrono::steady_clock::now();
+    while (open_fds() > before && std::chrono::steady_clock::now() - waited < std::chrono::seconds(10))
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_EQ(open_fds(), before);
+    stdfs::remove_all(dir);
+}
+#endif
