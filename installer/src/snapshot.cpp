@@ -96,7 +96,10 @@ Expected<void> save_identities(const stdfs::path& root, const Identities& ids) {
     }
     std::error_code ec;
     stdfs::create_directories(identities_file(root).parent_path(), ec);
-    return fs::write_file_atomic(identities_file(root), out);
+    // A cache (read leniently: a file a crash lost or cut short only costs hashing again), so not
+    // fsynced: in an install that fsync committed ext4's journal while torch's libraries were
+    // being written back, and waited for them.
+    return fs::write_file_atomic(identities_file(root), out, fs::Sync::Cache);
 }
 
 std::string utc_now() {
