@@ -951,7 +951,7 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
     if (!whole.empty()) {
         DownloadOptions o = options;
         o.split_at = 0;
-        o.flush_later = nullptr;  // these few flushed before they are returned
+        o.flush_later = nullptr;  // these few flushed before they are returned (a batch; Leave leaves them)
         o.on_ready = [&](size_t k) {
             if (options.on_ready) options.on_ready(whole_of[k]);
         };
