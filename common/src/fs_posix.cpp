@@ -69,14 +69,28 @@ bool flushes_file_by_file(const stdfs::path& dir) {
 #endif
 }
 
-void start_writeback(const stdfs::path& file) {
+bool write_back_and_wait(std::span<const stdfs::path::string_type> files) {
 #ifdef __linux__
-    int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) return;
-    ::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
-    ::close(fd);
+    std::vector<int> fds;
+    fds.reserve(files.size());
+    bool ok = true;
+    for (const auto& f : files) {
+        int fd = ::open(f.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) {
+            ok = ok && (errno == ENOENT || errno == ELOOP);
+            continue;
+        }
+        ::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);  // all started before any is waited for
+        fds.push_back(fd);
+    }
+    for (int fd : fds) {
+        ok = ::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER) == 0 && ok;
+        ::close(fd);
+    }
+    return ok;
 #else
-    (void)file;
+    (void)files;
+    return false;
 #endif
 }
 

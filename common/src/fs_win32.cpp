@@ -39,7 +39,7 @@ bool sync_dir(const stdfs::path&) { return true; }  // NTFS metadata is journale
 // No flush of a whole volume without administrator rights: files are flushed one by one instead.
 bool sync_filesystems(const std::vector<stdfs::path>&) { return false; }
 bool flushes_file_by_file(const stdfs::path&) { return false; }
-void start_writeback(const stdfs::path&) {}
+bool write_back_and_wait(std::span<const stdfs::path::string_type>) { return false; }
 bool sync_file_data(const stdfs::path&) { return false; }
 
 Expected<void> write_file_atomic(const stdfs::path& p, std::string_view data, Sync sync) {

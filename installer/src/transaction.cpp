@@ -116,14 +116,18 @@ void make_durable(const std::vector<Area>& areas, const std::vector<JournalOp>& 
     bool by_file = !(how && *how == "fs") &&
                    std::all_of(roots.begin(), roots.end(), [](const stdfs::path& r) { return fs::flushes_file_by_file(r); });
     if (by_file) {
-        // Every write-back started first, so the disk takes them all at once, not one per fdatasync.
-        parallel_for(added.size(), [&](size_t i) { fs::start_writeback(added[i]); }, 64);
+        // The files' data, in groups of 64 on up to 16 threads: each group's write-back started,
+        // then waited for. Not an fdatasync per file: on a file already on the disk (a warm
+        // install's 17 000 links) each one still flushed the disk's cache, 0.4 s in all here.
+        constexpr size_t kGroup = 64;
+        const size_t groups = (added.size() + kGroup - 1) / kGroup;
         std::atomic<bool> ok{true};
-        parallel_for(added.size(), [&](size_t i) {
-            if (!fs::sync_file_data(added[i])) ok = false;
-        }, 64);
-        // The folders whose entries changed; their fsync commits the filesystem's journal, with
-        // every metadata change before it (the staged folders, the snapshot's links).
+        parallel_for(groups, [&](size_t g) {
+            if (!fs::write_back_and_wait(std::span(added).subspan(g * kGroup, std::min(kGroup, added.size() - g * kGroup)))) ok = false;
+        }, 1);
+        // The folders whose entries changed: their fsync commits the filesystem's journal, with
+        // every metadata change before it (the files' sizes and blocks, the staged folders, the
+        // snapshot's links), and flushes the disk's cache, with the data written before it.
         std::set<stdfs::path> dirs;
         for (const auto& op : ops) {
             const Area& a = areas[op.area];
@@ -134,6 +138,9 @@ void make_durable(const std::vector<Area>& areas, const std::vector<JournalOp>& 
         parallel_for(list.size(), [&](size_t i) {
             if (!fs::sync_dir(list[i])) ok = false;
         }, 4);
+        // XFS flushes the cache at a folder's fsync only where its log had something to write; a
+        // file's fdatasync always does (ext4 too, where its journal commit did not).
+        if (!added.empty() && !fs::sync_file_data(added.back())) ok = false;
         by_file = ok;
         stats.flushed_files = added.size();
         stats.flushed_dirs = list.size();

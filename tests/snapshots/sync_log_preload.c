@@ -1,5 +1,6 @@
 /* A test's LD_PRELOAD library: every flush a program asks for (fdatasync, fsync, syncfs,
- * sync_file_range) is done, and logged as "<call> <path of the descriptor>" to the file named by
+ * sync_file_range) is done, and logged as "<call> <path of the descriptor>" (sync_file_range
+ * with its flags: "sync_file_range:7", all three, writes and waits) to the file named by
  * ENVFIX_TEST_SYNC_LOG, so a test sees which files an install made durable, and which it did not
  * (index_install_test.cpp, IndexInstall.TheCommitFlushesTheFilesItBroughtInNotTheWheels). */
 #define _GNU_SOURCE
@@ -32,6 +33,8 @@ int fdatasync(int fd) { note("fdatasync", fd); return PASS("fdatasync", fd); }
 int fsync(int fd) { note("fsync", fd); return PASS("fsync", fd); }
 int syncfs(int fd) { note("syncfs", fd); return PASS("syncfs", fd); }
 int sync_file_range(int fd, off_t offset, off_t nbytes, unsigned int flags) {
-    note("sync_file_range", fd);
+    char call[32];
+    snprintf(call, sizeof call, "sync_file_range:%u", flags);
+    note(call, fd);
     return ((int (*)(int, off_t, off_t, unsigned int))dlsym(RTLD_NEXT, "sync_file_range"))(fd, offset, nbytes, flags);
 }

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,9 +38,12 @@ bool sync_filesystems(const std::vector<stdfs::path>& dirs);
 // it behind (a snapshot's links, an unpacked-wheel cache entry). Elsewhere: false (a filesystem
 // such as btrfs logs each file on its own; callers flush the whole filesystem instead).
 bool flushes_file_by_file(const stdfs::path& dir);
-// Starts writing a file's data to the disk, without waiting (Linux; nothing elsewhere). A file
-// that cannot be opened is left alone.
-void start_writeback(const stdfs::path& file);
+// Writes these files' dirty data to the disk and waits until the disk has it, possibly in its
+// cache: every file's write-back started, then each waited for (Linux's sync_file_range; each
+// opened once, a symbolic link not followed). No flush of the disk's cache and no metadata: the
+// journal commit of a flushes_file_by_file() filesystem that follows does both. false when one
+// failed (an I/O error); a file that is not there is not an error; false elsewhere than Linux.
+bool write_back_and_wait(std::span<const stdfs::path::string_type> files);
 // fdatasync of one file (a symbolic link is not followed): false when it failed; a file that is
 // not there is not an error.
 bool sync_file_data(const stdfs::path& file);
