@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <string>
 
 #include "envfix/common/fs.hpp"
 
@@ -94,15 +95,13 @@ bool write_back_and_wait(std::span<const stdfs::path::string_type> files) {
 #endif
 }
 
-bool sync_file_data(const stdfs::path& file) {
-    int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) return errno == ENOENT || errno == ELOOP;  // gone, or a link: nothing of ours to flush
-#ifdef __APPLE__
+bool commit_filesystem(const stdfs::path& dir) {
+    const auto probe = dir / (".envfix-durable-" + std::to_string(::getpid()));
+    int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) return false;
     const bool ok = ::fsync(fd) == 0;
-#else
-    const bool ok = ::fdatasync(fd) == 0;
-#endif
     ::close(fd);
+    ::unlink(probe.c_str());
     return ok;
 }
 

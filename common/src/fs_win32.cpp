@@ -40,7 +40,7 @@ bool sync_dir(const stdfs::path&) { return true; }  // NTFS metadata is journale
 bool sync_filesystems(const std::vector<stdfs::path>&) { return false; }
 bool flushes_file_by_file(const stdfs::path&) { return false; }
 bool write_back_and_wait(std::span<const stdfs::path::string_type>) { return false; }
-bool sync_file_data(const stdfs::path&) { return false; }
+bool commit_filesystem(const stdfs::path&) { return false; }
 
 Expected<void> write_file_atomic(const stdfs::path& p, std::string_view data, Sync sync) {
     auto tmp = temp_path_beside(p);

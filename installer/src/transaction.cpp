@@ -125,9 +125,7 @@ void make_durable(const std::vector<Area>& areas, const std::vector<JournalOp>& 
         parallel_for(groups, [&](size_t g) {
             if (!fs::write_back_and_wait(std::span(added).subspan(g * kGroup, std::min(kGroup, added.size() - g * kGroup)))) ok = false;
         }, 1);
-        // The folders whose entries changed: their fsync commits the filesystem's journal, with
-        // every metadata change before it (the files' sizes and blocks, the staged folders, the
-        // snapshot's links), and flushes the disk's cache, with the data written before it.
+        // The folders whose entries changed, as POSIX asks for a rename to be durable.
         std::set<stdfs::path> dirs;
         for (const auto& op : ops) {
             const Area& a = areas[op.area];
@@ -138,9 +136,20 @@ void make_durable(const std::vector<Area>& areas, const std::vector<JournalOp>& 
         parallel_for(list.size(), [&](size_t i) {
             if (!fs::sync_dir(list[i])) ok = false;
         }, 4);
-        // XFS flushes the cache at a folder's fsync only where its log had something to write; a
-        // file's fdatasync always does (ext4 too, where its journal commit did not).
-        if (!added.empty() && !fs::sync_file_data(added.back())) ok = false;
+        // Then each filesystem's journal committed as it is now: the blocks and sizes the
+        // write-back gave the files were logged after the moves, which a folder's fsync may find
+        // committed already (ext4's periodic commit) and so not commit again; the commit holds
+        // every earlier metadata change (the staged folders, the snapshot's links) and flushes the
+        // disk's cache, with the data written and waited for before it.
+        // The file that does it goes in the staging folder, removed after the commit, so a crash
+        // between leaves nothing in the environment.
+        std::map<uint64_t, stdfs::path> by_device;
+        for (const auto& a : areas) {
+            auto id = fs::identity(a.root);
+            by_device.emplace(id ? id->device : 0, lexists(a.stage) ? a.stage : a.root);
+        }
+        for (const auto& [device, root] : by_device)
+            if (!fs::commit_filesystem(root)) ok = false;
         by_file = ok;
         stats.flushed_files = added.size();
         stats.flushed_dirs = list.size();

@@ -44,9 +44,11 @@ bool flushes_file_by_file(const stdfs::path& dir);
 // journal commit of a flushes_file_by_file() filesystem that follows does both. false when one
 // failed (an I/O error); a file that is not there is not an error; false elsewhere than Linux.
 bool write_back_and_wait(std::span<const stdfs::path::string_type> files);
-// fdatasync of one file (a symbolic link is not followed): false when it failed; a file that is
-// not there is not an error.
-bool sync_file_data(const stdfs::path& file);
+// Commits the journal of `dir`'s filesystem as it is now, with every change made before, and
+// flushes the disk's cache: a new empty file made in `dir` (".envfix-durable-<pid>"), fsynced and
+// removed. A folder's fsync does not do that where the folder's last change was already committed.
+// false when it failed; false on Windows.
+bool commit_filesystem(const stdfs::path& dir);
 // Maps an errno-style error code of a failed write to the exit code users see.
 ExitCode exit_code_for_errno(int err);
 
