@@ -141,12 +141,14 @@ void make_durable(const std::vector<Area>& areas, const std::vector<JournalOp>& 
         // committed already (ext4's periodic commit) and so not commit again; the commit holds
         // every earlier metadata change (the staged folders, the snapshot's links) and flushes the
         // disk's cache, with the data written and waited for before it.
-        // The file that does it goes in the staging folder, removed after the commit, so a crash
-        // between leaves nothing in the environment.
+        // The file that does it goes in a staging folder, removed after the commit, so a crash
+        // between leaves nothing in the environment. Every area a move went into or out of has
+        // one (the moves go through it); a filesystem none of them is on has nothing to commit.
         std::map<uint64_t, stdfs::path> by_device;
         for (const auto& a : areas) {
-            auto id = fs::identity(a.root);
-            by_device.emplace(id ? id->device : 0, lexists(a.stage) ? a.stage : a.root);
+            if (!lexists(a.stage)) continue;
+            auto id = fs::identity(a.stage);
+            by_device.emplace(id ? id->device : 0, a.stage);
         }
         for (const auto& [device, root] : by_device)
             if (!fs::commit_filesystem(root)) ok = false;
