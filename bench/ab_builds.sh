@@ -25,7 +25,7 @@ timed() {  # LABEL PROGRAM VENV INSTALL-ARGUMENTS...: one install, its time and 
 }
 run() {  # LABEL PROGRAM VENV REQUIREMENTS...: with the -vv lines that say what it waited for
   timed "$1" "$2" "$3" -vv "${@:4}" |
-    grep -E "wall|^done in|torch-[^ ]*: checked at|its large files|unpacked [0-9]+ wheels \(|inflated while downloading|compressed\): its bytes|snapshot taken|RECORD files written|committed|flushed|made durable"
+    grep -E "wall|^done in|torch-[^ ]*: checked at|its large files|unpacked [0-9]+ wheels \(|inflated while downloading|compressed\): its bytes|snapshot taken|RECORD files written|committed|flushed|made durable|removals planned|present captured|handed over"
 }
 warm() {  # LABEL PROGRAM VENV: the first variant into a new venv, caches full
   "$BASE" -m venv --without-pip "$3"; sync

@@ -2,6 +2,7 @@
 // then one transaction (old framework and companions out, new ones in) after a snapshot.
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <memory>
 #include <set>
 
@@ -122,10 +123,22 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
     // no identity (Windows) they are flushed together, left running (flush_later): the install
     // plans beside it and the unpacking, and waits for it just before its moves.
     std::unique_ptr<resolver::PendingFlush> flushing;
-    auto fetched = value_or_throw(installer::fetch_wheels(installer::wheel_cache_root(), fetch, sources.http, offline,
-                                                          sources.parallel, *ctx.reporter, ready,
-                                                          ahead.reads_early() ? installer::WheelSplit(split) : installer::WheelSplit{},
-                                                          resolver::DownloadFlush::Leave, &flushing));
+    // The downloads run on a thread of their own while the install takes the lock, plans what
+    // goes and captures and stores the snapshot of the present; it takes the wheels once they are
+    // all there (InstallRequest::wheels_ready). Where the install stops before, the downloads end
+    // before this returns (the future's wait), their wheels kept in the cache.
+    std::vector<installer::FetchedWheel> fetched;
+    std::future<Expected<std::vector<installer::FetchedWheel>>> fetching = std::async(std::launch::async, [&] {
+        return installer::fetch_wheels(installer::wheel_cache_root(), fetch, sources.http, offline, sources.parallel, *ctx.reporter,
+                                       ready, ahead.reads_early() ? installer::WheelSplit(split) : installer::WheelSplit{},
+                                       resolver::DownloadFlush::Leave, &flushing);
+    });
+    auto wheels_ready = [&]() -> Expected<std::vector<std::filesystem::path>> {
+        ENVFIX_TRY(fetched, fetching.get());
+        std::vector<std::filesystem::path> files;
+        for (const auto& f : fetched) files.push_back(f.file);
+        return files;
+    };
     bool settled = false;
     auto settle = [&]() -> Expected<void> {
         if (settled) return {};
@@ -180,13 +193,10 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
         if (!failed.empty()) return unexpected(std::move(failed.front().second));
         return {};
     };
-    Json downloads = Json::array();
     installer::InstallRequest req;
-    for (size_t i = 0; i < choice.wheels.size(); ++i) {
-        req.wheels.push_back({fetched[i].file, choice.requested.count(choice.wheels[i].canonical_name) > 0, std::nullopt});
-        downloads.push_back({{"filename", choice.wheels[i].filename}, {"url", resolver::redact_url(choice.wheels[i].url)},
-                             {"path", fetched[i].file.string()}, {"from_cache", fetched[i].from_cache}});
-    }
+    for (const auto& w : choice.wheels)
+        req.wheels.push_back({std::filesystem::path(w.filename), choice.requested.count(w.canonical_name) > 0, std::nullopt});
+    req.wheels_ready = wheels_ready;
     req.remove = choice.remove;
     // The history's "why": the first few names, then how many more.
     std::vector<std::string> what;
@@ -202,9 +212,20 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
     req.before_cache = settle;
     if (flushing) req.before_moves = flushed;  // where the downloads were flushed (DownloadFlush::Batch)
     auto result = installer::install_verified(env, req, verify_options(o, env, ctx), *ctx.reporter);
+    // The install stopped before it took the wheels: their downloads end first, and a failed one
+    // is the error to report where the install's own is not.
+    if (fetching.valid()) {
+        auto got = fetching.get();
+        if (got) fetched = std::move(*got);
+        else if (result) result = unexpected(std::move(got).error());
+    }
     // Nothing was staged (all installed, a failed check): the wheels' work ends here.
     (void)settle();
     (void)flushed();
+    Json downloads = Json::array();
+    for (size_t i = 0; i < choice.wheels.size() && i < fetched.size(); ++i)
+        downloads.push_back({{"filename", choice.wheels[i].filename}, {"url", resolver::redact_url(choice.wheels[i].url)},
+                             {"path", fetched[i].file.string()}, {"from_cache", fetched[i].from_cache}});
     Json extra = {{"plan", install_plan_json(plan)}, {"downloads", downloads}};
     report_install(ctx, env, o, result, created, &extra);
 }

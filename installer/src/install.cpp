@@ -266,33 +266,47 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
 
     // 1. The wheels, checked on their own and against the interpreter.
     const auto supported = resolver::supported_tags(env.facts);
+    std::vector<Input> inputs(request.wheels.size());
+    for (size_t i = 0; i < inputs.size(); ++i) inputs[i].request = request.wheels[i];
     // Opened and planned on several threads (torch's directory and RECORD alone take ~0.1 s);
     // the first failing wheel in the given order is the one reported.
-    std::vector<Input> inputs(request.wheels.size());
-    std::vector<std::optional<Error>> open_errors(request.wheels.size());
-    tx::parallel_for(request.wheels.size(), [&](size_t i) {
-        const auto& req = request.wheels[i];
-        Input& in = inputs[i];
-        in.request = req;
-        auto r = [&]() -> Expected<void> {
-            ENVFIX_TRY(in.wheel, open_wheel(req.file));
-            ENVFIX_TRY_VOID(check_compatible(in.wheel, env.facts, supported));
-            WheelOptions wo;
-            wo.requested = req.requested;
-            if (req.direct_url) wo.direct_url = resolver::strip_credentials(*req.direct_url);
-            ENVFIX_TRY(in.plan, plan_wheel(in.wheel, scheme, target, wo));
-            return {};
-        }();
-        if (!r) open_errors[i] = std::move(r).error();
-    }, 1);
-    std::set<std::string> names;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-        if (open_errors[i]) return unexpected(std::move(*open_errors[i]));
-        if (!names.insert(inputs[i].wheel.name.canonical_name).second)
-            return fail(ExitCode::Usage, "install.duplicate_wheel",
-                        {{"name", inputs[i].wheel.name.canonical_name}, {"file", inputs[i].wheel.source()}});
+    auto open_all = [&]() -> Expected<void> {
+        std::vector<std::optional<Error>> open_errors(inputs.size());
+        tx::parallel_for(inputs.size(), [&](size_t i) {
+            Input& in = inputs[i];
+            const auto& req = in.request;
+            auto r = [&]() -> Expected<void> {
+                ENVFIX_TRY(in.wheel, open_wheel(req.file));
+                ENVFIX_TRY_VOID(check_compatible(in.wheel, env.facts, supported));
+                WheelOptions wo;
+                wo.requested = req.requested;
+                if (req.direct_url) wo.direct_url = resolver::strip_credentials(*req.direct_url);
+                ENVFIX_TRY(in.plan, plan_wheel(in.wheel, scheme, target, wo));
+                return {};
+            }();
+            if (!r) open_errors[i] = std::move(r).error();
+        }, 1);
+        for (auto& e : open_errors)
+            if (e) return unexpected(std::move(*e));
+        return {};
+    };
+    // Each wheel's name and version from its file's name (as open_wheel reads them): what goes
+    // is planned from them, where the caller hands the wheels over later (wheels_ready).
+    std::vector<resolver::WheelName> wanted(inputs.size());
+    if (request.wheels_ready) {
+        for (size_t i = 0; i < inputs.size(); ++i) {
+            ENVFIX_TRY(wanted[i], resolver::parse_wheel_name(inputs[i].request.file.filename().string()));
+        }
+    } else {
+        ENVFIX_TRY_VOID(open_all());
+        for (size_t i = 0; i < inputs.size(); ++i) wanted[i] = inputs[i].wheel.name;
+        lap("wheels opened and planned");
     }
-    lap("wheels opened and planned");
+    std::set<std::string> names;
+    for (size_t i = 0; i < inputs.size(); ++i)
+        if (!names.insert(wanted[i].canonical_name).second)
+            return fail(ExitCode::Usage, "install.duplicate_wheel",
+                        {{"name", wanted[i].canonical_name}, {"file", inputs[i].request.file.filename().string()}});
 
     // 2. An embedded Python that does not import site would not see what is installed.
     std::vector<PlannedFile> extra_files;
@@ -330,15 +344,14 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     auto remove_dist = [&](const resolver::InstalledDist* d) {
         if (std::find(removing.begin(), removing.end(), d) == removing.end()) removing.push_back(d);
     };
-    for (auto& in : inputs) {
-        in.replaces = installed.find_all(in.plan.canonical_name);
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        auto& in = inputs[i];
+        in.replaces = installed.find_all(wanted[i].canonical_name);
         bool same = !in.replaces.empty() && std::all_of(in.replaces.begin(), in.replaces.end(), [&](const resolver::InstalledDist* d) {
-            return d->parsed_version && *d->parsed_version == in.wheel.name.version;
+            return d->parsed_version && *d->parsed_version == wanted[i].version;
         });
         if (same && !request.force_reinstall) {
             in.skip = true;
-            result.unchanged.push_back({in.plan.name, in.plan.version, in.replaces.front()->dist_info, in.wheel.source()});
-            reporter.info(msg("install.already_installed", {{"name", in.plan.name}, {"version", in.plan.version}}));
             continue;
         }
         for (const auto* d : in.replaces) remove_dist(d);
@@ -352,7 +365,27 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     HeldNotes capture_notes;
     std::vector<snap::Seen> present_seen;
     SnapshotStats snap_stats;
-    std::future<Expected<Snapshot>> capturing;  // declared last of these: waited for before they go
+    std::optional<Snapshot> present;
+    std::future<Expected<Snapshot>> capturing;  // waited for before the above go
+    // Its files' bytes go into the store on a thread of their own, beside the checks, the staging
+    // and the wait for the unpacking (and the downloads, where the wheels come later): nothing
+    // changes the locked environment before the commit (a switch's first snapshot links 17 000
+    // files: 0.4-0.5 s on the GPU machine). Waited for where the snapshot is kept; an install
+    // that stops before that takes the objects back (the environment as it was).
+    snap::StoredAhead ahead(env);  // declared after them: waited for before they go
+    bool present_taken = false;
+    auto take_present = [&]() -> Expected<void> {
+        if (present_taken) return {};
+        present_taken = true;
+        if (changes && !request.snapshot_reason.empty()) {
+            auto captured = capturing.valid() ? capturing.get() : snap::capture(env, capture_notes, &snap_stats, present_seen);
+            capture_notes.replay(reporter);
+            if (!captured) return unexpected(std::move(captured).error());
+            present = std::move(*captured);
+        }
+        if (present && changes) ahead.start(*present, present_seen);
+        return {};
+    };
     if (changes && !request.snapshot_reason.empty()) {
         try {
             capturing = std::async(std::launch::async, [&] { return snap::capture(env, capture_notes, &snap_stats, present_seen); });
@@ -381,6 +414,26 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         for (const auto& f : rp.files) remove_files.push_back(f.native());
     }
     lap("removals planned");
+    // The wheels handed over now (envfix install: its downloads end), with what goes planned and
+    // the snapshot of the present captured and being stored meanwhile.
+    if (request.wheels_ready) {
+        ENVFIX_TRY_VOID(take_present());
+        lap("snapshot of the present captured");
+        ENVFIX_TRY(auto files, request.wheels_ready());
+        if (files.size() != inputs.size()) return fail(ExitCode::Internal, "install.wheels_mismatch", {{"count", std::to_string(files.size())}});
+        for (size_t i = 0; i < inputs.size(); ++i) inputs[i].request.file = std::move(files[i]);
+        lap("wheels handed over");
+        ENVFIX_TRY_VOID(open_all());
+        lap("wheels opened and planned");
+    }
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        auto& in = inputs[i];
+        if (in.wheel.name.canonical_name != wanted[i].canonical_name || !(in.wheel.name.version == wanted[i].version))
+            return fail(ExitCode::Internal, "install.wheels_mismatch", {{"count", std::to_string(inputs.size())}});
+        if (!in.skip) continue;
+        result.unchanged.push_back({in.plan.name, in.plan.version, in.replaces.front()->dist_info, in.wheel.source()});
+        reporter.info(msg("install.already_installed", {{"name", in.plan.name}, {"version", in.plan.version}}));
+    }
 
     // 5. Dependencies of the new distributions against what will be installed afterwards.
     std::map<std::string, std::string> final_versions;
@@ -457,21 +510,10 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     // The snapshot of the present: captured now, before staging (its files stored beside what
     // follows, the snapshot written only once every check has passed, below), so a switch reads
     // from it which installed files already hold the new wheel's bytes instead of reading them again.
-    std::optional<Snapshot> present;
-    if (!request.snapshot_reason.empty()) {
-        auto captured = capturing.valid() ? capturing.get() : snap::capture(env, capture_notes, &snap_stats, present_seen);
-        capture_notes.replay(reporter);
-        if (!captured) return unexpected(std::move(captured).error());
-        present = std::move(*captured);
+    if (!present_taken) {
+        ENVFIX_TRY_VOID(take_present());
+        lap("snapshot of the present captured");
     }
-    lap("snapshot of the present captured");
-    // Its files' bytes go into the store now, on a thread of its own, beside the checks, the
-    // staging and the wait for the unpacking: nothing changes the locked environment before the
-    // commit (a switch's first snapshot links 17 000 files: 0.1 s on the GPU machine, 0.4 s here,
-    // which the install waited for after the staging). Waited for where the snapshot is kept; an
-    // install that stops before that takes the objects back (the environment as it was).
-    snap::StoredAhead ahead(env);
-    if (present && changes) ahead.start(*present, present_seen);
     // A switch: the files whose bytes the new wheel repeats stay where they are, with their
     // bytecode; they are neither staged nor moved (keep_links.hpp). Not for --force-reinstall,
     // which checks every file by its hash (a repair). Without a snapshot (an API caller's choice)

@@ -366,10 +366,11 @@ Expected<void> keep_captured(const probe::Environment& env, Snapshot& s, const s
 
 StoredAhead::~StoredAhead() {
     if (storing_.valid()) storing_.wait();
-    if (!kept_) unstore(env_, added_, keeping_);
+    if (!kept_ && (started_ || keeping_)) unstore(env_, added_, keeping_);
 }
 
 void StoredAhead::start(const Snapshot& s, const std::vector<Seen>& seen) {
+    started_ = true;
     try {
         storing_ = std::async(std::launch::async, [this, &s, &seen] {
             const auto began = Clock::now();

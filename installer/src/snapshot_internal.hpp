@@ -74,7 +74,7 @@ private:
     std::future<Expected<void>> storing_;
     SnapshotStats stats_;
     std::vector<std::filesystem::path> added_;
-    bool keeping_ = false, kept_ = false;
+    bool started_ = false, keeping_ = false, kept_ = false;  // nothing to take back unless started or keeping
 };
 
 }  // namespace envfix::installer::snap

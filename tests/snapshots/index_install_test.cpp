@@ -322,6 +322,44 @@ TEST_F(IndexInstall, ASwitchReadsItsWheelsEarlyAndTakesWhatTheCheckedWheelsAgree
     EXPECT_EQ(check.code, 0) << check.out << check.err;
 }
 
+TEST_F(IndexInstall, ASwitchPlansWhatGoesAndStoresItsSnapshotWhileItsWheelsDownload) {
+    // torch's wheel answers after 1.5 s: by then the install has taken the lock, planned the
+    // removals and captured the snapshot of the present (stored on a thread of its own); it
+    // waits for the downloads only after that ("wheels handed over"), then opens the wheels.
+    ASSERT_EQ(envfix(install_args("cu126")).code, 0);
+    world->server->set_faults({{wheel_path("torch", "cu128"), {{"delay", 1.5}}}});
+    auto r = run_envfix(install_args("cu128", {"-vv"}), {}, home);
+    world->server->set_faults(Json::object());
+    ASSERT_EQ(r.code, 0) << r.err;
+    auto at = [&](const std::string& line) { return r.err.find(line); };
+    ASSERT_NE(at("debug: wheels handed over: "), std::string::npos) << r.err;
+    EXPECT_LT(at("debug: removals planned: "), at("debug: wheels handed over: ")) << r.err;
+    EXPECT_LT(at("debug: snapshot of the present captured: "), at("debug: wheels handed over: ")) << r.err;
+    EXPECT_LT(at("debug: wheels handed over: "), at("debug: wheels opened and planned: ")) << r.err;
+    std::smatch waited;
+    ASSERT_TRUE(std::regex_search(r.err, waited, std::regex("debug: wheels handed over: ([0-9]+) ms"))) << r.err;
+    EXPECT_GT(std::stoul(waited[1]), 500u) << "the install planned before the slow wheel came";
+    EXPECT_TRUE(has(dist_infos(), "torch-2.7.0+cu128.dist-info"));
+    // The snapshot taken then is the way back.
+    auto back = envfix({"rollback", "-y", "--env", venv.string()});
+    ASSERT_EQ(back.code, 0) << back.err;
+    EXPECT_TRUE(has(dist_infos(), "torch-2.7.0+cu126.dist-info"));
+}
+
+TEST_F(IndexInstall, ASwitchWhoseWheelFailsAfterItsSnapshotWasStoredLeavesNoTrace) {
+    // The snapshot of the present is stored while the wheels download; a wheel that then fails
+    // its check takes the stored objects back: the environment, its state folder included, is
+    // as it was.
+    ASSERT_EQ(envfix(install_args("cu126")).code, 0);
+    auto before = snapshot(venv);
+    world->server->set_faults({{wheel_path("torch", "cu128"), {{"delay", 1.0}, {"body", "not the wheel"}}}});
+    auto r = run_envfix(install_args("cu128", {"-vv"}), {}, home);
+    world->server->set_faults(Json::object());
+    EXPECT_EQ(r.code, 53) << r.err;
+    EXPECT_LT(r.err.find("debug: snapshot of the present captured: "), r.err.find("sha256")) << r.err;
+    EXPECT_EQ(tree_diff(before, snapshot(venv)), "");
+}
+
 TEST_F(IndexInstall, BadIndexAnswersLeaveTheEnvironmentAsItWas) {
     ASSERT_EQ(envfix(install_args("cu126")).code, 0);
     auto before = snapshot(venv);

@@ -55,6 +55,13 @@ struct InstallRequest {
     // environment unchanged. Not called when there is nothing to stage (a dry run, all
     // installed, a failed check).
     std::function<Expected<void>()> before_cache;
+    // Set: the wheels are handed over late. `wheels` then name each wheel's file (its name gives
+    // the distribution and version; the file need not be there yet). The install takes the lock,
+    // reads what is installed, plans what goes, captures the snapshot of the present and starts
+    // storing it, then calls this once for the wheels' files, in the same order, and opens them.
+    // An error stops the install with the environment unchanged. `envfix install` returns there
+    // once its downloads end, so all of that runs beside them.
+    std::function<Expected<std::vector<std::filesystem::path>>()> wheels_ready;
     // Called once, under the lock, with the new files staged, their RECORDs written and the
     // snapshot taken, just before the moves are planned: `envfix install` waits there for the
     // downloads' flush, which so runs beside the staging instead of before it. An error stops the
