@@ -373,10 +373,8 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     // files: 0.4-0.5 s on the GPU machine). Waited for where the snapshot is kept; an install
     // that stops before that takes the objects back (the environment as it was).
     snap::StoredAhead ahead(env);  // declared after them: waited for before they go
-    bool present_taken = false;
+    // Before the wheels are handed over where they come late, else after the checks (below).
     auto take_present = [&]() -> Expected<void> {
-        if (present_taken) return {};
-        present_taken = true;
         if (changes && !request.snapshot_reason.empty()) {
             auto captured = capturing.valid() ? capturing.get() : snap::capture(env, capture_notes, &snap_stats, present_seen);
             capture_notes.replay(reporter);
@@ -425,11 +423,11 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         lap("wheels handed over");
         ENVFIX_TRY_VOID(open_all());
         lap("wheels opened and planned");
+        for (size_t i = 0; i < inputs.size(); ++i)
+            if (inputs[i].wheel.name.canonical_name != wanted[i].canonical_name || !(inputs[i].wheel.name.version == wanted[i].version))
+                return fail(ExitCode::Internal, "install.wheels_mismatch", {{"count", std::to_string(inputs.size())}});
     }
-    for (size_t i = 0; i < inputs.size(); ++i) {
-        auto& in = inputs[i];
-        if (in.wheel.name.canonical_name != wanted[i].canonical_name || !(in.wheel.name.version == wanted[i].version))
-            return fail(ExitCode::Internal, "install.wheels_mismatch", {{"count", std::to_string(inputs.size())}});
+    for (auto& in : inputs) {
         if (!in.skip) continue;
         result.unchanged.push_back({in.plan.name, in.plan.version, in.replaces.front()->dist_info, in.wheel.source()});
         reporter.info(msg("install.already_installed", {{"name", in.plan.name}, {"version", in.plan.version}}));
@@ -510,7 +508,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     // The snapshot of the present: captured now, before staging (its files stored beside what
     // follows, the snapshot written only once every check has passed, below), so a switch reads
     // from it which installed files already hold the new wheel's bytes instead of reading them again.
-    if (!present_taken) {
+    if (!request.wheels_ready) {
         ENVFIX_TRY_VOID(take_present());
         lap("snapshot of the present captured");
     }

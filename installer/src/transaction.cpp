@@ -150,8 +150,8 @@ void make_durable(const std::vector<Area>& areas, const std::vector<JournalOp>& 
             auto id = fs::identity(a.stage);
             by_device.emplace(id ? id->device : 0, a.stage);
         }
-        for (const auto& [device, root] : by_device)
-            if (!fs::commit_filesystem(root)) ok = false;
+        for (const auto& [device, stage] : by_device)
+            if (!fs::commit_filesystem(stage)) ok = false;
         by_file = ok;
         stats.flushed_files = added.size();
         stats.flushed_dirs = list.size();
