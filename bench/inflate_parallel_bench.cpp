@@ -2,7 +2,7 @@
 // the build has it (through stream_zip_entry, as a large wheel entry is), and by the parallel
 // inflater (installer/src/inflate_parallel.hpp) with 1..N workers: MB/s of output and CPU time.
 // Usage: build/tests/lowmem/inflate_parallel_bench FILE [LEVEL=6] [CHUNK_KIB=512] [MAX_THREADS=4]
-//   [ONLY_PARALLEL=1: the parallel inflater alone, for a profile]
+//   [ONLY_PARALLEL=1: the parallel inflater alone, for a profile; MIN_THREADS=N: from N workers]
 // Results: docs/inflate-parallel.md; docs/performance.md, "The seventh session" and "The eighth session".
 #include <sys/resource.h>
 #include <zlib.h>
@@ -105,7 +105,8 @@ int main(int argc, char** argv) {
         });
         if (!r) std::printf("  failed\n");
     });
-    for (unsigned t = 1; t <= max_threads; ++t) {
+    const char* min = std::getenv("MIN_THREADS");
+    for (unsigned t = min ? static_cast<unsigned>(std::atoi(min)) : 1; t <= max_threads; ++t) {
         at = 0;
         pinflate::Stats st;
         char label[64];

@@ -134,6 +134,28 @@ TEST(InflateParallel, StoredBlocksFlushesAndLongRunsAreTheSame) {
     }
 }
 
+TEST(InflateParallel, ChunksOfWellCompressedDataAreTakenNotDecodedAgain) {
+    // A 10 KB unit repeated with a few bytes changed: about 60:1, so each 64 KiB chunk gives
+    // some 4 Mi symbols. Chunks were held to 2 Mi before, and all of these were decoded again in
+    // order on the caller's thread while the workers waited (in libLLVM at level 1, a quarter).
+    std::mt19937 rng(5);
+    std::string unit(10000, '\0');
+    for (auto& ch : unit) ch = static_cast<char>(rng());
+    std::string data;
+    while (data.size() < (24u << 20)) {
+        data += unit;
+        for (int k = 0; k < 8; ++k) data[data.size() - 1 - rng() % unit.size()] = static_cast<char>(rng());
+    }
+    const std::string c = deflated(data, 6);
+    const double per_chunk = double(64u << 10) * double(data.size()) / double(c.size());
+    ASSERT_GT(per_chunk, double(2u << 20));
+    ASSERT_LT(per_chunk, double(6u << 20));
+    auto g = run(c, 3, 64u << 10);
+    ASSERT_FALSE(g.error) << render(g.error->message, Lang::En);
+    ASSERT_TRUE(g.out == data);
+    EXPECT_LE(g.stats.redone, 1u) << g.stats.chunks << " chunks";
+}
+
 TEST(InflateParallel, SmallStreamsAndOneChunk) {
     for (size_t n : {size_t{0}, size_t{1}, size_t{100}, size_t{70000}}) {
         const std::string data = library_like(n, 4);
@@ -283,6 +305,18 @@ TEST(MarkedDecoder, FromABlockBoundaryTheWindowIsFilledInAfterwards) {
     const uint16_t early[] = {'a', 256};
     uint8_t out[2];
     EXPECT_FALSE(pinflate::resolve(early, 2, reinterpret_cast<const uint8_t*>("x"), 1, out));
+    // With the whole window, every window byte resolves; a symbol past it does not.
+    const std::string full(32768, 'w');
+    const uint16_t last[] = {'a', 256, 256 + 32767};
+    uint8_t three[3];
+    ASSERT_TRUE(pinflate::resolve(last, 3, reinterpret_cast<const uint8_t*>(full.data()), full.size(), three));
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(three), 3), "aww");
+    const uint16_t past[] = {'a', 256 + 32768};
+    EXPECT_FALSE(pinflate::resolve(past, 2, reinterpret_cast<const uint8_t*>(full.data()), full.size(), three));
+    // With part of it (the stream's first 32 KiB), only the bytes there.
+    const uint16_t near[] = {256 + 32767, 'b'};
+    ASSERT_TRUE(pinflate::resolve(near, 2, reinterpret_cast<const uint8_t*>("xyz"), 3, three));
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(three), 2), "zb");
 }
 
 TEST(MarkedDecoder, ArbitraryStartsInDataOrNoiseNeverReachOutsideTheirBuffers) {
