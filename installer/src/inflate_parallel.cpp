@@ -25,11 +25,11 @@ constexpr size_t kWindow = 32768;
 constexpr size_t kPiece = 256u << 10;       // compressed bytes read at a time past a chunk's own
 constexpr size_t kRoom = 128u << 10;        // output room given to zlib at a time
 // A chunk's output held at most, in symbols (else it is redone in order, on the caller's thread,
-// while the workers wait): 8 Mi, as a chunk of well-compressed code or tables gives 2-4 Mi (at
-// 2 Mi a quarter of libLLVM's chunks at level 1 were redone). Buffers over kKeepSpare are freed
-// once used, not kept for the next chunk, so only such chunks in flight hold that much.
-constexpr size_t kMaxChunkOut = 8u << 20;
-constexpr size_t kKeepSpare = 3u << 20;
+// while the workers wait): 4 Mi, as a chunk of well-compressed code or tables gives 2-4 Mi (at
+// 2 Mi a quarter of libLLVM's chunks at level 1 were redone, at 4 Mi one in 74). 8 Mi, with the
+// largest buffers freed after use, doubled a switch's peak memory on the GPU machine (glibc keeps
+// what is freed).
+constexpr size_t kMaxChunkOut = 4u << 20;
 constexpr size_t kExtra = 512u << 10;       // bytes read past a chunk for its last block
 constexpr uint64_t kNoEnd = ~uint64_t{0};
 
@@ -402,7 +402,7 @@ Expected<void> Run::emit_ready(bool wait_for_one, bool all) {
         std::string().swap(f.window);
         {
             std::lock_guard lock(mu_);
-            if (!f.sym.empty() && f.sym.size() <= kKeepSpare) spare_.push_back(std::move(f.sym));
+            if (!f.sym.empty()) spare_.push_back(std::move(f.sym));
             f.sym = {};
         }
         pending_.pop_front();
@@ -490,7 +490,7 @@ Expected<Stats> Run::stitch() {
                 ++stats_.redone;
             }
             std::lock_guard lock(mu_);
-            if (!c.sym.empty() && c.sym.size() <= kKeepSpare) spare_.push_back(std::move(c.sym));
+            if (!c.sym.empty()) spare_.push_back(std::move(c.sym));
             c.sym = {};
         }
         {
