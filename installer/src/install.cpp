@@ -688,9 +688,11 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     if (interrupt_requested()) return fail(ExitCode::Interrupted, "install.interrupted");
     // Written once every check has passed, so a refused install leaves no snapshot (and takes back
     // what it stored ahead); dropped again when the transaction fails (the environment did not
-    // change; its stored files are left to `envfix snapshot gc`).
+    // change; its stored files are left to `envfix snapshot gc`). Its file is made durable with
+    // the moves, in the commit's one journal commit: nothing needs it before they are.
     if (present) {
-        ENVFIX_TRY_VOID(ahead.keep(*present, present_seen, request.snapshot_reason, snap_stats));
+        ENVFIX_TRY_VOID(ahead.keep(*present, present_seen, request.snapshot_reason, snap_stats, fs::Sync::Cache));
+        tx.flush_with_commit({snap::snapshot_file(env.root, present->id)});
         result.snapshot = present->id;
         const auto& st = snap_stats;
         reporter.debug(msg("snapshot.stats", {{"id", present->id}, {"files", std::to_string(st.files)}, {"hashed", std::to_string(st.hashed)},

@@ -283,13 +283,13 @@ Expected<Snapshot> capture(const probe::Environment& env, Reporter& reporter, Sn
 
 namespace {
 
-Expected<void> write_snapshot(const stdfs::path& root, Snapshot& s) {
+Expected<void> write_snapshot(const stdfs::path& root, Snapshot& s, fs::Sync sync) {
     auto dir = snapshots_dir(root);
     std::error_code ec;
     stdfs::create_directories(dir, ec);
     s.id = std::to_string(next_id(dir));
     s.created = utc_now();
-    return fs::write_file_atomic(dir / (s.id + ".snap"), snapshot_to_text(s));
+    return fs::write_file_atomic(dir / (s.id + ".snap"), snapshot_to_text(s), sync);
 }
 
 }  // namespace
@@ -346,7 +346,7 @@ void unstore(const probe::Environment& env, const std::vector<stdfs::path>& adde
 }
 
 Expected<void> keep_captured(const probe::Environment& env, Snapshot& s, const std::vector<Seen>& seen, std::string reason,
-                             std::string name, SnapshotStats* stats, bool stored) {
+                             std::string name, SnapshotStats* stats, bool stored, fs::Sync sync) {
     auto started = Clock::now();
     if (!stored) ENVFIX_TRY_VOID(store_captured(env, s, seen, stats));
     // Their identities remembered (those capture() saw: the same lock is held, so no file is
@@ -359,7 +359,7 @@ Expected<void> keep_captured(const probe::Environment& env, Snapshot& s, const s
     ENVFIX_TRY_VOID(save_identities(env.root.lexically_normal(), fresh));
     s.reason = std::move(reason);
     s.name = std::move(name);
-    ENVFIX_TRY_VOID(write_snapshot(env.root.lexically_normal(), s));
+    ENVFIX_TRY_VOID(write_snapshot(env.root.lexically_normal(), s, sync));
     if (stats) stats->seconds += std::chrono::duration<double>(Clock::now() - started).count();
     return {};
 }
@@ -382,7 +382,7 @@ void StoredAhead::start(const Snapshot& s, const std::vector<Seen>& seen) {
     }
 }
 
-Expected<void> StoredAhead::keep(Snapshot& s, const std::vector<Seen>& seen, std::string reason, SnapshotStats& stats) {
+Expected<void> StoredAhead::keep(Snapshot& s, const std::vector<Seen>& seen, std::string reason, SnapshotStats& stats, fs::Sync sync) {
     const bool stored = storing_.valid();
     if (stored) {
         ENVFIX_TRY_VOID(storing_.get());
@@ -391,7 +391,7 @@ Expected<void> StoredAhead::keep(Snapshot& s, const std::vector<Seen>& seen, std
         stats.seconds += stats_.seconds;
     }
     keeping_ = true;
-    ENVFIX_TRY_VOID(keep_captured(env_, s, seen, std::move(reason), "", &stats, stored));
+    ENVFIX_TRY_VOID(keep_captured(env_, s, seen, std::move(reason), "", &stats, stored, sync));
     kept_ = true;
     return {};
 }
@@ -406,9 +406,13 @@ Expected<Snapshot> take_snapshot(const probe::Environment& env, std::string reas
     return s;
 }
 
+stdfs::path snap::snapshot_file(const stdfs::path& env_root, const std::string& id) {
+    return snapshots_dir(env_root.lexically_normal()) / (id + ".snap");
+}
+
 void forget_snapshot(const stdfs::path& env_root, const std::string& id) {
     std::error_code ec;
-    stdfs::remove(snapshots_dir(env_root.lexically_normal()) / (id + ".snap"), ec);
+    stdfs::remove(snap::snapshot_file(env_root, id), ec);
 }
 
 std::vector<Snapshot> list_snapshots(const stdfs::path& env_root, Reporter& reporter) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "envfix/common/error.hpp"
+#include "envfix/common/fs.hpp"
 #include "envfix/common/reporter.hpp"
 #include "envfix/installer/snapshot.hpp"
 #include "envfix/probe/environment.hpp"
@@ -49,10 +50,13 @@ Expected<void> store_captured(const probe::Environment& env, const Snapshot& s, 
 // keep_captured() failed after it may have remembered them, so the remembered identities go too.
 void unstore(const probe::Environment& env, const std::vector<std::filesystem::path>& added, bool forget_identities = false);
 // Keeps a snapshot captured just now under the same lock: store_captured() unless `stored`, its
-// files' identities remembered, then written with the next id, the time, `reason` and `name`.
+// files' identities remembered, then written with the next id, the time, `reason` and `name`
+// (its file flushed unless `sync` is Cache: install() flushes it with its transaction's commit).
 // Adds its time to stats->seconds.
 Expected<void> keep_captured(const probe::Environment& env, Snapshot& s, const std::vector<Seen>& seen, std::string reason,
-                             std::string name, SnapshotStats* stats, bool stored = false);
+                             std::string name, SnapshotStats* stats, bool stored = false, fs::Sync sync = fs::Sync::Durable);
+// Where the snapshot `id` of the environment at `env_root` is written.
+std::filesystem::path snapshot_file(const std::filesystem::path& env_root, const std::string& id);
 
 // A captured snapshot stored on a thread of its own while its caller goes on (install() stages
 // meanwhile), then kept; what it stored is taken back unless it was kept (with the remembered
@@ -67,7 +71,8 @@ public:
     // Begins store_captured(); where no thread can be started, keep() stores in turn.
     void start(const Snapshot& s, const std::vector<Seen>& seen);
     // keep_captured() once what was stored ahead is there (its counts added to `stats`).
-    Expected<void> keep(Snapshot& s, const std::vector<Seen>& seen, std::string reason, SnapshotStats& stats);
+    Expected<void> keep(Snapshot& s, const std::vector<Seen>& seen, std::string reason, SnapshotStats& stats,
+                        fs::Sync sync = fs::Sync::Durable);
 
 private:
     const probe::Environment& env_;

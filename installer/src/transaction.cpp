@@ -105,10 +105,11 @@ Expected<void> op_backward(const std::vector<Area>& areas, const JournalOp& op) 
 }
 
 void make_durable(const std::vector<Area>& areas, const std::vector<JournalOp>& ops, const std::vector<stdfs::path::string_type>& added,
-                  CommitStats& stats) {
+                  const std::vector<stdfs::path>& also, CommitStats& stats) {
     const auto started = std::chrono::steady_clock::now();
     std::vector<stdfs::path> roots;
     for (const auto& a : areas) roots.push_back(a.root);
+    for (const auto& f : also) roots.push_back(f.parent_path());
     // One syncfs writes every dirty file of the filesystem, the wheels an install downloaded
     // into its cache among them (2.75 GB of a cold torch install): only what the environment
     // needs is flushed here (docs/install.md, "Transactions").
@@ -125,6 +126,9 @@ void make_durable(const std::vector<Area>& areas, const std::vector<JournalOp>& 
         parallel_for(groups, [&](size_t g) {
             if (!fs::write_back_and_wait(std::span(added).subspan(g * kGroup, std::min(kGroup, added.size() - g * kGroup)))) ok = false;
         }, 1);
+        std::vector<stdfs::path::string_type> also_native;
+        for (const auto& f : also) also_native.push_back(f.native());
+        if (!fs::write_back_and_wait(also_native)) ok = false;
         // The folders whose entries changed, as POSIX asks for a rename to be durable.
         std::set<stdfs::path> dirs;
         for (const auto& op : ops) {
@@ -132,6 +136,7 @@ void make_durable(const std::vector<Area>& areas, const std::vector<JournalOp>& 
             dirs.insert(a.dest(op.path).parent_path());
             dirs.insert((op.kind == JournalOp::Kind::Out ? a.old_path(op.path) : a.new_path(op.path)).parent_path());
         }
+        for (const auto& f : also) dirs.insert(f.parent_path());
         std::vector<stdfs::path> list(dirs.begin(), dirs.end());
         parallel_for(list.size(), [&](size_t i) {
             if (!fs::sync_dir(list[i])) ok = false;
@@ -152,8 +157,16 @@ void make_durable(const std::vector<Area>& areas, const std::vector<JournalOp>& 
         }
         for (const auto& [device, stage] : by_device)
             if (!fs::commit_filesystem(stage)) ok = false;
+        // A file of `also` on a filesystem no move touched (none in practice: the snapshots are
+        // in the environment's own folder) gets that filesystem's commit from its own folder.
+        for (const auto& f : also) {
+            auto id = fs::identity(f.parent_path());
+            if (by_device.count(id ? id->device : 0)) continue;
+            if (!fs::commit_filesystem(f.parent_path())) ok = false;
+            by_device.emplace(id ? id->device : 0, f.parent_path());
+        }
         by_file = ok;
-        stats.flushed_files = added.size();
+        stats.flushed_files = added.size();  // brought in: `also` not counted
         stats.flushed_dirs = list.size();
     }
     if (!by_file) fs::sync_filesystems(roots);
@@ -209,6 +222,7 @@ struct Transaction::Impl {
     Journal journal;
     std::vector<tx::Area> areas;
     std::vector<stdfs::path::string_type> added;  // the staged files (prepare), flushed by apply()
+    std::vector<stdfs::path> also;                 // files outside the moves, flushed with them
     bool applied = false;  // every move done, not yet final (apply())
     bool finished = false;
 
@@ -411,6 +425,10 @@ Expected<void> Transaction::prepare(const std::vector<stdfs::path::string_type>&
     return {};
 }
 
+void Transaction::flush_with_commit(std::vector<stdfs::path> files) {
+    for (auto& f : files) impl_->also.push_back(std::move(f));
+}
+
 Expected<CommitStats> Transaction::commit() {
     ENVFIX_TRY(auto stats, apply());
     ENVFIX_TRY_VOID(finish());
@@ -443,8 +461,9 @@ Expected<CommitStats> Transaction::apply() {
     }
     stats.move_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     // The new files' bytes and the renames reach the disk before the journal says "committed".
-    tx::make_durable(m.areas, ops, m.added, stats);
+    tx::make_durable(m.areas, ops, m.added, m.also, stats);
     m.added = {};
+    m.also = {};
     fault_point();
     m.applied = true;
     return stats;

@@ -51,10 +51,11 @@ void parallel_for(size_t n, const std::function<void(size_t)>& fn, size_t per_th
 // Makes a transaction's moves durable, before its journal says "committed": the data of the
 // files it brought in (`added`, at their destinations) and every folder a move went into or out
 // of, file by file, where each area's filesystem allows that (fs::flushes_file_by_file); else,
-// or when a flush fails, one flush per filesystem (syncfs).
+// or when a flush fails, one flush per filesystem (syncfs). `also`: files written outside the
+// moves (Transaction::flush_with_commit), made durable with them, their folders too.
 // Fills stats' by_file, flushed_files, flushed_dirs and flush_seconds.
 void make_durable(const std::vector<Area>& areas, const std::vector<JournalOp>& ops, const std::vector<stdfs::path::string_type>& added,
-                  CommitStats& stats);
+                  const std::vector<stdfs::path>& also, CommitStats& stats);
 // Removes the staging folders (backups included) of every area, in parallel.
 void remove_stage_dirs(const std::vector<Area>& areas);
 // Removes the journal file, and the state folder when nothing else is left in it.

@@ -303,6 +303,49 @@ TEST_F(IndexInstall, TheCommitFlushesTheFilesItBroughtInNotTheWheels) {
     ASSERT_EQ(fs_way.code, 0) << fs_way.err;
     EXPECT_NE(envfix::fs::read_file(log).value_or("").find("syncfs "), std::string::npos);
 }
+
+TEST_F(IndexInstall, ASwitchsSnapshotIsFlushedInItsCommitNotBefore) {
+    // The snapshot of the environment before a switch is written once every check has passed and
+    // made durable with the moves: its file written back and waited for before the one journal
+    // commit, its folder fsynced, and no fsync of its own (on the GPU machine 26-93 ms a switch).
+    if (!envfix::fs::flushes_file_by_file(venv)) GTEST_SKIP() << "the test folder is not on ext4 or XFS";
+    ASSERT_EQ(envfix(install_args("cu126")).code, 0);
+    auto log = home / "sync.log";
+    auto r = run_envfix(install_args("cu128", {"--json"}), {{"LD_PRELOAD", ENVFIX_SYNC_LOG_LIB}, {"ENVFIX_TEST_SYNC_LOG", log.string()}}, home);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto snaps = venv / ".envfix" / "snapshots";
+    stdfs::path snap;
+    for (const auto& e : stdfs::directory_iterator(snaps))
+        if (e.path().extension() == ".snap" && (snap.empty() || std::stoi(e.path().stem().string()) > std::stoi(snap.stem().string())))
+            snap = e.path();
+    ASSERT_FALSE(snap.empty());
+    std::vector<std::pair<std::string, std::string>> calls;
+    std::ifstream in(log);
+    for (std::string call, path; in >> call && std::getline(in >> std::ws, path);) calls.emplace_back(call, path);
+    auto at = [&](auto pred) { return std::find_if(calls.begin(), calls.end(), pred) - calls.begin(); };
+    const auto written_back = at([&](const auto& c) { return c.first == "sync_file_range:7" && c.second == snap.string(); });
+    const auto commit = at([&](const auto& c) {
+        return c.first == "fsync" && stdfs::path(c.second).filename().string().starts_with(".envfix-durable-");
+    });
+    ASSERT_LT(written_back, static_cast<std::ptrdiff_t>(calls.size())) << "the snapshot's file written back";
+    ASSERT_LT(commit, static_cast<std::ptrdiff_t>(calls.size())) << "the journal committed";
+    EXPECT_LT(written_back, commit);
+    EXPECT_EQ(std::count_if(calls.begin(), calls.end(),
+                            [](const auto& c) { return stdfs::path(c.second).filename().string().starts_with(".envfix-durable-"); }),
+              1);
+    for (const auto& [call, path] : calls) {
+        if (call == "fsync" || call == "fdatasync") {
+            EXPECT_FALSE(path.starts_with(snaps.string() + "/")) << call << " " << path;
+        }
+    }
+    EXPECT_TRUE(std::any_of(calls.begin(), calls.end(), [&](const auto& c) { return c.first == "fsync" && c.second == snaps.string(); }))
+        << "the snapshots folder fsynced";
+    // And it is the environment before the switch.
+    auto back = envfix({"rollback", "--env", venv.string(), snap.stem().string()});
+    ASSERT_EQ(back.code, 0) << back.out << back.err;
+    auto d = dist_infos();
+    EXPECT_TRUE(has(d, "torch-2.7.0+cu126.dist-info"));
+}
 #endif
 
 TEST_F(IndexInstall, ASwitchReadsItsWheelsEarlyAndTakesWhatTheCheckedWheelsAgreeWith) {
