@@ -81,25 +81,27 @@ Identities load_identities(const stdfs::path& root) {
     return out;
 }
 
-Expected<void> save_identities(const stdfs::path& root, const Identities& ids) {
-    std::string out = "{\"version\":" + std::to_string(kIdentitiesVersion) + "}\n";
-    out.reserve(ids.size() * 140);
+// One line per file: device inode size mtime_ns sha256 path.
+void append_identity(std::string& out, const std::string& path, const Identity& id) {
     char buf[128];
-    for (const auto& [path, id] : ids) {
-        std::snprintf(buf, sizeof buf, "%llu %llu %llu %lld ", static_cast<unsigned long long>(id.device),
-                      static_cast<unsigned long long>(id.inode), static_cast<unsigned long long>(id.size), static_cast<long long>(id.mtime_ns));
-        out += buf;
-        out += id.sha256;
-        out += ' ';
-        out += snap::encode_path(path);
-        out += '\n';
-    }
+    std::snprintf(buf, sizeof buf, "%llu %llu %llu %lld ", static_cast<unsigned long long>(id.device),
+                  static_cast<unsigned long long>(id.inode), static_cast<unsigned long long>(id.size), static_cast<long long>(id.mtime_ns));
+    out += buf;
+    out += id.sha256;
+    out += ' ';
+    out += snap::encode_path(path);
+    out += '\n';
+}
+
+std::string identities_head() { return "{\"version\":" + std::to_string(kIdentitiesVersion) + "}\n"; }
+
+Expected<void> write_identities(const stdfs::path& root, const std::string& text) {
     std::error_code ec;
     stdfs::create_directories(identities_file(root).parent_path(), ec);
     // A cache (read leniently: a file a crash lost or cut short only costs hashing again), so not
     // fsynced: in an install that fsync committed ext4's journal while torch's libraries were
     // being written back, and waited for them.
-    return fs::write_file_atomic(identities_file(root), out, fs::Sync::Cache);
+    return fs::write_file_atomic(identities_file(root), text, fs::Sync::Cache);
 }
 
 std::string utc_now() {
@@ -283,13 +285,13 @@ Expected<Snapshot> capture(const probe::Environment& env, Reporter& reporter, Sn
 
 namespace {
 
-Expected<void> write_snapshot(const stdfs::path& root, Snapshot& s, fs::Sync sync) {
+Expected<void> write_snapshot(const stdfs::path& root, Snapshot& s, fs::Sync sync, const std::string& files_text) {
     auto dir = snapshots_dir(root);
     std::error_code ec;
     stdfs::create_directories(dir, ec);
     s.id = std::to_string(next_id(dir));
     s.created = utc_now();
-    return fs::write_file_atomic(dir / (s.id + ".snap"), snapshot_to_text(s), sync);
+    return fs::write_file_atomic(dir / (s.id + ".snap"), snap::snapshot_head_text(s) + files_text, sync);
 }
 
 }  // namespace
@@ -345,21 +347,33 @@ void unstore(const probe::Environment& env, const std::vector<stdfs::path>& adde
     stdfs::remove(state_dir(root), ec);
 }
 
-Expected<void> keep_captured(const probe::Environment& env, Snapshot& s, const std::vector<Seen>& seen, std::string reason,
-                             std::string name, SnapshotStats* stats, bool stored, fs::Sync sync) {
-    auto started = Clock::now();
-    if (!stored) ENVFIX_TRY_VOID(store_captured(env, s, seen, stats));
+KeptTexts kept_texts(const Snapshot& s, const std::vector<Seen>& seen) {
+    KeptTexts t;
     // Their identities remembered (those capture() saw: the same lock is held, so no file is
     // asked again), so that the next snapshot knows them stored.
-    Identities fresh;
+    t.identities = identities_head();
+    t.identities.reserve(s.files.size() * 140);
     for (size_t i = 0; i < s.files.size(); ++i) {
         const auto& k = seen[i];
-        fresh[s.files[i].path] = {k.device, k.inode, k.size, k.mtime_ns, s.files[i].sha256};
+        append_identity(t.identities, s.files[i].path, {k.device, k.inode, k.size, k.mtime_ns, s.files[i].sha256});
     }
-    ENVFIX_TRY_VOID(save_identities(env.root.lexically_normal(), fresh));
+    t.files = snapshot_files_text(s);
+    return t;
+}
+
+Expected<void> keep_captured(const probe::Environment& env, Snapshot& s, const std::vector<Seen>& seen, std::string reason,
+                             std::string name, SnapshotStats* stats, bool stored, fs::Sync sync, const KeptTexts* texts) {
+    auto started = Clock::now();
+    if (!stored) ENVFIX_TRY_VOID(store_captured(env, s, seen, stats));
+    KeptTexts made;
+    if (!texts) {
+        made = kept_texts(s, seen);
+        texts = &made;
+    }
+    ENVFIX_TRY_VOID(write_identities(env.root.lexically_normal(), texts->identities));
     s.reason = std::move(reason);
     s.name = std::move(name);
-    ENVFIX_TRY_VOID(write_snapshot(env.root.lexically_normal(), s, sync));
+    ENVFIX_TRY_VOID(write_snapshot(env.root.lexically_normal(), s, sync, texts->files));
     if (stats) stats->seconds += std::chrono::duration<double>(Clock::now() - started).count();
     return {};
 }
@@ -375,6 +389,7 @@ void StoredAhead::start(const Snapshot& s, const std::vector<Seen>& seen) {
         storing_ = std::async(std::launch::async, [this, &s, &seen] {
             const auto began = Clock::now();
             auto r = store_captured(env_, s, seen, &stats_, &added_);
+            if (r) texts_ = kept_texts(s, seen);
             stats_.seconds = std::chrono::duration<double>(Clock::now() - began).count();
             return r;
         });
@@ -391,7 +406,7 @@ Expected<void> StoredAhead::keep(Snapshot& s, const std::vector<Seen>& seen, std
         stats.seconds += stats_.seconds;
     }
     keeping_ = true;
-    ENVFIX_TRY_VOID(keep_captured(env_, s, seen, std::move(reason), "", &stats, stored, sync));
+    ENVFIX_TRY_VOID(keep_captured(env_, s, seen, std::move(reason), "", &stats, stored, sync, stored ? &texts_ : nullptr));
     kept_ = true;
     return {};
 }

@@ -70,14 +70,18 @@ uint64_t Snapshot::bytes() const {
     return n;
 }
 
-std::string snapshot_to_text(const Snapshot& s) {
+std::string snap::snapshot_head_text(const Snapshot& s) {
     nlohmann::ordered_json dists = nlohmann::ordered_json::array();
     for (const auto& d : s.dists) dists.push_back({d.name, d.version, d.dist_info});
     nlohmann::ordered_json head = {{"version", Snapshot::kVersion}, {"id", s.id},     {"created", s.created},
                                    {"name", s.name},                {"reason", s.reason}, {"root", s.root},
                                    {"files", s.files.size()},       {"dists", dists}};
-    std::string out = head.dump() + "\n";
-    out.reserve(out.size() + s.files.size() * 120);
+    return head.dump() + "\n";
+}
+
+std::string snap::snapshot_files_text(const Snapshot& s) {
+    std::string out;
+    out.reserve(s.files.size() * 120);
     char buf[64];
     for (const auto& f : s.files) {
         out += f.sha256;
@@ -88,6 +92,8 @@ std::string snapshot_to_text(const Snapshot& s) {
     }
     return out;
 }
+
+std::string snapshot_to_text(const Snapshot& s) { return snap::snapshot_head_text(s) + snap::snapshot_files_text(s); }
 
 Expected<Snapshot> parse_snapshot(std::string_view text, std::string_view source) {
     auto bad = [&](std::string reason) { return fail(ExitCode::BadInput, "snapshot.invalid", {{"path", std::string(source)}, {"reason", reason}}); };

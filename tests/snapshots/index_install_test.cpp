@@ -348,6 +348,35 @@ TEST_F(IndexInstall, ASwitchsSnapshotIsFlushedInItsCommitNotBefore) {
 }
 #endif
 
+TEST_F(IndexInstall, ASwitchRemembersTheIdentitiesOfTheFilesItsSnapshotHashed) {
+    // The snapshot before a switch hashes the files no envfix RECORD vouches for (here every
+    // distribution says pip installed it); what it saw of them (device, inode, size, mtime) is
+    // remembered when the snapshot is kept (its text made beside the unpacking), so the next
+    // snapshot hashes only what the switch brought in, not the files it left as they were.
+    ASSERT_EQ(envfix(install_args("cu126")).code, 0);
+    for (const auto& e : stdfs::directory_iterator(site_packages(venv))) {
+        if (e.path().extension() == ".dist-info" && stdfs::exists(e.path() / "INSTALLER")) {
+            ASSERT_TRUE(envfix::fs::write_file_atomic(e.path() / "INSTALLER", "pip\n"));
+        }
+    }
+    auto sw = envfix(install_args("cu128", {"-vvv"}));
+    ASSERT_EQ(sw.code, 0) << sw.err;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(sw.err, m, std::regex("snapshot [0-9]+: ([0-9]+) files, ([0-9]+) hashed"))) << sw.err;
+    EXPECT_GT(std::stol(m[2]), 0) << sw.err;
+    auto hashed_now = [&] {
+        auto r = envfix({"--json", "snapshot", "--env", venv.string()});
+        EXPECT_EQ(r.code, 0) << r.err;
+        return Json::parse(r.out)["stats"]["hashed"].get<long>();
+    };
+    const long remembered = hashed_now();
+    // Without the remembered identities every file pip's distributions hold is hashed again.
+    stdfs::remove(venv / ".envfix" / "store" / "v1" / "identities");
+    const long forgotten = hashed_now();
+    EXPECT_LT(remembered, forgotten);
+    EXPECT_GT(forgotten - remembered, 10) << remembered << " against " << forgotten;
+}
+
 TEST_F(IndexInstall, ASwitchReadsItsWheelsEarlyAndTakesWhatTheCheckedWheelsAgreeWith) {
     // A switch with every wheel in ranges and entries over 1000 bytes read early: the RECORD read
     // from each wheel's tail leaves out what the installed copy already has (linked instead), and

@@ -71,7 +71,7 @@ public:
     Expected<void> prepare(const std::vector<std::filesystem::path>& remove, const std::vector<std::filesystem::path>& add);
     // Files written outside the moves (an install's snapshot of the environment before it) that
     // must be durable once the moves are: flushed with them by apply(), in the same journal
-    // commit, instead of an fsync of their own before (26-93 ms each on the GPU machine).
+    // commit, instead of an fsync of their own (and of their folder) before.
     void flush_with_commit(std::vector<std::filesystem::path> files);
     // Performs the moves. On a failure or Ctrl-C every move done is undone and the error (or
     // Interrupted, "install.interrupted") returned; the environment is as before.
