@@ -126,9 +126,11 @@ void make_durable(const std::vector<Area>& areas, const std::vector<JournalOp>& 
         parallel_for(groups, [&](size_t g) {
             if (!fs::write_back_and_wait(std::span(added).subspan(g * kGroup, std::min(kGroup, added.size() - g * kGroup)))) ok = false;
         }, 1);
-        std::vector<stdfs::path::string_type> also_native;
-        for (const auto& f : also) also_native.push_back(f.native());
-        if (!fs::write_back_and_wait(also_native)) ok = false;
+        if (!also.empty()) {
+            std::vector<stdfs::path::string_type> also_native;
+            for (const auto& f : also) also_native.push_back(f.native());
+            if (!fs::write_back_and_wait(also_native)) ok = false;
+        }
         // The folders whose entries changed, as POSIX asks for a rename to be durable.
         std::set<stdfs::path> dirs;
         for (const auto& op : ops) {
