@@ -150,23 +150,19 @@ void make_durable(const std::vector<Area>& areas, const std::vector<JournalOp>& 
         // disk's cache, with the data written and waited for before it.
         // The file that does it goes in a staging folder, removed after the commit, so a crash
         // between leaves nothing in the environment. Every area a move went into or out of has
-        // one (the moves go through it); a filesystem none of them is on has nothing to commit.
+        // one (the moves go through it); a filesystem none of them is on has nothing to commit,
+        // but for a file of `also` there (none in practice: the snapshots are in the
+        // environment's own folder), whose own folder then takes the commit's file.
         std::map<uint64_t, stdfs::path> by_device;
-        for (const auto& a : areas) {
-            if (!lexists(a.stage)) continue;
-            auto id = fs::identity(a.stage);
-            by_device.emplace(id ? id->device : 0, a.stage);
-        }
-        for (const auto& [device, stage] : by_device)
-            if (!fs::commit_filesystem(stage)) ok = false;
-        // A file of `also` on a filesystem no move touched (none in practice: the snapshots are
-        // in the environment's own folder) gets that filesystem's commit from its own folder.
-        for (const auto& f : also) {
-            auto id = fs::identity(f.parent_path());
-            if (by_device.count(id ? id->device : 0)) continue;
-            if (!fs::commit_filesystem(f.parent_path())) ok = false;
-            by_device.emplace(id ? id->device : 0, f.parent_path());
-        }
+        auto commit_in = [&](const stdfs::path& dir) {
+            auto id = fs::identity(dir);
+            by_device.emplace(id ? id->device : 0, dir);  // the first folder named for a filesystem
+        };
+        for (const auto& a : areas)
+            if (lexists(a.stage)) commit_in(a.stage);
+        for (const auto& f : also) commit_in(f.parent_path());
+        for (const auto& [device, dir] : by_device)
+            if (!fs::commit_filesystem(dir)) ok = false;
         by_file = ok;
         stats.flushed_files = added.size();  // brought in: `also` not counted
         stats.flushed_dirs = list.size();
