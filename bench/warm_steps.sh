@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Warm installs of several envfix builds side by side, with the -vv steps that say where a warm
-# install's time goes ("folders made", "files staged": the links from the unpacked cache). Each
+# install's time goes ("folders made", "files staged": the links from the unpacked cache;
+# "committed" and its flush, "made durable"). Each
 # build first installs the first variant once into a venv of its own caches, then REPS warm
 # installs into new venvs, alternating the builds. docs/performance.md ("The eleventh session").
 #
@@ -20,6 +21,6 @@ for rep in $(seq "$REPS"); do for e in "${BUILDS[@]}"; do
   rm -rf "$W/$n/v"; "$BASE" -m venv --without-pip "$W/$n/v"; sync
   ENVFIX_CACHE_DIR=$W/$n/c ENVFIX_DATA_DIR=$W/$n/d /usr/bin/time -f "warm $n: %e s wall, %U user, %S sys" "$e" install -vv \
     --no-verify --env "$W/$n/v" --torch-from index --index-url "$URL" -y "${R1[@]}" 2>&1 |
-    grep -E "wall|folders made|files staged" | tr '\n' ' '
+    grep -E "wall|folders made|files staged|committed|made durable" | tr '\n' ' '
   echo
 done; done

@@ -186,8 +186,11 @@ const CatalogEntry entries[] = {
     {"snapshot.object_damaged", "snapshot {id} cannot be restored: the stored copy of {path} was changed ({object})",
      "无法恢复快照 {id}：{path} 的存档副本已被改动（{object}）"},
     {"install.debug.phase", "{phase}: {ms} ms", "{phase}：{ms} 毫秒"},
-    {"install.debug.flushed_by_file", "made durable one by one: {files} files brought in and {dirs} folders changed, in {ms} ms",
-     "逐个写入磁盘：{files} 个新文件和 {dirs} 个改动的文件夹，用时 {ms} 毫秒"},
+    {"install.debug.flushed_by_file",
+     "made durable one by one: {files} files brought in and {dirs} folders changed, in {ms} ms ({write_back_ms} ms writing the "
+     "files back); {on_disk} more brought in were on the disk already",
+     "逐个写入磁盘：{files} 个新文件和 {dirs} 个改动的文件夹，用时 {ms} 毫秒（其中回写文件 {write_back_ms} 毫秒）；"
+     "另有 {on_disk} 个新文件早已在磁盘上"},
     {"install.debug.flushed_fs", "made durable by flushing the whole filesystem, in {ms} ms", "通过刷写整个文件系统写入磁盘，用时 {ms} 毫秒"},
     {"install.debug.unpack_batch", "unpacked {wheels} wheels ({files} files) from {from} to {to} ms after the downloads began",
      "解包 {wheels} 个 wheel（{files} 个文件），下载开始后第 {from} 至 {to} 毫秒"},

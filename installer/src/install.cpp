@@ -56,6 +56,7 @@ struct Input {
     bool skip = false;  // this exact version is installed
     std::optional<std::string> sha256;         // the archive's, when known without reading it
     std::optional<stdfs::path> unpacked;       // its entry in the unpacked-wheel cache
+    bool unpacked_on_disk = false;             // every file of that entry durable (entry_on_disk)
 };
 
 // Once the RECORDs are staged nothing reads the plans' file lists or the wheels' directories and
@@ -575,7 +576,10 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         // --force-reinstall writes from the wheel itself, and its entry is made again below: the
         // entry's files share inodes with earlier installs, which may have been edited in place.
         if (in.sha256 && request.force_reinstall) unpacked::drop_entry(unpacked_root, *in.sha256);
-        else if (in.sha256) in.unpacked = unpacked::find_entry(unpacked_root, *in.sha256, extracted_files(in.plan));
+        else if (in.sha256) {
+            in.unpacked = unpacked::find_entry(unpacked_root, *in.sha256, extracted_files(in.plan));
+            in.unpacked_on_disk = in.unpacked && unpacked::entry_on_disk(*in.unpacked);
+        }
     }
     std::vector<std::vector<size_t>> item_of(inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) item_of[i].assign(inputs[i].plan.files.size(), kNoItem);
@@ -583,6 +587,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     // there, not inflated (keep_links.hpp); the old files still move into the backup as they are.
     // The unpacked-wheel cache comes first: it has every file of its wheel.
     size_t item = 0;  // the first items are the writer's, in its order
+    std::vector<char> from_on_disk(items.size(), 0);  // linked from an entry that is on the disk
     for (const auto& [dest, who] : writer) {
         if (in_place.has(who)) continue;  // kNoItem: the RECORD row is the wheel's
         item_of[who.first][who.second] = item;
@@ -592,6 +597,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         const auto entry = it.file->entry;
         if (in.unpacked) {
             it.linked_from = unpacked::entry_file(*in.unpacked, entry);
+            from_on_disk[item - 1] = in.unpacked_on_disk;
         } else if (auto row = replaced_rows.find(normal_path(*dest).native());
                    row != replaced_rows.end() &&
                    same_content(row->second, in.wheel.record[static_cast<size_t>(in.wheel.record_row[entry])], in.wheel.zip.entries[entry].size)) {
@@ -620,9 +626,23 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     lap("files staged");
     fill_unpacked_cache(unpacked_root, inputs, items, item_of, in_place.of, reporter);
     lap("unpacked cache filled");
+    // A file hard-linked from an entry on the disk needs no write-back in the commit; an entry
+    // all of whose files this install hard-linked is on the disk once the commit's flush is.
+    std::vector<char> on_disk(dests.size(), 0);  // dests: the items' files first, in their order
     for (size_t k = 0; k < file_items; ++k) {
         if (items[k].verify_link && digests[k].linked) ++result.files_kept;
         else result.bytes_written += digests[k].size;
+        on_disk[k] = from_on_disk[k] && digests[k].same_inode;
+    }
+    std::vector<stdfs::path> on_disk_after_commit;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        const auto& in = inputs[i];
+        if (in.skip || !in.unpacked || in.unpacked_on_disk) continue;
+        bool all = true;
+        for (size_t k = 0; k < in.plan.files.size() && all; ++k)
+            all = in.plan.files[k].kind != PlannedFile::Kind::Extracted ||
+                  (item_of[i][k] != kNoItem && digests[item_of[i][k]].same_inode);
+        if (all) on_disk_after_commit.push_back(*in.unpacked);
     }
     // One RECORD per wheel, on several threads (torch's alone has 12 000 rows to sort and format);
     // the first failing wheel in order is the one reported.
@@ -711,19 +731,23 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         if (auto r = request.before_moves(); !r) return drop_snapshot(r.error());
         lap("downloads flushed");
     }
-    if (auto p = tx.prepare(remove_files, added); !p) return drop_snapshot(p.error());
+    if (auto p = tx.prepare(remove_files, added, on_disk); !p) return drop_snapshot(p.error());
     lap("moves planned");
     result.seconds_stage = seconds_since(stage_started);
     auto commit_started = Clock::now();
     auto committed = request.accept ? tx.apply() : tx.commit();
     if (!committed) return drop_snapshot(committed.error());
     auto stats = *committed;
+    if (stats.durable)
+        for (const auto& entry : on_disk_after_commit) unpacked::mark_on_disk(entry);
     result.seconds_commit = seconds_since(commit_started);
     lap("committed");
     const auto flush_ms = std::to_string(static_cast<long long>(stats.flush_seconds * 1000));
+    const auto write_back_ms = std::to_string(static_cast<long long>(stats.write_back_seconds * 1000));
     reporter.debug(stats.by_file ? msg("install.debug.flushed_by_file", {{"files", std::to_string(stats.flushed_files)},
+                                                                          {"on_disk", std::to_string(stats.on_disk_files)},
                                                                           {"dirs", std::to_string(stats.flushed_dirs)},
-                                                                          {"ms", flush_ms}})
+                                                                          {"ms", flush_ms}, {"write_back_ms", write_back_ms}})
                                  : msg("install.debug.flushed_fs", {{"ms", flush_ms}}));
     result.seconds_moving = stats.move_seconds;
     result.moves = stats.moved_in + stats.moved_out;

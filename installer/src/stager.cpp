@@ -328,7 +328,7 @@ private:
             std::filesystem::remove(it.stage, ec);
             return false;
         }
-        out_[index] = {row.hash_algorithm, row.hash_digest, e.size, true};
+        out_[index] = {row.hash_algorithm, row.hash_digest, e.size, true, !cross};
         bytes_.fetch_add(4096 + (it.verify_link ? e.size / 4 : 0), std::memory_order_relaxed);
         fault_point();
         return true;

@@ -41,6 +41,7 @@ struct StagedDigest {
     std::string digest;     // RECORD encoding (urlsafe base64), hex for the archive hash
     uint64_t size = 0;
     bool linked = false;    // linked_from was used (nothing inflated)
+    bool same_inode = false;  // linked_from hard-linked, not copied: the staged file is its inode
 };
 
 struct StageOptions {

@@ -131,6 +131,7 @@ void make_durable(const std::vector<Area>& areas, const std::vector<JournalOp>& 
             for (const auto& f : also) also_native.push_back(f.native());
             if (!fs::write_back_and_wait(also_native)) ok = false;
         }
+        stats.write_back_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         // The folders whose entries changed, as POSIX asks for a rename to be durable.
         std::set<stdfs::path> dirs;
         for (const auto& op : ops) {
@@ -167,7 +168,7 @@ void make_durable(const std::vector<Area>& areas, const std::vector<JournalOp>& 
         stats.flushed_files = added.size();  // brought in: `also` not counted
         stats.flushed_dirs = list.size();
     }
-    if (!by_file) fs::sync_filesystems(roots);
+    stats.durable = by_file || fs::sync_filesystems(roots);
     stats.by_file = by_file;
     stats.flush_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
@@ -220,6 +221,7 @@ struct Transaction::Impl {
     Journal journal;
     std::vector<tx::Area> areas;
     std::vector<stdfs::path::string_type> added;  // the staged files (prepare), flushed by apply()
+    size_t on_disk_files = 0;                      // staged files not in `added`: on the disk already
     std::vector<stdfs::path> also;                 // files outside the moves, flushed with them
     bool applied = false;  // every move done, not yet final (apply())
     bool finished = false;
@@ -403,7 +405,8 @@ Expected<void> Transaction::make_stage_dirs(const std::vector<const stdfs::path*
     return {};
 }
 
-Expected<void> Transaction::prepare(const std::vector<stdfs::path::string_type>& remove, const std::vector<stdfs::path::string_type>& add) {
+Expected<void> Transaction::prepare(const std::vector<stdfs::path::string_type>& remove, const std::vector<stdfs::path::string_type>& add,
+                                    const std::vector<char>& on_disk) {
     Impl& m = *impl_;
     ENVFIX_TRY(auto ops, tx::plan_moves(m.areas, remove, add));
     for (const auto& op : ops) {
@@ -416,7 +419,12 @@ Expected<void> Transaction::prepare(const std::vector<stdfs::path::string_type>&
     // Nothing is flushed yet: until the journal says "committed", recovery undoes the moves,
     // so staged bytes that never reached the disk are simply dropped.
     m.journal.ops = std::move(ops);
-    m.added = add;
+    m.added.clear();
+    m.on_disk_files = 0;
+    for (size_t i = 0; i < add.size(); ++i) {
+        if (i < on_disk.size() && on_disk[i]) ++m.on_disk_files;
+        else m.added.push_back(add[i]);
+    }
     m.journal.state = Journal::State::Prepared;
     ENVFIX_TRY_VOID(tx::write_journal(m.state_dir, m.journal));
     fault_point();
@@ -460,6 +468,7 @@ Expected<CommitStats> Transaction::apply() {
     stats.move_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     // The new files' bytes and the renames reach the disk before the journal says "committed".
     tx::make_durable(m.areas, ops, m.added, m.also, stats);
+    stats.on_disk_files = m.on_disk_files;
     m.added = {};
     m.also = {};
     fault_point();

@@ -53,7 +53,7 @@ void parallel_for(size_t n, const std::function<void(size_t)>& fn, size_t per_th
 // of, file by file, where each area's filesystem allows that (fs::flushes_file_by_file); else,
 // or when a flush fails, one flush per filesystem (syncfs). `also`: files written outside the
 // moves (Transaction::flush_with_commit), made durable with them, their folders too.
-// Fills stats' by_file, flushed_files, flushed_dirs and flush_seconds.
+// Fills stats' by_file, flushed_files, flushed_dirs, flush_seconds, write_back_seconds, durable.
 void make_durable(const std::vector<Area>& areas, const std::vector<JournalOp>& ops, const std::vector<stdfs::path::string_type>& added,
                   const std::vector<stdfs::path>& also, CommitStats& stats);
 // Removes the staging folders (backups included) of every area, in parallel.

@@ -31,6 +31,8 @@ constexpr size_t kShards = 16;
 constexpr const char* kMarker = "ENVFIX-UNPACKED";
 constexpr const char* kMarkerHead = "envfix-unpacked 1";
 constexpr const char* kKeyHead = "envfix-wheel-key 1";
+constexpr const char* kOnDisk = "ENVFIX-ON-DISK";
+constexpr const char* kOnDiskText = "envfix-on-disk 1\n";
 
 bool is_hex64(std::string_view s) {
     return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
@@ -179,6 +181,13 @@ std::optional<stdfs::path> find_entry(const stdfs::path& root, const std::string
     auto n = read_marker(entry, sha256);
     if (!n || *n != files) return std::nullopt;
     return entry;
+}
+
+bool entry_on_disk(const stdfs::path& entry) { return fs::read_file(entry / kOnDisk).value_or("") == kOnDiskText; }
+
+void mark_on_disk(const stdfs::path& entry) {
+    // Not flushed: a flag a crash lost only means the next install writes the files back again.
+    (void)fs::write_file_atomic(entry / kOnDisk, kOnDiskText, fs::Sync::Cache);
 }
 
 bool has_entry(const stdfs::path& root, const std::string& sha256) {

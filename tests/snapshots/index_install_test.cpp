@@ -304,6 +304,64 @@ TEST_F(IndexInstall, TheCommitFlushesTheFilesItBroughtInNotTheWheels) {
     EXPECT_NE(envfix::fs::read_file(log).value_or("").find("syncfs "), std::string::npos);
 }
 
+TEST_F(IndexInstall, FilesLinkedFromAnUnpackedEntryOnTheDiskAreNotWrittenBackAgain) {
+    // An install whose commit made every file of an unpacked-cache entry durable marks the entry
+    // (ENVFIX-ON-DISK); a later install linking from it writes back only what it wrote itself
+    // (RECORDs, scripts), not the linked files, whose data is the entry's, already on the disk.
+    // An entry without the mark is written back as before, and marked by that commit.
+    if (!envfix::fs::flushes_file_by_file(venv)) GTEST_SKIP() << "the test folder is not on ext4 or XFS";
+    ASSERT_EQ(envfix(install_args("cu128")).code, 0);
+    auto ucache = home / ".cache/envfix/unpacked/v2";
+    stdfs::path torch_entry;
+    size_t entries = 0, marked = 0;
+    for (const auto& e : stdfs::directory_iterator(ucache)) {
+        if (!stdfs::exists(e.path() / "ENVFIX-UNPACKED")) continue;
+        ++entries;
+        marked += envfix::fs::read_file(e.path() / "ENVFIX-ON-DISK").value_or("") == "envfix-on-disk 1\n";
+        for (const auto& f : stdfs::recursive_directory_iterator(e.path() / "f"))
+            if (f.is_regular_file() && stdfs::equivalent(f.path(), site_packages(venv) / "torch" / "__init__.py")) torch_entry = e.path();
+    }
+    EXPECT_GT(entries, 0u);
+    EXPECT_EQ(marked, entries) << "every entry the first install linked all of";
+    ASSERT_FALSE(torch_entry.empty());
+    // Into a second environment: torch's files linked, none written back.
+    auto install_logged = [&](const std::string& name) {
+        TempDir other(name);
+        auto v = other / "venv";
+        make_bare_venv(v);
+        auto log = home / (name + ".log");
+        auto args = install_args("cu128", {"-vv"});
+        args[2] = v.string();
+        auto r = run_envfix(args, {{"LD_PRELOAD", ENVFIX_SYNC_LOG_LIB}, {"ENVFIX_TEST_SYNC_LOG", log.string()}}, home);
+        EXPECT_EQ(r.code, 0) << r.err;
+        std::set<std::string> waited;
+        std::ifstream in(log);
+        for (std::string call, path; in >> call && std::getline(in >> std::ws, path);)
+            if (call == "sync_file_range:7") waited.insert(path);
+        auto sp = site_packages(v);
+        size_t torch_files = 0, torch_waited = 0;
+        for (const auto& e : stdfs::recursive_directory_iterator(sp / "torch")) {
+            if (!e.is_regular_file()) continue;
+            ++torch_files;
+            torch_waited += waited.count(e.path().string());
+        }
+        EXPECT_GT(torch_files, 0u);
+        EXPECT_TRUE(waited.count((sp / "torch-2.7.0+cu128.dist-info" / "RECORD").string())) << "written by this install";
+        std::smatch on_disk;
+        EXPECT_TRUE(std::regex_search(r.err, on_disk, std::regex("; ([0-9]+) more brought in were on the disk already"))) << r.err;
+        return std::pair{torch_waited, on_disk.size() > 1 ? std::stoul(on_disk[1]) : 0ul};
+    };
+    auto [waited, on_disk] = install_logged("idx-ondisk");
+    EXPECT_EQ(waited, 0u);
+    EXPECT_GT(on_disk, 0u);
+    // Torch's entry unmarked: its files written back again, and the entry marked again.
+    stdfs::remove(torch_entry / "ENVFIX-ON-DISK");
+    auto [waited2, on_disk2] = install_logged("idx-unmarked");
+    EXPECT_GT(waited2, 0u);
+    EXPECT_LT(on_disk2, on_disk);
+    EXPECT_TRUE(stdfs::exists(torch_entry / "ENVFIX-ON-DISK"));
+}
+
 TEST_F(IndexInstall, ASwitchsSnapshotIsFlushedInItsCommitNotBefore) {
     // The snapshot of the environment before a switch is written once every check has passed and
     // made durable with the moves: its file written back and waited for before the one journal

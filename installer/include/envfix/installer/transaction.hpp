@@ -39,7 +39,13 @@ struct CommitStats {
     bool by_file = false;
     size_t flushed_files = 0;
     size_t flushed_dirs = 0;
+    // Files brought in whose data was on the disk already (prepare's `on_disk`): not written back.
+    size_t on_disk_files = 0;
     double flush_seconds = 0;
+    double write_back_seconds = 0;  // of flush_seconds, the files' data (by_file)
+    // Every flush reported success: the files brought in are on the disk. false after an I/O
+    // error in the flush (the moves stand; the caller must not record them as durable).
+    bool durable = false;
 };
 
 class Transaction {
@@ -66,8 +72,11 @@ public:
     // The files may be given as native strings (an install's 17 000 new ones: the plans they come
     // from are freed before this; a switch's 17 000 old ones: held while the unpacking runs
     // beside; a path's components cost 0.6 KB each).
+    // `on_disk`, empty or one per file of `add`: non-zero where the staged file is a hard link of
+    // one whose data an earlier commit made durable (an unpacked-cache entry marked so): its data
+    // is not written back again, only its folder's entry and the journal commit are needed.
     Expected<void> prepare(const std::vector<std::filesystem::path::string_type>& remove,
-                           const std::vector<std::filesystem::path::string_type>& add);
+                           const std::vector<std::filesystem::path::string_type>& add, const std::vector<char>& on_disk = {});
     Expected<void> prepare(const std::vector<std::filesystem::path>& remove, const std::vector<std::filesystem::path>& add);
     // Files written outside the moves (an install's snapshot of the environment before it) that
     // must be durable once the moves are: flushed with them by apply(), in the same journal

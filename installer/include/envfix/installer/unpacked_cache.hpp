@@ -2,6 +2,8 @@
 // The cache of unpacked wheels shared by every environment: fs::cache_dir()/unpacked/.
 // Layout (version 2, the "v2" folder):
 //   unpacked/v2/<wheel sha256>/ENVFIX-UNPACKED   the marker: format version, the sha256, file count
+//   unpacked/v2/<wheel sha256>/ENVFIX-ON-DISK    there once a commit made every file of the entry
+//                                               durable (unpacked_store.hpp, entry_on_disk)
 //   unpacked/v2/<wheel sha256>/f/<i % 16>/<i>    each file the wheel installs as it is, named by its
 //                                               entry's index i in the archive (fixed by the hash),
 //                                               in 16 folders (one folder's lock made threads queue)
