@@ -114,6 +114,30 @@ TEST(Transaction, TheCommitMakesDurableTheFilesItBringsInAndTheFoldersItChangesO
     }
 }
 
+TEST(Transaction, FilesMarkedOnTheDiskAreMovedInButNotWrittenBack) {
+    // prepare's on_disk: files whose data an earlier commit made durable (links of a flagged
+    // unpacked-cache entry) come in like the others and are counted, not written back; the flush
+    // still reports the change durable.
+    TempDir dir;
+    Area area(dir / "sp");
+    auto tx = staged(dir / ".envfix", area);
+    ASSERT_TRUE(tx);
+    const auto add = area.new_files();
+    std::vector<stdfs::path::string_type> remove_text, add_text;
+    for (const auto& f : area.old_files()) remove_text.push_back(f.native());
+    for (const auto& f : add) add_text.push_back(f.native());
+    ASSERT_TRUE(tx->prepare(remove_text, add_text, {1, 0, 1, 0}));
+    auto stats = tx->commit();
+    ASSERT_TRUE(stats) << render(stats.error().message, Lang::En);
+    Tree t = snapshot(dir / "sp");
+    for (const auto& f : add) EXPECT_EQ(t.at(f.lexically_relative(dir / "sp").generic_string()).data, "new " + f.filename().string() + "\n");
+    EXPECT_EQ(stats->on_disk_files, 2u);
+    EXPECT_TRUE(stats->durable);
+    if (stats->by_file) {
+        EXPECT_EQ(stats->flushed_files, 2u);
+    }
+}
+
 TEST(Transaction, AFailedMoveUndoesEverything) {
     TempDir dir;
     Area area(dir / "sp");
