@@ -463,7 +463,8 @@ private:
             ENVFIX_TRY_VOID(check_digest(it, row.hash_algorithm, digest));
             out = {row.hash_algorithm, std::move(digest), output.size()};
         }
-        ENVFIX_TRY_VOID(file.finish(mode));
+        // What this install wrote itself (shebangs rewritten, INSTALLER): few files, written back now.
+        ENVFIX_TRY_VOID(file.finish(mode, f.kind == PlannedFile::Kind::Extracted ? fileops::WriteBack::IfLarge : fileops::WriteBack::Now));
         fault_point();
         return {};
     }
