@@ -20,11 +20,6 @@ enum class FileMode {
     Launcher,    // (0666 & ~umask) | 0555: distlib's entry-point scripts
 };
 
-// When finish() starts a file's write-back (Linux): IfLarge from 1 MiB; Now whatever its size, for
-// the few small files an install writes itself (RECORDs, scripts, INSTALLER), which the commit
-// would otherwise write back and wait for at once (9-33 ms of a warm install on the GPU machine).
-enum class WriteBack { IfLarge, Now };
-
 // A file being written. Errors carry DiskFull / PermissionDenied / Internal with
 // "fs.write_failed" naming the file.
 class OutFile {
@@ -38,10 +33,10 @@ public:
     // its own (sync_file_range waits while the disk's queue is full), so the disk writes it as it
     // comes and the flush before the commit finds little left.
     Expected<void> write(std::string_view data);
-    // Sets the mode and closes. Linux starts the write-back of the rest of a file of 1 MiB or more,
-    // or of any size with WriteBack::Now (on that same thread, without waiting here); Windows
-    // flushes the file to disk, since it cannot flush a whole volume without administrator rights.
-    Expected<void> finish(FileMode mode, WriteBack write_back = WriteBack::IfLarge);
+    // Sets the mode and closes. Linux starts the write-back of the rest of a file of 1 MiB or more
+    // (on that same thread, without waiting here); Windows flushes the file to disk, since it
+    // cannot flush a whole volume without administrator rights.
+    Expected<void> finish(FileMode mode);
 
 private:
     OutFile() = default;

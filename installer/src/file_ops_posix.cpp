@@ -190,7 +190,7 @@ Expected<void> OutFile::write(std::string_view data) {
     return {};
 }
 
-Expected<void> OutFile::finish(FileMode mode, WriteBack write_back) {
+Expected<void> OutFile::finish(FileMode mode) {
     int fd = static_cast<int>(handle_);
     uint32_t mask = umask_value();
     if (mode != FileMode::Regular) {
@@ -200,10 +200,7 @@ Expected<void> OutFile::finish(FileMode mode, WriteBack write_back) {
 #ifdef __linux__
     // The rest's write-back started now, without waiting: the flush before "committed" then
     // finds little left to write.
-    if (written_ >= kStartAtClose || (write_back == WriteBack::Now && written_ > started_))
-        WritebackStarter::get().start(fd, started_, 0);
-#else
-    (void)write_back;
+    if (written_ >= kStartAtClose) WritebackStarter::get().start(fd, started_, 0);
 #endif
     handle_ = -1;
     if (::close(fd) != 0) {

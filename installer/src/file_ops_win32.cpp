@@ -88,7 +88,7 @@ Expected<void> OutFile::write(std::string_view data) {
     return {};
 }
 
-Expected<void> OutFile::finish(FileMode, WriteBack) {
+Expected<void> OutFile::finish(FileMode) {
     HANDLE h = reinterpret_cast<HANDLE>(handle_);
     // No volume-wide flush without administrator rights: each file is flushed before the
     // journal that names it is written.

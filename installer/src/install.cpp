@@ -220,7 +220,7 @@ std::string summary_of(const std::vector<Input>& inputs, const std::vector<const
 Expected<void> write_generated(const stdfs::path& stage, const std::string& content) {
     ENVFIX_TRY(auto f, fileops::OutFile::create(stage));
     ENVFIX_TRY_VOID(f.write(content));
-    return f.finish(fileops::FileMode::Regular, fileops::WriteBack::Now);
+    return f.finish(fileops::FileMode::Regular);
 }
 
 }  // namespace

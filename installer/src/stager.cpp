@@ -463,8 +463,7 @@ private:
             ENVFIX_TRY_VOID(check_digest(it, row.hash_algorithm, digest));
             out = {row.hash_algorithm, std::move(digest), output.size()};
         }
-        // What this install wrote itself (shebangs rewritten, INSTALLER): few files, written back now.
-        ENVFIX_TRY_VOID(file.finish(mode, f.kind == PlannedFile::Kind::Extracted ? fileops::WriteBack::IfLarge : fileops::WriteBack::Now));
+        ENVFIX_TRY_VOID(file.finish(mode));
         fault_point();
         return {};
     }
