@@ -56,7 +56,8 @@ struct Input {
     bool skip = false;  // this exact version is installed
     std::optional<std::string> sha256;         // the archive's, when known without reading it
     std::optional<stdfs::path> unpacked;       // its entry in the unpacked-wheel cache
-    bool unpacked_on_disk = false;             // every file of that entry durable (entry_on_disk)
+    std::optional<fs::FileIdentity> unpacked_seen;  // that entry's folder when it was looked up
+    std::optional<int64_t> unpacked_on_disk;         // since when its files are on the disk
 };
 
 // Once the RECORDs are staged nothing reads the plans' file lists or the wheels' directories and
@@ -578,7 +579,10 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         if (in.sha256 && request.force_reinstall) unpacked::drop_entry(unpacked_root, *in.sha256);
         else if (in.sha256) {
             in.unpacked = unpacked::find_entry(unpacked_root, *in.sha256, extracted_files(in.plan));
-            in.unpacked_on_disk = in.unpacked && unpacked::entry_on_disk(*in.unpacked);
+            if (in.unpacked) {
+                in.unpacked_seen = fs::identity(*in.unpacked);
+                in.unpacked_on_disk = unpacked::entry_on_disk_since(*in.unpacked);
+            }
         }
     }
     std::vector<std::vector<size_t>> item_of(inputs.size());
@@ -587,7 +591,6 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     // there, not inflated (keep_links.hpp); the old files still move into the backup as they are.
     // The unpacked-wheel cache comes first: it has every file of its wheel.
     size_t item = 0;  // the first items are the writer's, in its order
-    std::vector<char> from_on_disk(items.size(), 0);  // linked from an entry that is on the disk
     for (const auto& [dest, who] : writer) {
         if (in_place.has(who)) continue;  // kNoItem: the RECORD row is the wheel's
         item_of[who.first][who.second] = item;
@@ -597,7 +600,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         const auto entry = it.file->entry;
         if (in.unpacked) {
             it.linked_from = unpacked::entry_file(*in.unpacked, entry);
-            from_on_disk[item - 1] = in.unpacked_on_disk;
+            it.on_disk_since_ns = in.unpacked_on_disk.value_or(0);
         } else if (auto row = replaced_rows.find(normal_path(*dest).native());
                    row != replaced_rows.end() &&
                    same_content(row->second, in.wheel.record[static_cast<size_t>(in.wheel.record_row[entry])], in.wheel.zip.entries[entry].size)) {
@@ -632,17 +635,17 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     for (size_t k = 0; k < file_items; ++k) {
         if (items[k].verify_link && digests[k].linked) ++result.files_kept;
         else result.bytes_written += digests[k].size;
-        on_disk[k] = from_on_disk[k] && digests[k].same_inode;
+        on_disk[k] = digests[k].on_disk;
     }
-    std::vector<stdfs::path> on_disk_after_commit;
+    std::vector<std::pair<stdfs::path, fs::FileIdentity>> on_disk_after_commit;
     for (size_t i = 0; i < inputs.size(); ++i) {
         const auto& in = inputs[i];
-        if (in.skip || !in.unpacked || in.unpacked_on_disk) continue;
+        if (in.skip || !in.unpacked || !in.unpacked_seen || in.unpacked_on_disk) continue;
         bool all = true;
         for (size_t k = 0; k < in.plan.files.size() && all; ++k)
             all = in.plan.files[k].kind != PlannedFile::Kind::Extracted ||
                   (item_of[i][k] != kNoItem && digests[item_of[i][k]].same_inode);
-        if (all) on_disk_after_commit.push_back(*in.unpacked);
+        if (all) on_disk_after_commit.emplace_back(*in.unpacked, *in.unpacked_seen);
     }
     // One RECORD per wheel, on several threads (torch's alone has 12 000 rows to sort and format);
     // the first failing wheel in order is the one reported.
@@ -739,7 +742,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     if (!committed) return drop_snapshot(committed.error());
     auto stats = *committed;
     if (stats.durable)
-        for (const auto& entry : on_disk_after_commit) unpacked::mark_on_disk(entry);
+        for (const auto& [entry, seen] : on_disk_after_commit) unpacked::mark_on_disk(entry, seen);
     result.seconds_commit = seconds_since(commit_started);
     lap("committed");
     const auto flush_ms = std::to_string(static_cast<long long>(stats.flush_seconds * 1000));

@@ -328,7 +328,8 @@ private:
             std::filesystem::remove(it.stage, ec);
             return false;
         }
-        out_[index] = {row.hash_algorithm, row.hash_digest, e.size, true, !cross};
+        const bool on_disk = !cross && it.on_disk_since_ns != 0 && st->mtime_ns <= it.on_disk_since_ns;
+        out_[index] = {row.hash_algorithm, row.hash_digest, e.size, true, !cross, on_disk};
         bytes_.fetch_add(4096 + (it.verify_link ? e.size / 4 : 0), std::memory_order_relaxed);
         fault_point();
         return true;

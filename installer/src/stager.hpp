@@ -34,6 +34,9 @@ struct StageItem {
     // linked_from is the environment's installed copy (keep_links.hpp), not a cache entry: hashed
     // after linking, and inflated instead when its bytes or exec bit differ from the wheel's.
     bool verify_link = false;
+    // Not 0: linked_from's data was on the disk at this time (ns; its unpacked entry's mark):
+    // StagedDigest::on_disk when it is hard-linked unchanged since (mtime not later).
+    int64_t on_disk_since_ns = 0;
 };
 
 struct StagedDigest {
@@ -42,6 +45,7 @@ struct StagedDigest {
     uint64_t size = 0;
     bool linked = false;    // linked_from was used (nothing inflated)
     bool same_inode = false;  // linked_from hard-linked, not copied: the staged file is its inode
+    bool on_disk = false;     // and its data on the disk already (StageItem::on_disk_since_ns)
 };
 
 struct StageOptions {

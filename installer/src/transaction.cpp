@@ -116,6 +116,7 @@ void make_durable(const std::vector<Area>& areas, const std::vector<JournalOp>& 
     const auto how = env::get(EnvVar::EnvfixCommitFlush);
     bool by_file = !(how && *how == "fs") &&
                    std::all_of(roots.begin(), roots.end(), [](const stdfs::path& r) { return fs::flushes_file_by_file(r); });
+    const bool tried_by_file = by_file;
     if (by_file) {
         // The files' data, in groups of 64 on up to 16 threads: each group's write-back started,
         // then waited for. Not an fdatasync per file: on a file already on the disk (a warm
@@ -168,7 +169,10 @@ void make_durable(const std::vector<Area>& areas, const std::vector<JournalOp>& 
         stats.flushed_files = added.size();  // brought in: `also` not counted
         stats.flushed_dirs = list.size();
     }
-    stats.durable = by_file || fs::sync_filesystems(roots);
+    // After a write-back that failed, syncfs reports only errors newer than its own descriptor,
+    // and the pages that failed are clean by then: the change may not be on the disk.
+    const bool synced = by_file || fs::sync_filesystems(roots);
+    stats.durable = synced && (by_file || !tried_by_file);
     stats.by_file = by_file;
     stats.flush_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }

@@ -183,9 +183,15 @@ std::optional<stdfs::path> find_entry(const stdfs::path& root, const std::string
     return entry;
 }
 
-bool entry_on_disk(const stdfs::path& entry) { return fs::read_file(entry / kOnDisk).value_or("") == kOnDiskText; }
+std::optional<int64_t> entry_on_disk_since(const stdfs::path& entry) {
+    const auto flag = entry / kOnDisk;
+    auto id = fs::identity(flag);
+    if (!id || fs::read_file(flag).value_or("") != kOnDiskText) return std::nullopt;
+    return id->mtime_ns;
+}
 
-void mark_on_disk(const stdfs::path& entry) {
+void mark_on_disk(const stdfs::path& entry, const fs::FileIdentity& seen) {
+    if (fs::identity(entry) != seen) return;
     // Not flushed: a flag a crash lost only means the next install writes the files back again.
     (void)fs::write_file_atomic(entry / kOnDisk, kOnDiskText, fs::Sync::Cache);
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "envfix/common/error.hpp"
+#include "envfix/common/fs.hpp"
 #include "envfix/installer/wheel.hpp"
 
 namespace envfix::installer::unpacked {
@@ -20,14 +21,18 @@ void remember_sha256(const std::filesystem::path& root, const WheelFile& wheel, 
 
 // The entry of this wheel when its marker is valid and counts `files` files.
 std::optional<std::filesystem::path> find_entry(const std::filesystem::path& root, const std::string& sha256, size_t files);
-// Whether every file of the entry is known to be on the disk: a commit that brought them all in
-// as hard links made them durable, then marked the entry (mark_on_disk). An install linking
-// from such an entry does not write its files' data back again (on the GPU machine about 0.1 s
-// of a warm install's 17 000 links), only the folders' entries and the journal commit.
-bool entry_on_disk(const std::filesystem::path& entry);
-// Marks the entry so, once a commit's flush succeeded for every one of its files (best effort:
-// an entry left unmarked is only written back again by the next install).
-void mark_on_disk(const std::filesystem::path& entry);
+// When every file of the entry was known to be on the disk: a commit that brought them all in as
+// hard links made them durable, then marked the entry (mark_on_disk); the mark's mtime (ns).
+// An install linking a file from such an entry does not write its data back again when the file
+// is unchanged since (its mtime not later: an edit in place through an environment's link makes
+// it later), only the folders' entries and the journal commit (on the GPU machine about 0.1 s of
+// a warm install's 17 000 links). nullopt: not marked.
+std::optional<int64_t> entry_on_disk_since(const std::filesystem::path& entry);
+// Marks the entry so, once a commit's flush succeeded for every one of its files, when the entry
+// is still the one `seen` at its lookup (another process may have replaced it meanwhile: its
+// files would not be those the commit flushed). Best effort: an entry left unmarked is only
+// written back again by the next install.
+void mark_on_disk(const std::filesystem::path& entry, const fs::FileIdentity& seen);
 // Whether the entry of this wheel is there with a valid marker, whatever its file count.
 bool has_entry(const std::filesystem::path& root, const std::string& sha256);
 // Removes the entry (--force-reinstall: its files share inodes with installs, which a user may
