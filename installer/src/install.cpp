@@ -163,6 +163,25 @@ void fill_unpacked_cache(const stdfs::path& root, const std::vector<Input>& inpu
     }
 }
 
+// The unpacked entries not yet marked on the disk whose every file this install hard-linked
+// (staged file and entry file one inode): its commit's flush makes them all durable, and they are
+// marked then (unpacked::mark_on_disk), with the entry's folder as it was looked up.
+std::vector<std::pair<stdfs::path, fs::FileIdentity>> entries_flushed_whole(const std::vector<Input>& inputs,
+                                                                            const std::vector<std::vector<size_t>>& item_of,
+                                                                            const std::vector<StagedDigest>& digests) {
+    std::vector<std::pair<stdfs::path, fs::FileIdentity>> out;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        const auto& in = inputs[i];
+        if (in.skip || !in.unpacked || !in.unpacked_seen || in.unpacked_on_disk) continue;
+        bool all = true;
+        for (size_t k = 0; k < in.plan.files.size() && all; ++k)
+            all = in.plan.files[k].kind != PlannedFile::Kind::Extracted ||
+                  (item_of[i][k] != kNoItem && digests[item_of[i][k]].same_inode);
+        if (all) out.emplace_back(*in.unpacked, *in.unpacked_seen);
+    }
+    return out;
+}
+
 // Notes of work done on another thread, handed to the real reporter afterwards, in order.
 class HeldNotes final : public Reporter {
 public:
@@ -629,24 +648,14 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     lap("files staged");
     fill_unpacked_cache(unpacked_root, inputs, items, item_of, in_place.of, reporter);
     lap("unpacked cache filled");
-    // A file hard-linked from an entry on the disk needs no write-back in the commit; an entry
-    // all of whose files this install hard-linked is on the disk once the commit's flush is.
+    // A file hard-linked unchanged from an entry on the disk needs no write-back in the commit.
     std::vector<char> on_disk(dests.size(), 0);  // dests: the items' files first, in their order
     for (size_t k = 0; k < file_items; ++k) {
         if (items[k].verify_link && digests[k].linked) ++result.files_kept;
         else result.bytes_written += digests[k].size;
         on_disk[k] = digests[k].on_disk;
     }
-    std::vector<std::pair<stdfs::path, fs::FileIdentity>> on_disk_after_commit;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-        const auto& in = inputs[i];
-        if (in.skip || !in.unpacked || !in.unpacked_seen || in.unpacked_on_disk) continue;
-        bool all = true;
-        for (size_t k = 0; k < in.plan.files.size() && all; ++k)
-            all = in.plan.files[k].kind != PlannedFile::Kind::Extracted ||
-                  (item_of[i][k] != kNoItem && digests[item_of[i][k]].same_inode);
-        if (all) on_disk_after_commit.emplace_back(*in.unpacked, *in.unpacked_seen);
-    }
+    const auto on_disk_after_commit = entries_flushed_whole(inputs, item_of, digests);
     // One RECORD per wheel, on several threads (torch's alone has 12 000 rows to sort and format);
     // the first failing wheel in order is the one reported.
     std::vector<std::optional<Error>> record_errors(inputs.size());
