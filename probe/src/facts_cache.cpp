@@ -12,6 +12,8 @@ namespace envfix::probe {
 namespace stdfs = std::filesystem;
 
 namespace {
+constexpr uint64_t kCfgTextMax = 4096;  // larger: keyed by its identity
+
 struct Entry {
     std::string stamp;
     PythonFacts facts;
@@ -54,9 +56,20 @@ std::string FactsCache::stamp(const stdfs::path& python) {
     auto real = stdfs::weakly_canonical(python, ec);
     std::string s = (ec ? python : real).string() + "|" + id->to_string();
     const auto dir = stdfs::absolute(python, ec).parent_path();
-    // The files that change what the interpreter reports without touching it.
-    for (const auto& cfg : {dir / "pyvenv.cfg", dir.parent_path() / "pyvenv.cfg"})
-        if (auto cid = fs::identity(cfg)) s += "|cfg:" + cid->to_string();
+    // The files that change what the interpreter reports without touching it. pyvenv.cfg by its
+    // text, not its identity: a venv made again at the same path from the same interpreter reports
+    // the same facts (uv keys on the path alone), and its interpreter start is ~30 ms of a warm
+    // install; a change of base, version or include-system-site-packages changes the text.
+    for (const auto& cfg : {dir / "pyvenv.cfg", dir.parent_path() / "pyvenv.cfg"}) {
+        auto cid = fs::identity(cfg);
+        if (!cid) continue;
+        if (cid->size <= kCfgTextMax)
+            if (auto text = fs::read_file(cfg)) {
+                s += "|cfg-text:" + *text;
+                continue;
+            }
+        s += "|cfg:" + cid->to_string();
+    }
     if (str::lower(python.extension().string()) == ".exe") {
         for (auto it = stdfs::directory_iterator(dir, ec); !ec && it != stdfs::directory_iterator(); it.increment(ec)) {
             auto name = it->path().filename().string();

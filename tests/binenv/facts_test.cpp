@@ -115,6 +115,33 @@ TEST(Facts, PyvenvCfgChangeInvalidates) {
     EXPECT_EQ(test::count_lines(log), 2);
 }
 
+TEST(Facts, AVenvMadeAgainFromTheSameInterpreterKeepsItsFacts) {
+    // As `python -m venv` makes it: bin/python a link to the base, pyvenv.cfg beside bin/. Made
+    // again (new inodes, new mtimes) with the same text, its facts come from the cache.
+    test::TempDir dir;
+    auto base = dir / "base" / "python3";
+    auto log = dir / "runs.log";
+    test::write_recording_python(base, log, test::test_python());
+    auto make_venv = [&](const std::string& cfg) {
+        std::filesystem::remove_all(dir / "venv");
+        std::filesystem::create_directories(dir / "venv" / "bin");
+        std::filesystem::create_symlink(base, dir / "venv" / "bin" / "python");
+        test::write_text(dir / "venv" / "pyvenv.cfg", cfg);
+    };
+    const std::string cfg = "home = " + (dir / "base").string() + "\ninclude-system-site-packages = false\n";
+    auto python = dir / "venv" / "bin" / "python";
+    auto cache = FactsCache::in_memory();
+    make_venv(cfg);
+    ASSERT_TRUE(interpreter_facts(python, &cache, 20s));
+    std::this_thread::sleep_for(20ms);
+    make_venv(cfg);
+    ASSERT_TRUE(interpreter_facts(python, &cache, 20s));
+    EXPECT_EQ(test::count_lines(log), 1);
+    make_venv(cfg + "version = 3.99.0\n");  // another base's venv at the same path
+    ASSERT_TRUE(interpreter_facts(python, &cache, 20s));
+    EXPECT_EQ(test::count_lines(log), 2);
+}
+
 TEST(Facts, CacheFileIsVersionedAndSurvivesDamage) {
     test::TempDir dir;
     auto file = dir / "interpreters-v1.json";
