@@ -144,8 +144,9 @@ Expected<WheelPlan> plan_wheel(const WheelFile& wheel, const InstallScheme& sche
 
     // Later files win where two land on one path (a .data/purelib file over a root file), as in pip.
     std::unordered_map<stdfs::path::string_type, size_t> by_dest;
+    by_dest.reserve(wheel.files.size() + 8);
     auto add = [&](PlannedFile f) {
-        f.record_path = record_path_for(f.dest, plan.lib_dir);
+        if (f.record_path.empty()) f.record_path = record_path_for(f.dest, plan.lib_dir);
         auto [it, inserted] = by_dest.emplace(f.dest.native(), plan.files.size());
         if (inserted) plan.files.push_back(std::move(f));
         else plan.files[it->second] = std::move(f);
@@ -184,6 +185,7 @@ Expected<WheelPlan> plan_wheel(const WheelFile& wheel, const InstallScheme& sche
             }
         } else {
             f.dest = plan.lib_dir / e.name;
+            f.record_path = e.name;  // what record_path_for gives: a safe name has no "." or ".." parts
         }
         add(std::move(f));
     }

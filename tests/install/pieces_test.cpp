@@ -21,10 +21,11 @@ using namespace envfix;
 using namespace envfix::installer;
 
 TEST(EntryNames, PathRules) {
-    for (const char* ok : {"pkg/mod.py", "pkg/", "a.dist-info/METADATA", "x.data/scripts/tool", "caf\xc3\xa9.py", ".hidden/x"})
+    for (const char* ok : {"pkg/mod.py", "pkg/", "a.dist-info/METADATA", "x.data/scripts/tool", "caf\xc3\xa9.py", ".hidden/x",
+                           "pkg/.envfix/x", "a/b/c/"})
         EXPECT_FALSE(unsafe_entry_name(ok)) << ok;
     for (const char* bad : {"/etc/passwd", "../x", "a/../../x", "a/./b", "a//b", "a\\b", "C:/x", "c:x", "x:stream", "",
-                            ".envfix-tx-1/x", ".envfix/lock", "./a"})
+                            ".envfix-tx-1/x", ".envfix/lock", "./a", "a//", "a/..", "..", "a/b/.", "/"})
         EXPECT_TRUE(unsafe_entry_name(bad)) << bad;
 }
 

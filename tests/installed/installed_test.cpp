@@ -42,6 +42,30 @@ TEST(Record, BadRowsNameTheLine) {
     }
 }
 
+TEST(Record, PlainAndQuotedLinesReadAlikeAndErrorsNameTheirLine) {
+    // Plain lines are read by a shortcut, quoted ones character by character: the same rows, and
+    // the line numbers run on across both (a quoted field may hold a newline).
+    auto rows = parse_record("a.py,sha256=x,1\r\n\"b\nc.py\",sha256=y,2\nd.py,,\n\r\ne\r.py,,3\n\"f.py\",,", "RECORD");
+    ASSERT_TRUE(rows) << render(rows.error().message);
+    ASSERT_EQ(rows->size(), 5u);
+    EXPECT_EQ((*rows)[0].path, "a.py");
+    EXPECT_EQ((*rows)[0].hash_digest, "x");
+    EXPECT_EQ((*rows)[0].size, 1u);
+    EXPECT_EQ((*rows)[1].path, "b\nc.py");
+    EXPECT_EQ((*rows)[2].path, "d.py");
+    EXPECT_FALSE((*rows)[2].size);
+    EXPECT_EQ((*rows)[3].path, "e.py");  // '\r' outside quotes is dropped, as before
+    EXPECT_EQ((*rows)[3].size, 3u);
+    EXPECT_EQ((*rows)[4].path, "f.py");
+    struct Case { const char* text; const char* line; };
+    for (auto c : {Case{"a,,\nb,,\nc,sha256=x\n", "3"}, Case{"\"a\nb\",,\nc,,\nd\n", "4"}, Case{"a,,\n\n,,\n", "3"},
+                   Case{"a,,\r\nb,,x\n", "2"}}) {
+        auto r = parse_record(c.text, "RECORD");
+        ASSERT_FALSE(r) << c.text;
+        EXPECT_EQ(r.error().message.arg("line"), c.line) << c.text;
+    }
+}
+
 TEST(Installed, ReadsARealVenv) {
     test::TempDir d;
     auto python = test::make_venv(d / "v");
