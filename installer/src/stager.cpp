@@ -27,6 +27,17 @@ namespace envfix::installer {
 
 namespace {
 
+// Where a staged path's folder ends: rfind, as find_last_of over a set runs a memchr per
+// character (17 000 times in a warm install); Windows paths may hold either separator.
+size_t last_separator(const PathText& p) {
+    if constexpr (std::filesystem::path::preferred_separator == '/') {
+        return p.rfind('/');
+    } else {
+        const size_t a = p.rfind(std::filesystem::path::preferred_separator), b = p.rfind(L'/');
+        return a == PathText::npos ? b : b == PathText::npos ? a : std::max(a, b);
+    }
+}
+
 // Memory stays bounded whatever the wheels and the thread count (docs/performance.md, "Peak
 // memory of a cold install"): entries are read from the wheel file, not through its mapping,
 // and written with write(), never through a mapped output file. Entries up to kWholeUpTo are
@@ -166,8 +177,7 @@ private:
             if (!it.file) w += it.wheel->bytes().size() / 4;  // hashing is cheaper than inflating
             else if (!it.linked_from.empty()) {  // a link: one metadata write, and a read to verify it
                 if (it.verify_link) w += it.wheel->zip.entries[it.file->entry].size / 4;
-                static const PathText seps{std::filesystem::path::preferred_separator, '/'};
-                const size_t cut = it.stage.find_last_of(seps);
+                const size_t cut = last_separator(it.stage);
                 links[it.stage.substr(0, cut == PathText::npos ? 0 : cut)].emplace_back(i, w);
                 continue;
             }
@@ -314,12 +324,12 @@ private:
     bool link_one(size_t index, WorkerState& ws) {
         const StageItem& it = items_[index];
         const ZipEntry& e = it.wheel->zip.entries[it.file->entry];
-        auto st = storeops::stat_path(it.linked_from);
+        auto st = storeops::stat_text(it.linked_from);
         if (!st || !st->regular || st->size != e.size) return false;
         // An installed file keeps its mode when linked: only one the stager would write alike.
         if (it.verify_link && (((st->mode & 0111) != 0) != it.file->executable || !(st->mode & 0200))) return false;
         bool cross = false;
-        if (!storeops::hard_link(it.linked_from, it.stage, &cross) &&
+        if (!storeops::hard_link_text(it.linked_from, it.stage, &cross) &&
             (!cross || !storeops::copy_file(it.linked_from, it.stage, st->mode)))
             return false;
         const auto& row = it.wheel->record[static_cast<size_t>(it.wheel->record_row[it.file->entry])];

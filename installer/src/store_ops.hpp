@@ -30,6 +30,12 @@ std::optional<FileStat> stat_path(const std::filesystem::path& p);
 // no hard links), so callers can copy instead.
 Expected<void> hard_link(const std::filesystem::path& from, const std::filesystem::path& to, bool* cross_device = nullptr);
 
+// The same two from native path strings: on POSIX without making a std::filesystem::path, which
+// parses every component (a warm install links 17 000 files from the unpacked cache).
+std::optional<FileStat> stat_text(const std::filesystem::path::string_type& p);
+Expected<void> hard_link_text(const std::filesystem::path::string_type& from, const std::filesystem::path::string_type& to,
+                              bool* cross_device = nullptr);
+
 // A new file `to` (fails when it exists) with the bytes of `from`, mode `mode` and the mtime of
 // `from`. Linux: copy_file_range, which reflinks on filesystems that share extents (btrfs, XFS).
 Expected<void> copy_file(const std::filesystem::path& from, const std::filesystem::path& to, uint32_t mode);

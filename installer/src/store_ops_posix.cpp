@@ -40,7 +40,9 @@ struct timespec to_timespec(int64_t ns) {
 
 }  // namespace
 
-std::optional<FileStat> stat_path(const std::filesystem::path& p) {
+std::optional<FileStat> stat_path(const std::filesystem::path& p) { return stat_text(p.native()); }
+
+std::optional<FileStat> stat_text(const std::string& p) {
     struct stat st {};
     if (::lstat(p.c_str(), &st) != 0) return std::nullopt;
     FileStat s;
@@ -56,6 +58,10 @@ std::optional<FileStat> stat_path(const std::filesystem::path& p) {
 }
 
 Expected<void> hard_link(const std::filesystem::path& from, const std::filesystem::path& to, bool* cross_device) {
+    return hard_link_text(from.native(), to.native(), cross_device);
+}
+
+Expected<void> hard_link_text(const std::string& from, const std::string& to, bool* cross_device) {
     if (cross_device) *cross_device = false;
     if (::link(from.c_str(), to.c_str()) == 0) return {};
     int e = errno;

@@ -61,6 +61,12 @@ Expected<void> hard_link(const std::filesystem::path& from, const std::filesyste
     return write_error(to, e);
 }
 
+std::optional<FileStat> stat_text(const std::wstring& p) { return stat_path(std::filesystem::path(p)); }
+
+Expected<void> hard_link_text(const std::wstring& from, const std::wstring& to, bool* cross_device) {
+    return hard_link(std::filesystem::path(from), std::filesystem::path(to), cross_device);
+}
+
 Expected<void> copy_file(const std::filesystem::path& from, const std::filesystem::path& to, uint32_t mode) {
     // CopyFileExW keeps the last-write time; COPY_FILE_FAIL_IF_EXISTS never replaces. ReFS clones
     // blocks by itself on Windows 11 24H2 and later.

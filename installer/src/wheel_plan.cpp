@@ -10,6 +10,7 @@
 #include "envfix/resolver/names.hpp"
 #include "envfix/resolver/url.hpp"
 #include "launchers.hpp"
+#include "path_under.hpp"
 
 namespace envfix::installer {
 
@@ -184,7 +185,7 @@ Expected<WheelPlan> plan_wheel(const WheelFile& wheel, const InstallScheme& sche
                 f.dest = root / sub;
             }
         } else {
-            f.dest = plan.lib_dir / e.name;
+            f.dest = join_generic(plan.lib_dir, e.name);
             f.record_path = e.name;  // what record_path_for gives: a safe name has no "." or ".." parts
         }
         add(std::move(f));
