@@ -29,7 +29,7 @@ run() {  # LABEL PROGRAM VENV REQUIREMENTS...: with the -vv lines that say what 
 }
 warm() {  # LABEL PROGRAM VENV: the first variant into a new venv, caches full
   "$BASE" -m venv --without-pip "$3"; sync
-  timed "$1" "$2" "$3" -vv "${R1[@]}" | grep -E "wall|made durable"
+  timed "$1" "$2" "$3" -vv "${R1[@]}" | grep -E "wall|made durable|opened and planned|checks:|folders made|files staged|RECORD files written|moves planned|committed"
 }
 read -r -a CHAIN_LIST <<< "${CHAINS:-plain}"
 for rep in $(seq "$REPS"); do for chain in "${CHAIN_LIST[@]}"; do for e in "${BUILDS[@]}"; do

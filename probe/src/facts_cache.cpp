@@ -17,7 +17,51 @@ constexpr uint64_t kCfgTextMax = 4096;  // larger: keyed by its identity
 struct Entry {
     std::string stamp;
     PythonFacts facts;
+    std::string shape;  // venv_shape's key, "" where the interpreter is not a venv's
+    std::string root;   // the venv's folder
 };
+
+// What makes two venvs' facts the same but for their folder (FactsCache::derive): the base
+// interpreter (its real path and identity), the interpreter's place in the venv ("bin/python"),
+// and pyvenv.cfg without the lines that name the venv itself ("command", "prompt").
+struct VenvShape {
+    stdfs::path root;
+    std::string key;
+};
+
+std::optional<VenvShape> venv_shape(const stdfs::path& python) {
+    std::error_code ec;
+    const auto abs = stdfs::absolute(python, ec).lexically_normal();
+    if (ec) return std::nullopt;
+    for (const auto& root : {abs.parent_path(), abs.parent_path().parent_path()}) {
+        const auto cfg = root / "pyvenv.cfg";
+        auto cid = fs::identity(cfg);
+        if (!cid) continue;
+        // A folder reached through a link: Python may report the resolved one.
+        if (cid->size > kCfgTextMax || stdfs::weakly_canonical(root, ec) != root || ec) return std::nullopt;
+        auto text = fs::read_file(cfg);
+        auto id = fs::identity(abs);
+        auto real = stdfs::weakly_canonical(abs, ec);
+        if (!text || !id || ec) return std::nullopt;
+        std::string key = real.string() + "|" + id->to_string() + "|" + abs.lexically_relative(root).generic_string() + "|";
+        for (auto line : str::split(*text, '\n')) {
+            const auto name = str::lower(str::trim(line.substr(0, line.find('='))));
+            if (name == "command" || name == "prompt") continue;
+            if (line.find(root.string()) != std::string_view::npos) return std::nullopt;  // names its venv elsewhere
+            key += std::string(line) + "\n";
+        }
+        return VenvShape{root, std::move(key)};
+    }
+    return std::nullopt;
+}
+
+// `p` with the folder `from` at its start replaced by `to`; nullopt where it lies elsewhere.
+std::optional<std::string> moved(const std::string& p, const std::string& from, const std::string& to) {
+    if (p == from) return to;
+    if (p.size() > from.size() && p.compare(0, from.size(), from) == 0 && (p[from.size()] == '/' || p[from.size()] == '\\'))
+        return to + p.substr(from.size());
+    return std::nullopt;
+}
 }  // namespace
 
 struct FactsCache::Impl {
@@ -42,7 +86,8 @@ FactsCache FactsCache::load(const stdfs::path& file) {
     if (!entries) return c;
     try {
         for (const auto& [path, e] : entries->items())
-            c.impl_->entries[path] = Entry{e.at("stamp").get<std::string>(), facts_from_json(e.at("facts"))};
+            c.impl_->entries[path] = Entry{e.at("stamp").get<std::string>(), facts_from_json(e.at("facts")),
+                                           e.value("shape", std::string()), e.value("root", std::string())};
     } catch (const std::exception&) {
         c.impl_->entries.clear();  // a damaged cache is rebuilt
     }
@@ -88,10 +133,36 @@ std::optional<PythonFacts> FactsCache::find(const stdfs::path& python) const {
     return it->second.facts;
 }
 
+std::optional<PythonFacts> FactsCache::derive(const stdfs::path& python) const {
+    auto shape = venv_shape(python);
+    if (!shape) return std::nullopt;
+    const std::string root = shape->root.string();
+    for (const auto& [path, e] : impl_->entries) {
+        if (e.shape.empty() || e.shape != shape->key || e.root == root || e.facts.prefix != e.root) continue;
+        // Every path the venv reports inside its folder moves with it; the base's stay.
+        PythonFacts f = e.facts;
+        bool whole = true;
+        auto move = [&](std::string& p) {
+            if (auto m = moved(p, e.root, root)) p = *m;
+        };
+        for (auto* p : {&f.prefix, &f.purelib, &f.platlib, &f.scripts, &f.data, &f.include}) move(*p);
+        for (auto& p : f.site_packages) move(p);
+        if (auto m = moved(f.executable, e.root, root)) f.executable = *m;
+        else whole = false;  // sys.executable is the venv's own interpreter
+        if (whole) return f;
+    }
+    return std::nullopt;
+}
+
 void FactsCache::put(const stdfs::path& python, const PythonFacts& facts) {
     auto s = stamp(python);
     if (s.empty()) return;
-    impl_->entries[cache_key(python)] = Entry{s, facts};
+    Entry e{s, facts, {}, {}};
+    if (auto shape = venv_shape(python)) {
+        e.shape = std::move(shape->key);
+        e.root = shape->root.string();
+    }
+    impl_->entries[cache_key(python)] = std::move(e);
     impl_->dirty = true;
 }
 
@@ -104,6 +175,10 @@ Expected<void> FactsCache::save() {
         std::error_code ec;
         if (!stdfs::exists(path, ec)) continue;  // interpreters that are gone
         entries[path] = {{"stamp", e.stamp}, {"facts", facts_to_json(e.facts)}};
+        if (!e.shape.empty()) {
+            entries[path]["shape"] = e.shape;
+            entries[path]["root"] = e.root;
+        }
     }
     ENVFIX_TRY_VOID(write_cache_entries(impl_->file, kVersion, std::move(entries)));
     impl_->dirty = false;

@@ -75,8 +75,13 @@ Expected<PythonFacts> run_interpreter_facts(const stdfs::path& python, std::chro
 }
 
 Expected<PythonFacts> interpreter_facts(const stdfs::path& python, FactsCache* cache, std::chrono::milliseconds timeout) {
-    if (cache)
+    if (cache) {
         if (auto hit = cache->find(python)) return std::move(*hit);
+        if (auto derived = cache->derive(python)) {
+            cache->put(python, *derived);
+            return std::move(*derived);
+        }
+    }
     ENVFIX_TRY(auto facts, run_interpreter_facts(python, timeout));
     if (cache) cache->put(python, facts);
     return facts;

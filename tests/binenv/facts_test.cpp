@@ -7,6 +7,7 @@
 #include "envfix/probe/environment.hpp"
 #include "envfix/probe/interpreter_facts.hpp"
 #include "layouts.hpp"
+#include "envfix/common/strings.hpp"
 #include "support.hpp"
 
 using namespace envfix;
@@ -140,6 +141,54 @@ TEST(Facts, AVenvMadeAgainFromTheSameInterpreterKeepsItsFacts) {
     make_venv(cfg + "version = 3.99.0\n");  // another base's venv at the same path
     ASSERT_TRUE(interpreter_facts(python, &cache, 20s));
     EXPECT_EQ(test::count_lines(log), 2);
+}
+
+TEST(Facts, ANewVenvsFactsComeFromAnotherVenvOfTheSameBase) {
+    // Real venvs of Debian's python3 and of the other interpreters here: the facts moved from a
+    // cached sibling are what the new venv's interpreter reports, field for field.
+    std::vector<std::filesystem::path> bases = {test::test_python()};
+    if (const char* home = std::getenv("HOME"))
+        for (const char* v : {"3.8", "3.10", "3.12", "3.13"}) {
+            std::error_code ec;
+            for (auto it = std::filesystem::directory_iterator(std::filesystem::path(home) / ".pyenv/versions", ec);
+                 !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
+                if (it->path().filename().string().starts_with(std::string(v) + ".") && std::filesystem::exists(it->path() / "bin/python3"))
+                    bases.push_back(it->path() / "bin/python3");
+        }
+    for (const auto& base : bases) {
+        SCOPED_TRACE(base.string());
+        test::TempDir dir;
+        auto a = test::make_venv(dir / "a", true, base);
+        auto b = test::make_venv(dir / "b b", true, base);  // a space in its path
+        auto truth = run_interpreter_facts(b, 20s);
+        ASSERT_TRUE(truth) << render(truth.error().message, Lang::En);
+        auto cache = FactsCache::in_memory();
+        EXPECT_FALSE(cache.derive(b));  // nothing cached yet
+        ASSERT_TRUE(interpreter_facts(a, &cache, 20s));
+        auto derived = cache.derive(b);
+        ASSERT_TRUE(derived);
+        for (const auto& f : python_facts_string_fields()) EXPECT_EQ((*derived).*(f.member), (*truth).*(f.member)) << f.name;
+        for (const auto& f : python_facts_bool_fields()) EXPECT_EQ((*derived).*(f.member), (*truth).*(f.member)) << f.name;
+        EXPECT_EQ(derived->site_packages, truth->site_packages);
+        EXPECT_EQ(derived->major, truth->major);
+        EXPECT_EQ(derived->minor, truth->minor);
+        EXPECT_EQ(derived->glibc, truth->glibc);
+        // Not from a venv whose pyvenv.cfg says otherwise, nor through a linked folder.
+        test::write_text(dir / "b b" / "pyvenv.cfg",
+                         str::replace_all(test::read_text(dir / "b b" / "pyvenv.cfg"), "include-system-site-packages = false",
+                                          "include-system-site-packages = true"));
+        EXPECT_FALSE(cache.derive(b));
+        std::filesystem::create_directory_symlink(dir / "a", dir / "link");
+        EXPECT_FALSE(cache.derive(dir / "link" / "bin" / "python"));
+        // What derive needs is kept in the cache file.
+        auto c = test::make_venv(dir / "c", true, base);
+        {
+            auto saved = FactsCache::load(dir / "cache.json");
+            ASSERT_TRUE(interpreter_facts(a, &saved, 20s));
+            ASSERT_TRUE(saved.save());
+        }
+        EXPECT_TRUE(FactsCache::load(dir / "cache.json").derive(c));
+    }
 }
 
 TEST(Facts, CacheFileIsVersionedAndSurvivesDamage) {

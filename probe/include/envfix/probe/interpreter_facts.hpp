@@ -39,6 +39,11 @@ public:
     ~FactsCache();
 
     std::optional<PythonFacts> find(const std::filesystem::path& python) const;
+    // A venv's facts from another venv's in the cache, made by `python -m venv` from the same base
+    // interpreter with the same pyvenv.cfg but for the lines naming its folder: its paths moved to
+    // this venv's folder (a new venv, then an install: no interpreter start). nullopt where no
+    // such venv is cached, a folder is reached through a link, or a path lies outside the venv.
+    std::optional<PythonFacts> derive(const std::filesystem::path& python) const;
     void put(const std::filesystem::path& python, const PythonFacts& facts);
     bool dirty() const;
     Expected<void> save();
