@@ -63,3 +63,15 @@ start_builds_run() {
   W=$(mktemp -d "/tmp/envfix-$(basename "$script" .sh).XXXXXX")
   start_index_run "$IDX" "$W"
 }
+
+# first_installs: after start_builds_run, each build installs the first variant once into
+# $W/NAME/v0 with caches of its own ($W/NAME/c, $W/NAME/d), so what follows runs warm.
+first_installs() {
+  local e n
+  for e in "${BUILDS[@]}"; do
+    n=$(basename "$e"); mkdir -p "$W/$n"
+    "$BASE" -m venv --without-pip "$W/$n/v0"
+    ENVFIX_CACHE_DIR=$W/$n/c ENVFIX_DATA_DIR=$W/$n/d "$e" install --no-verify --env "$W/$n/v0" \
+      --torch-from index --index-url "$URL" -y "${R1[@]}" > /dev/null 2>&1 || echo "$n: the first install failed"
+  done
+}

@@ -11,12 +11,7 @@
 set -u
 source bench/index_env.sh
 start_builds_run bench/new_venv_dry.sh "$@"
-for e in "${BUILDS[@]}"; do
-  n=$(basename "$e"); mkdir -p "$W/$n"
-  "$BASE" -m venv --without-pip "$W/$n/v0"
-  ENVFIX_CACHE_DIR=$W/$n/c ENVFIX_DATA_DIR=$W/$n/d "$e" install --no-verify --env "$W/$n/v0" \
-    --torch-from index --index-url "$URL" -y "${R1[@]}" > /dev/null 2>&1 || echo "$n: the first install failed"
-done
+first_installs
 for rep in $(seq "$REPS"); do for e in "${BUILDS[@]}"; do
   n=$(basename "$e")
   "$BASE" -m venv --without-pip "$W/$n/v$rep"
