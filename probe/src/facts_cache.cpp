@@ -139,17 +139,17 @@ std::optional<PythonFacts> FactsCache::derive(const stdfs::path& python) const {
     const std::string root = shape->root.string();
     for (const auto& [path, e] : impl_->entries) {
         if (e.shape.empty() || e.shape != shape->key || e.root == root || e.facts.prefix != e.root) continue;
+        auto exe = moved(e.facts.executable, e.root, root);
+        if (!exe) continue;  // sys.executable is the venv's own interpreter
         // Every path the venv reports inside its folder moves with it; the base's stay.
         PythonFacts f = e.facts;
-        bool whole = true;
+        f.executable = std::move(*exe);
         auto move = [&](std::string& p) {
-            if (auto m = moved(p, e.root, root)) p = *m;
+            if (auto m = moved(p, e.root, root)) p = std::move(*m);
         };
         for (auto* p : {&f.prefix, &f.purelib, &f.platlib, &f.scripts, &f.data, &f.include}) move(*p);
         for (auto& p : f.site_packages) move(p);
-        if (auto m = moved(f.executable, e.root, root)) f.executable = *m;
-        else whole = false;  // sys.executable is the venv's own interpreter
-        if (whole) return f;
+        return f;
     }
     return std::nullopt;
 }
