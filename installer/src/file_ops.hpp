@@ -78,6 +78,14 @@ bool open_files_can_be_renamed();
 // Free bytes for an unprivileged writer on the filesystem holding `dir`; nullopt when unknown.
 std::optional<uint64_t> free_space(const std::filesystem::path& dir);
 
+// Asks the filesystem to place each new folder made directly in `dir` in a block group of its
+// own (ext4's "top of a hierarchy" flag, chattr +T; its subfolders and files then stay near it).
+// ext4 without a journal skips, one by one, every inode freed in the last minute before it reuses
+// one, for each new inode: after a deleted venv or cache of 17 000 files, the 981 folders of a
+// torch stack took 0.2-0.3 s where it has freed them, 20-25 ms in a group of their own. Best
+// effort: a no-op on other filesystems and systems.
+void spread_new_folders(const std::filesystem::path& dir);
+
 // The process's file-creation mask (POSIX), read once before worker threads start.
 uint32_t umask_value();
 

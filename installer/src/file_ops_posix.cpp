@@ -5,6 +5,10 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#endif
 
 #include <cerrno>
 #include <condition_variable>
@@ -98,6 +102,21 @@ private:
 #endif
 
 }  // namespace
+
+void spread_new_folders(const std::filesystem::path& dir) {
+#ifdef __linux__
+    int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return;
+    int flags = 0;
+    if (::ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && !(flags & FS_TOPDIR_FL)) {
+        flags |= FS_TOPDIR_FL;
+        (void)::ioctl(fd, FS_IOC_SETFLAGS, &flags);
+    }
+    ::close(fd);
+#else
+    (void)dir;
+#endif
+}
 
 uint32_t umask_value() {
     static const uint32_t mask = [] {

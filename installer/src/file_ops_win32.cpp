@@ -11,6 +11,8 @@ namespace envfix::installer::fileops {
 
 using win32::write_error;
 
+void spread_new_folders(const std::filesystem::path&) {}  // NTFS places folders by itself
+
 uint32_t umask_value() { return 0; }
 
 Expected<OutFile> OutFile::create(const std::filesystem::path& p) {

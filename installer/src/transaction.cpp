@@ -378,6 +378,7 @@ Expected<void> Transaction::make_stage_dirs(const std::vector<const stdfs::path*
         std::error_code ec;
         stdfs::create_directories(r, ec);
         if (ec) return failed(r, ec);
+        fileops::spread_new_folders(r);  // the top-level packages away from just-freed inodes
     }
     for (auto& level : levels) {
         // Siblings together: sorted by (area, parent), then one group per parent.

@@ -9,6 +9,7 @@
 #include "envfix/common/hash.hpp"
 #include "envfix/common/strings.hpp"
 #include "envfix/installer/unpacked_cache.hpp"
+#include "file_ops.hpp"
 #include "path_under.hpp"
 #include "store_ops.hpp"
 #include "tx_internal.hpp"
@@ -238,6 +239,8 @@ Expected<stdfs::path> begin_entry(const stdfs::path& root, const std::string& sh
     if (!is_hex64(sha256)) return fail(ExitCode::Internal, "fs.write_failed", {{"path", sha256}, {"reason", "not a sha256"}});
     auto tmp = root / kLayout / "tmp" / (sha256.substr(0, 16) + "-" + unique_name());
     std::error_code ec;
+    stdfs::create_directories(tmp.parent_path(), ec);
+    fileops::spread_new_folders(tmp.parent_path());  // each entry and its files in a group of their own
     stdfs::create_directories(tmp / "f", ec);
     for (size_t k = 0; k < kShards && !ec; ++k) stdfs::create_directory(tmp / "f" / std::to_string(k), ec);
     if (ec) return fail(fs::exit_code_for_errno(ec.value()), "fs.write_failed", {{"path", tmp.string()}, {"reason", ec.message()}});

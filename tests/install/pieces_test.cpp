@@ -209,3 +209,35 @@ TEST(OutFile, ALargeFileHasItsWriteBackStartedAsItIsWrittenAndEndsWhole) {
     stdfs::remove_all(dir);
 }
 #endif
+
+#ifdef __linux__
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+
+TEST(SpreadNewFolders, SetsExt4TopOfHierarchyWhereTheFilesystemHasIt) {
+    // On ext4 the staging and unpacked-cache folders get chattr +T (their new subfolders placed in
+    // a block group of their own); elsewhere nothing changes and nothing fails.
+    namespace stdfs = std::filesystem;
+    const auto dir = stdfs::temp_directory_path() / ("envfix-spread-" + std::to_string(::getpid()));
+    stdfs::create_directories(dir);
+    auto flags_of = [](const stdfs::path& p) -> std::optional<int> {
+        int fd = ::open(p.c_str(), O_RDONLY | O_DIRECTORY);
+        if (fd < 0) return std::nullopt;
+        int flags = 0;
+        const bool ok = ::ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0;
+        ::close(fd);
+        return ok ? std::optional<int>(flags) : std::nullopt;
+    };
+    auto before = flags_of(dir);
+    fileops::spread_new_folders(dir);
+    fileops::spread_new_folders(dir / "missing");  // best effort: no error, no folder made
+    EXPECT_FALSE(stdfs::exists(dir / "missing"));
+    auto after = flags_of(dir);
+    stdfs::remove_all(dir);
+    if (!before || !after) GTEST_SKIP() << "no inode flags on this filesystem";
+    const bool ext4_like = (*after & FS_TOPDIR_FL) != 0;
+    if (!ext4_like) GTEST_SKIP() << "the filesystem keeps no top-of-hierarchy flag";
+    EXPECT_EQ(*after & ~FS_TOPDIR_FL, *before & ~FS_TOPDIR_FL);  // no other flag touched
+}
+#endif
