@@ -107,10 +107,15 @@ void spread_new_folders(const std::filesystem::path& dir) {
 #ifdef __linux__
     int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) return;
-    int flags = 0;
-    if (::ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && !(flags & FS_TOPDIR_FL)) {
-        flags |= FS_TOPDIR_FL;
-        (void)::ioctl(fd, FS_IOC_SETFLAGS, &flags);
+    // The flags are an int (as chattr passes them); room for a long, as the ioctl's number says,
+    // where an old FUSE kernel copies that many bytes.
+    union {
+        int flags;
+        long room;
+    } arg{};
+    if (::ioctl(fd, FS_IOC_GETFLAGS, &arg) == 0 && !(arg.flags & FS_TOPDIR_FL)) {
+        arg.flags |= FS_TOPDIR_FL;
+        (void)::ioctl(fd, FS_IOC_SETFLAGS, &arg);
     }
     ::close(fd);
 #else

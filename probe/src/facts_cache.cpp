@@ -1,7 +1,9 @@
 // The interpreter facts cache (interpreter_facts.hpp).
+#include <algorithm>
 #include <map>
 
 #include "envfix/common/fs.hpp"
+#include "envfix/common/hash.hpp"
 #include "envfix/common/strings.hpp"
 #include "envfix/probe/interpreter_facts.hpp"
 #include "cache_file.hpp"
@@ -43,16 +45,28 @@ std::optional<VenvShape> venv_shape(const stdfs::path& python) {
         auto id = fs::identity(abs);
         auto real = stdfs::weakly_canonical(abs, ec);
         if (!text || !id || ec) return std::nullopt;
-        std::string key = real.string() + "|" + id->to_string() + "|" + abs.lexically_relative(root).generic_string() + "|";
+        std::string kept;
         for (auto line : str::split(*text, '\n')) {
             const auto name = str::lower(str::trim(line.substr(0, line.find('='))));
             if (name == "command" || name == "prompt") continue;
             if (line.find(root.string()) != std::string_view::npos) return std::nullopt;  // names its venv elsewhere
-            key += std::string(line) + "\n";
+            kept += std::string(line) + "\n";
         }
-        return VenvShape{root, std::move(key)};
+        return VenvShape{root, real.string() + "|" + id->to_string() + "|" + abs.lexically_relative(root).generic_string() + "|" +
+                                   sha256_hex(kept)};
     }
     return std::nullopt;
+}
+
+// Whether a venv's site-packages may hold what changes sys.path beyond its own folders: a .pth
+// file or sitecustomize/usercustomize (a new venv has none; an existing one is run instead).
+bool may_extend_path(const std::string& site_packages) {
+    std::error_code ec;
+    for (stdfs::directory_iterator it(site_packages, ec), end; !ec && it != end; it.increment(ec)) {
+        const auto name = it->path().filename().string();
+        if (name.ends_with(".pth") || name == "sitecustomize.py" || name == "usercustomize.py") return true;
+    }
+    return bool(ec);
 }
 
 // `p` with the folder `from` at its start replaced by `to`; nullopt where it lies elsewhere.
@@ -110,7 +124,7 @@ std::string FactsCache::stamp(const stdfs::path& python) {
         if (!cid) continue;
         if (cid->size <= kCfgTextMax)
             if (auto text = fs::read_file(cfg)) {
-                s += "|cfg-text:" + *text;
+                s += "|cfg-sha256:" + sha256_hex(*text);  // hashed: the cache is JSON, the text may not be UTF-8
                 continue;
             }
         s += "|cfg:" + cid->to_string();
@@ -148,8 +162,22 @@ std::optional<PythonFacts> FactsCache::derive(const stdfs::path& python) const {
             if (auto m = moved(p, e.root, root)) p = std::move(*m);
         };
         for (auto* p : {&f.prefix, &f.purelib, &f.platlib, &f.scripts, &f.data, &f.include}) move(*p);
-        for (auto& p : f.site_packages) move(p);
-        return f;
+        // Its site-packages: only its own, every one of them there when it was run and in the new
+        // venv now, and the base's (include-system-site-packages); a folder a .pth of the sibling
+        // added is its own, not the new venv's.
+        const bool own_listed = std::find(e.facts.site_packages.begin(), e.facts.site_packages.end(), e.facts.purelib) !=
+                                e.facts.site_packages.end();
+        bool alike = own_listed && !may_extend_path(f.purelib);
+        for (auto& p : f.site_packages) {
+            if (auto m = moved(p, e.root, root)) {
+                std::error_code ec;
+                alike = alike && stdfs::is_directory(*m, ec);
+                p = std::move(*m);
+            } else {
+                alike = alike && !e.facts.base_prefix.empty() && moved(p, e.facts.base_prefix, e.facts.base_prefix).has_value();
+            }
+        }
+        if (alike) return f;
     }
     return std::nullopt;
 }

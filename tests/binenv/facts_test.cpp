@@ -191,6 +191,45 @@ TEST(Facts, ANewVenvsFactsComeFromAnotherVenvOfTheSameBase) {
     }
 }
 
+TEST(Facts, ASiblingWhosePathDiffersIsNotCopied) {
+    // A sibling's .pth that adds a site-packages folder of its own, a sibling probed while its
+    // site-packages was missing, and a new venv that holds a .pth itself: the interpreter is run.
+    test::TempDir dir;
+    const auto base = test::test_python();
+    auto a = test::make_venv(dir / "a", true, base);
+    auto b = test::make_venv(dir / "b", true, base);
+    auto site_of = [&](const std::filesystem::path& python) {
+        auto f = run_interpreter_facts(python, 20s);
+        EXPECT_TRUE(f);
+        return std::filesystem::path(f ? f->purelib : "");
+    };
+    const auto a_site = site_of(a), b_site = site_of(b);
+    {
+        std::filesystem::create_directories(dir / "x" / "site-packages");
+        test::write_text(a_site / "extra.pth", (dir / "x" / "site-packages").string() + "\n");
+        auto cache = FactsCache::in_memory();
+        auto fa = interpreter_facts(a, &cache, 20s);
+        ASSERT_TRUE(fa);
+        ASSERT_EQ(fa->site_packages.size(), 2u) << "the .pth folder is listed";
+        EXPECT_FALSE(cache.derive(b));
+        std::filesystem::remove(a_site / "extra.pth");
+    }
+    {
+        std::filesystem::rename(a_site, dir / "aside");
+        auto cache = FactsCache::in_memory();
+        ASSERT_TRUE(interpreter_facts(a, &cache, 20s));
+        std::filesystem::rename(dir / "aside", a_site);
+        EXPECT_FALSE(cache.derive(b));
+    }
+    {
+        auto cache = FactsCache::in_memory();
+        ASSERT_TRUE(interpreter_facts(a, &cache, 20s));
+        EXPECT_TRUE(cache.derive(b));
+        test::write_text(b_site / "editable.pth", "/somewhere\n");
+        EXPECT_FALSE(cache.derive(b));
+    }
+}
+
 TEST(Facts, CacheFileIsVersionedAndSurvivesDamage) {
     test::TempDir dir;
     auto file = dir / "interpreters-v1.json";
