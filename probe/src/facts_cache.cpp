@@ -21,6 +21,7 @@ struct Entry {
     PythonFacts facts;
     std::string shape;  // venv_shape's key, "" where the interpreter is not a venv's
     std::string root;   // the venv's folder
+    std::string paths;  // path_files of its purelib when it was run
 };
 
 // What makes two venvs' facts the same but for their folder (FactsCache::derive): the base
@@ -58,15 +59,23 @@ std::optional<VenvShape> venv_shape(const stdfs::path& python) {
     return std::nullopt;
 }
 
-// Whether a venv's site-packages may hold what changes sys.path beyond its own folders: a .pth
-// file or sitecustomize/usercustomize (a new venv has none; an existing one is run instead).
-bool may_extend_path(const std::string& site_packages) {
+// What in a site-packages folder can change sys.path, and so the site-packages the facts list:
+// its .pth files and sitecustomize/usercustomize, by name and identity, hashed ("" when none; "?"
+// when the folder cannot be read). A venv made again where its .pth added a folder, or given a .pth
+// later, is run again.
+std::string path_files(const std::string& site_packages) {
     std::error_code ec;
+    std::vector<std::string> found;
     for (stdfs::directory_iterator it(site_packages, ec), end; !ec && it != end; it.increment(ec)) {
         const auto name = it->path().filename().string();
-        if (name.ends_with(".pth") || name == "sitecustomize.py" || name == "usercustomize.py") return true;
+        if (!name.ends_with(".pth") && name != "sitecustomize.py" && name != "usercustomize.py") continue;
+        auto id = fs::identity(it->path());
+        found.push_back(name + ":" + (id ? id->to_string() : std::string("?")));
     }
-    return bool(ec);
+    if (ec && ec != std::errc::no_such_file_or_directory) return "?";
+    if (found.empty()) return "";
+    std::sort(found.begin(), found.end());
+    return sha256_hex(str::join(found, "|"));  // hashed: file names need not be UTF-8, the cache is JSON
 }
 
 // `p` with the folder `from` at its start replaced by `to`; nullopt where it lies elsewhere.
@@ -101,7 +110,8 @@ FactsCache FactsCache::load(const stdfs::path& file) {
     try {
         for (const auto& [path, e] : entries->items())
             c.impl_->entries[path] = Entry{e.at("stamp").get<std::string>(), facts_from_json(e.at("facts")),
-                                           e.value("shape", std::string()), e.value("root", std::string())};
+                                           e.value("shape", std::string()), e.value("root", std::string()),
+                                           e.value("paths", std::string())};
     } catch (const std::exception&) {
         c.impl_->entries.clear();  // a damaged cache is rebuilt
     }
@@ -144,6 +154,7 @@ std::optional<PythonFacts> FactsCache::find(const stdfs::path& python) const {
     if (it == impl_->entries.end()) return std::nullopt;
     auto now = stamp(python);
     if (now.empty() || now != it->second.stamp) return std::nullopt;
+    if (path_files(it->second.facts.purelib) != it->second.paths) return std::nullopt;
     return it->second.facts;
 }
 
@@ -167,7 +178,7 @@ std::optional<PythonFacts> FactsCache::derive(const stdfs::path& python) const {
         // added is its own, not the new venv's.
         const bool own_listed = std::find(e.facts.site_packages.begin(), e.facts.site_packages.end(), e.facts.purelib) !=
                                 e.facts.site_packages.end();
-        bool alike = own_listed && !may_extend_path(f.purelib);
+        bool alike = own_listed && path_files(f.purelib).empty();
         for (auto& p : f.site_packages) {
             if (auto m = moved(p, e.root, root)) {
                 std::error_code ec;
@@ -185,7 +196,7 @@ std::optional<PythonFacts> FactsCache::derive(const stdfs::path& python) const {
 void FactsCache::put(const stdfs::path& python, const PythonFacts& facts) {
     auto s = stamp(python);
     if (s.empty()) return;
-    Entry e{s, facts, {}, {}};
+    Entry e{s, facts, {}, {}, path_files(facts.purelib)};
     if (auto shape = venv_shape(python)) {
         e.shape = std::move(shape->key);
         e.root = shape->root.string();
@@ -202,7 +213,7 @@ Expected<void> FactsCache::save() {
     for (const auto& [path, e] : impl_->entries) {
         std::error_code ec;
         if (!stdfs::exists(path, ec)) continue;  // interpreters that are gone
-        entries[path] = {{"stamp", e.stamp}, {"facts", facts_to_json(e.facts)}};
+        entries[path] = {{"stamp", e.stamp}, {"facts", facts_to_json(e.facts)}, {"paths", e.paths}};
         if (!e.shape.empty()) {
             entries[path]["shape"] = e.shape;
             entries[path]["root"] = e.root;

@@ -212,7 +212,10 @@ TEST(Facts, ASiblingWhosePathDiffersIsNotCopied) {
         ASSERT_TRUE(fa);
         ASSERT_EQ(fa->site_packages.size(), 2u) << "the .pth folder is listed";
         EXPECT_FALSE(cache.derive(b));
+        // Its .pth gone (as when A is made again): its cached facts, with the .pth's folder, are not used.
+        EXPECT_TRUE(cache.find(a));
         std::filesystem::remove(a_site / "extra.pth");
+        EXPECT_FALSE(cache.find(a));
     }
     {
         std::filesystem::rename(a_site, dir / "aside");
