@@ -27,7 +27,9 @@ Expected<void> write_cache_entries(const std::filesystem::path& file, int versio
     nlohmann::json j = {{"version", version}, {"entries", std::move(entries)}};
     std::error_code ec;
     std::filesystem::create_directories(file.parent_path(), ec);
-    return fs::write_file_atomic(file, j.dump());
+    // Keys are paths and need not be UTF-8 (a folder named in a legacy code page): replaced, so
+    // such an entry is only never found again, where strict JSON would throw.
+    return fs::write_file_atomic(file, j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 std::string cache_key(const std::filesystem::path& file) {

@@ -245,6 +245,13 @@ TEST(Facts, CacheFileIsVersionedAndSurvivesDamage) {
     EXPECT_NE(text.find("\"version\":1"), std::string::npos);
     EXPECT_NE(text.find(test::test_python().string()), std::string::npos);
     EXPECT_EQ(FactsCache::stamp(dir / "missing"), "");
+    // An interpreter under a folder whose name is not UTF-8: saved without an error.
+    auto odd = dir / std::string("b\xff\xfe" "d") / "python3";
+    test::write_recording_python(odd, dir / "odd.log", test::test_python());
+    auto facts = interpreter_facts(test::test_python(), &cache, 20s);
+    ASSERT_TRUE(facts);
+    cache.put(odd, *facts);
+    EXPECT_TRUE(cache.save());
 }
 
 TEST(Facts, MisbehavingInterpretersAreEnvBroken) {
