@@ -29,7 +29,8 @@ Expected<void> write_cache_entries(const std::filesystem::path& file, int versio
     std::filesystem::create_directories(file.parent_path(), ec);
     // Keys are paths and need not be UTF-8 (a folder named in a legacy code page): replaced, so
     // such an entry is only never found again, where strict JSON would throw.
-    return fs::write_file_atomic(file, j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    // Not flushed: a file a crash left short reads as empty, and the cache is rebuilt.
+    return fs::write_file_atomic(file, j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), fs::Sync::Cache);
 }
 
 std::string cache_key(const std::filesystem::path& file) {

@@ -134,7 +134,7 @@ void save_cached_probe(const MachineCacheKey& key, const MachineProbe& m) {
     };
     std::error_code ec;
     std::filesystem::create_directories(machine_cache_file().parent_path(), ec);
-    (void)fs::write_file_atomic(machine_cache_file(), j.dump());  // a cache: failing to write costs only time
+    (void)fs::write_file_atomic(machine_cache_file(), j.dump(), fs::Sync::Cache);  // a cache: failing to write costs only time
 }
 
 }  // namespace envfix::probe
