@@ -144,10 +144,18 @@ Expected<WheelPlan> plan_wheel(const WheelFile& wheel, const InstallScheme& sche
     };
 
     // Later files win where two land on one path (a .data/purelib file over a root file), as in pip.
+    // Root files need no lookup where nothing else can land on one (torch's 12 000): the archive
+    // names them once each, INSTALLER and REQUESTED replace entries that are skipped, and only a
+    // .data folder, or launchers in a scripts folder under the library folder, could.
+    const bool roots_alone = wheel.data_dir.empty() && !path_under(normal_path(scheme.scripts), normal_path(plan.lib_dir), true);
     std::unordered_map<stdfs::path::string_type, size_t> by_dest;
-    by_dest.reserve(wheel.files.size() + 8);
-    auto add = [&](PlannedFile f) {
+    if (!roots_alone) by_dest.reserve(wheel.files.size() + 8);
+    auto add = [&](PlannedFile f, bool root = false) {
         if (f.record_path.empty()) f.record_path = record_path_for(f.dest, plan.lib_dir);
+        if (root && roots_alone) {
+            plan.files.push_back(std::move(f));
+            return;
+        }
         auto [it, inserted] = by_dest.emplace(f.dest.native(), plan.files.size());
         if (inserted) plan.files.push_back(std::move(f));
         else plan.files[it->second] = std::move(f);
@@ -187,6 +195,8 @@ Expected<WheelPlan> plan_wheel(const WheelFile& wheel, const InstallScheme& sche
         } else {
             f.dest = join_generic(plan.lib_dir, e.name);
             f.record_path = e.name;  // what record_path_for gives: a safe name has no "." or ".." parts
+            add(std::move(f), true);
+            continue;
         }
         add(std::move(f));
     }

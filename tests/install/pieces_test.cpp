@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <set>
 #include <thread>
 
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include "envfix/installer/wheel_plan.hpp"
 #include "file_ops.hpp"
 #include "path_under.hpp"
+#include "support.hpp"
 
 using namespace envfix;
 using namespace envfix::installer;
@@ -241,3 +243,40 @@ TEST(SpreadNewFolders, SetsExt4TopOfHierarchyWhereTheFilesystemHasIt) {
     EXPECT_EQ(*after & ~FS_TOPDIR_FL, *before & ~FS_TOPDIR_FL);  // no other flag touched
 }
 #endif
+
+TEST(WheelPlan, ADataFileOverARootFileWinsAndRootFilesAreOnceEach) {
+    // pip's rule, a later file over an earlier one on the same path: a .data/purelib file lands on
+    // a root file. Without a .data folder the root files take no lookup: each is planned once.
+    namespace stdfs = std::filesystem;
+    const auto dir = stdfs::temp_directory_path() / ("envfix-plan-" + std::to_string(::getpid()));
+    stdfs::remove_all(dir);
+    const InstallScheme scheme{dir / "v/lib/python3.12/site-packages", dir / "v/lib/python3.12/site-packages", dir / "v/bin", dir / "v",
+                               dir / "v/include/site/python3.12"};
+    const ScriptTarget target{(dir / "v/bin/python").string(), {}, 3, 12, ""};
+    auto plan_of = [&](const nlohmann::ordered_json& spec) {
+        auto wheel = open_wheel(test::build_wheel(spec, dir / "wheels"));
+        EXPECT_TRUE(wheel);
+        auto plan = plan_wheel(*wheel, scheme, target, {});
+        EXPECT_TRUE(plan);
+        return std::pair{std::move(*wheel), std::move(*plan)};
+    };
+    auto [over_wheel, over] = plan_of({{"name", "over"}, {"version", "1.0"}, {"files", {{"over/x.py", "root\n"}, {"over/y.py", "y\n"}}},
+                                       {"data", {{"purelib/over/x.py", "data\n"}}}});
+    size_t x = 0;
+    for (const auto& f : over.files)
+        if (f.dest == scheme.purelib / "over/x.py") {
+            ++x;
+            EXPECT_NE(over_wheel.zip.entries[f.entry].name.find(".data/purelib"), std::string::npos);
+            EXPECT_EQ(f.record_path, "over/x.py");
+        }
+    EXPECT_EQ(x, 1u);
+    auto [plain_wheel, plain] = plan_of({{"name", "plain"}, {"version", "1.0"},
+                                         {"files", {{"plain/a.py", "a\n"}, {"plain/b/c.py", "c\n"}}},
+                                         {"entry_points", {{"console_scripts", {{"plain-cli", "plain:main"}}}}}});
+    std::set<stdfs::path> dests;
+    for (const auto& f : plain.files) EXPECT_TRUE(dests.insert(f.dest).second) << f.dest;
+    EXPECT_TRUE(dests.count(scheme.purelib / "plain/b/c.py"));
+    EXPECT_TRUE(dests.count(plain.dist_info / "INSTALLER"));
+    EXPECT_TRUE(dests.count(scheme.scripts / "plain-cli"));
+    stdfs::remove_all(dir);
+}
