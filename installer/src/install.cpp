@@ -663,7 +663,9 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         const auto& in = inputs[i];
         if (in.skip) return;
         auto r = [&]() -> Expected<void> {
-            std::vector<resolver::RecordEntry> rows;
+            // Views of the plans' and digests' strings (torch's 12 000 rows, not copied).
+            std::vector<resolver::RecordRowView> rows;
+            rows.reserve(in.plan.files.size() + 2);
             for (size_t k = 0; k < in.plan.files.size(); ++k) {
                 const auto& f = in.plan.files[k];
                 size_t written_by = item_of[i][k];
@@ -683,14 +685,18 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
                 const StagedDigest* d = &digests[written_by];
                 rows.push_back({f.record_path, d->algorithm, d->digest, d->size});
             }
+            std::string direct_url_path, direct_url_hash;  // held while the rows point into them
             if (in.plan.direct_url) {
                 auto dest = in.plan.dist_info / "direct_url.json";
                 std::string json = direct_url_json(*in.plan.direct_url, *in.sha256);
                 ENVFIX_TRY_VOID(write_generated(tx.stage_path(dest), json));
-                rows.push_back({record_path_for(dest, in.plan.lib_dir), "sha256", record_sha256(json), json.size()});
+                direct_url_path = record_path_for(dest, in.plan.lib_dir);
+                direct_url_hash = record_sha256(json);
+                rows.push_back({direct_url_path, "sha256", direct_url_hash, json.size()});
             }
             auto record = in.plan.dist_info / "RECORD";
-            rows.push_back({record_path_for(record, in.plan.lib_dir), "", "", std::nullopt});
+            const std::string record_row = record_path_for(record, in.plan.lib_dir);
+            rows.push_back({record_row, "", "", std::nullopt});
             std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
             return write_generated(tx.stage_path(record), resolver::format_record(rows));
         }();

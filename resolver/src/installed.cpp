@@ -297,7 +297,7 @@ Expected<std::vector<RecordEntry>> read_record(const InstalledDist& dist) {
     return parse_record(text, path.string());
 }
 
-std::string format_record(const std::vector<RecordEntry>& rows) {
+std::string format_record(const std::vector<RecordRowView>& rows) {
     // Appended in place: torch's RECORD has 12 000 rows (a copy per field, and find_first_of's
     // memchr per character, were most of writing it).
     auto plain = [](std::string_view s) {
@@ -327,7 +327,7 @@ std::string format_record(const std::vector<RecordEntry>& rows) {
                 out += '=';
                 out += r.hash_digest;
             } else {
-                quoted(out, r.hash_algorithm + "=" + r.hash_digest);
+                quoted(out, std::string(r.hash_algorithm) + "=" + std::string(r.hash_digest));
             }
         }
         out += ',';
@@ -335,6 +335,13 @@ std::string format_record(const std::vector<RecordEntry>& rows) {
         out += '\n';
     }
     return out;
+}
+
+std::string format_record(const std::vector<RecordEntry>& rows) {
+    std::vector<RecordRowView> views;
+    views.reserve(rows.size());
+    for (const auto& r : rows) views.push_back({r.path, r.hash_algorithm, r.hash_digest, r.size});
+    return format_record(views);
 }
 
 }  // namespace envfix::resolver

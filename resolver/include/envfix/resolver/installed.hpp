@@ -97,5 +97,11 @@ Expected<std::vector<RecordEntry>> parse_record(std::string_view text, std::stri
 Expected<std::vector<RecordEntry>> read_record(const InstalledDist& dist);
 // Writes RECORD rows the way pip does (quoting only where needed, "\n" line ends).
 std::string format_record(const std::vector<RecordEntry>& rows);
+// The same rows as views of strings held elsewhere (an install's 17 000 rows, not copied).
+struct RecordRowView {
+    std::string_view path, hash_algorithm, hash_digest;
+    std::optional<uint64_t> size;
+};
+std::string format_record(const std::vector<RecordRowView>& rows);
 
 }  // namespace envfix::resolver
