@@ -78,12 +78,16 @@ std::string path_files(const std::string& site_packages) {
     return sha256_hex(str::join(found, "|"));  // hashed: file names need not be UTF-8, the cache is JSON
 }
 
+// Whether `p` is the folder `dir` or lies inside it (either separator: the facts keep Python's own).
+bool inside(const std::string& p, const std::string& dir) {
+    return p == dir ||
+           (p.size() > dir.size() && p.compare(0, dir.size(), dir) == 0 && (p[dir.size()] == '/' || p[dir.size()] == '\\'));
+}
+
 // `p` with the folder `from` at its start replaced by `to`; nullopt where it lies elsewhere.
 std::optional<std::string> moved(const std::string& p, const std::string& from, const std::string& to) {
-    if (p == from) return to;
-    if (p.size() > from.size() && p.compare(0, from.size(), from) == 0 && (p[from.size()] == '/' || p[from.size()] == '\\'))
-        return to + p.substr(from.size());
-    return std::nullopt;
+    if (!inside(p, from)) return std::nullopt;
+    return to + p.substr(from.size());
 }
 }  // namespace
 
@@ -185,7 +189,7 @@ std::optional<PythonFacts> FactsCache::derive(const stdfs::path& python) const {
                 alike = alike && stdfs::is_directory(*m, ec);
                 p = std::move(*m);
             } else {
-                alike = alike && !e.facts.base_prefix.empty() && moved(p, e.facts.base_prefix, e.facts.base_prefix).has_value();
+                alike = alike && !e.facts.base_prefix.empty() && inside(p, e.facts.base_prefix);
             }
         }
         if (alike) return f;
