@@ -2,7 +2,8 @@
 // the build has it (through stream_zip_entry, as a large wheel entry is), and by the parallel
 // inflater (installer/src/inflate_parallel.hpp) with 1..N workers: MB/s of output and CPU time.
 // Usage: build/tests/lowmem/inflate_parallel_bench FILE [LEVEL=6] [CHUNK_KIB=512] [MAX_THREADS=4]
-//   [ONLY_PARALLEL=1: the parallel inflater alone, for a profile; MIN_THREADS=N: from N workers]
+//   [ONLY_PARALLEL=1: the parallel inflater alone, for a profile; MIN_THREADS=N: from N workers;
+//    HANDOVER=F: also ISA-L taken over by MAX_THREADS workers once F of the stream is decoded]
 // Results: docs/inflate-parallel.md; docs/performance.md, "The seventh session" and "The eighth session".
 #include <sys/resource.h>
 #include <zlib.h>
@@ -105,6 +106,36 @@ int main(int argc, char** argv) {
         });
         if (!r) std::printf("  failed\n");
     });
+    // HANDOVER=F: the stream on one thread (ISA-L) until F of its compressed bytes are decoded,
+    // then MAX_THREADS workers from its next block boundary (stream_zip_entry_handing_over, as a
+    // switch's libtorch_cuda.so once libtorch_cpu.so's workers are free).
+    if (const char* h = std::getenv("HANDOVER")) {
+        const double fraction = std::atof(h);
+        unsigned by = 0;
+        uint64_t joined = 0;
+        at = 0;
+        std::memset(out.data(), 0, out.size());
+        char label[64];
+        std::snprintf(label, sizeof label, "one stream, %u workers from %.0f%%", max_threads, fraction * 100);
+        timed(label, data.size(), [&] {
+            auto r = stream_zip_entry_handing_over(
+                e, "bench", read, bin, bout,
+                [&](uint64_t decoded) -> unsigned {
+                    if (static_cast<double>(decoded) < fraction * static_cast<double>(c.size())) return 0;
+                    joined = decoded;
+                    return max_threads;
+                },
+                [&](std::string_view s) -> Expected<void> {
+                    std::memcpy(out.data() + at, s.data(), s.size());
+                    at += s.size();
+                    return {};
+                });
+            if (r) by = *r;
+            else std::printf("  failed\n");
+        });
+        std::printf("  taken over by %u workers at %.1f MB of %.1f MB compressed%s\n", by, joined / 1e6, c.size() / 1e6,
+                    out == data ? "" : "; OUTPUT DIFFERS");
+    }
     const char* min = std::getenv("MIN_THREADS");
     for (unsigned t = min ? static_cast<unsigned>(std::atoi(min)) : 1; t <= max_threads; ++t) {
         at = 0;

@@ -173,14 +173,18 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
         std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a.end_ms > b.end_ms; });
         if (files.size() > 6) files.resize(6);
         for (const auto& f : files)
-            ctx.reporter->debug(msg(f.workers ? "install.debug.early_file_parallel" : "install.debug.early_file",
+            ctx.reporter->debug(msg(f.joined_ms ? "install.debug.early_file_joined"
+                                    : f.workers ? "install.debug.early_file_parallel"
+                                                : "install.debug.early_file",
                                     {{"name", f.name},
                                      {"size", str::human_bytes(f.size)},
                                      {"compressed", str::human_bytes(f.compressed)},
                                      {"first", std::to_string(f.first_ms)},
                                      {"bytes", std::to_string(f.bytes_ms)},
                                      {"end", std::to_string(f.end_ms)},
-                                     {"workers", std::to_string(f.workers)}}));
+                                     {"workers", std::to_string(f.workers)},
+                                     {"joined", std::to_string(f.joined_ms)},
+                                     {"decoded", str::human_bytes(f.joined_at)}}));
         for (const auto& e : outcome.errors) ctx.reporter->debug(e.message);
         return {};
     };

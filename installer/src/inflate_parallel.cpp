@@ -212,7 +212,10 @@ public:
     Run(uint64_t size, const ReadAt& read, const Emit& emit, const Corrupt& corrupt, const Options& o)
         : size_(size), read_(read), emit_(emit), corrupt_(corrupt), ahead_(o.ahead ? o.ahead : std::max(1u, o.threads) + 1) {
         const size_t step = std::max<size_t>(o.chunk, 64u << 10);
-        for (uint64_t at = 0; at < size; at += step) chunks_.emplace_back().from = at;
+        // Taken over at a block boundary: the chunks from its byte on, the first starting there.
+        p_ = from_bit_ = o.from_bit;
+        window_.assign(o.window.substr(o.window.size() - std::min(o.window.size(), kWindow)));
+        for (uint64_t at = o.from_bit / 8; at < size; at += step) chunks_.emplace_back().from = at;
         for (size_t k = 0; k < chunks_.size(); ++k) chunks_[k].to = k + 1 < chunks_.size() ? chunks_[k + 1].from : size;
         stats_.chunks = chunks_.size();
         threads_ = std::max(1u, o.threads);
@@ -259,6 +262,7 @@ private:
     std::atomic<bool> failed_{false};
     Stats stats_;
 
+    uint64_t from_bit_ = 0;  // where the output begins (Options::from_bit)
     // The caller's side: the output so far ends at bit p_ of the stream.
     uint64_t p_ = 0;
     uint64_t produced_ = 0;
@@ -326,8 +330,8 @@ void Run::decode(Chunk& c, size_t k) {
         if (!r || *r == 0) return;  // the caller's own reading says why
         got += *r;
     }
-    if (k == 0) {
-        const MarkedStop stop = try_from(c, 0, in.data(), n, true);
+    if (k == 0) {  // at the stream's start, its window known to be empty, or at the boundary given
+        const MarkedStop stop = try_from(c, from_bit_ % 8, in.data(), n, from_bit_ == 0);
         c.ok = stop == MarkedStop::PastTarget || stop == MarkedStop::Final;
         return;
     }
@@ -526,7 +530,7 @@ bool may_start_block(std::string_view in, uint64_t bit) {
 }
 
 Expected<Stats> inflate(uint64_t size, const ReadAt& read, const Emit& emit, const Corrupt& corrupt, const Options& options) {
-    if (size == 0) return unexpected(corrupt("the data ends inside the stream"));
+    if (size == 0 || options.from_bit >= size * 8) return unexpected(corrupt("the data ends inside the stream"));
     Run run(size, read, emit, corrupt, options);
     return run.stitch();
 }

@@ -36,6 +36,11 @@ struct Options {
     unsigned threads = 2;           // workers decoding chunks ahead of the caller's thread
     size_t chunk = 512u << 10;      // compressed bytes per chunk (its output is held as 16-bit symbols)
     size_t ahead = 0;               // chunks decoded and not yet taken, at most (0: threads + 1)
+    // Where the output begins: a block boundary `from_bit` bits into the stream, `window` the
+    // stream's last 32 KiB of output before it (all of it where there was less). The stream taken
+    // over from a decoder on one thread (stream_zip_entry_handing_over); 0: from its start.
+    uint64_t from_bit = 0;
+    std::string_view window;
 };
 
 struct Stats {

@@ -2,6 +2,7 @@
 #include "unpack_early.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <semaphore>
 #include <system_error>
 #include <unordered_map>
@@ -39,11 +40,18 @@ Error stopped() { return make_error(ExitCode::Interrupted, "install.interrupted"
 // Fewer compressed bytes per worker and the chunks' start-up (finding a block, the first
 // window) outweighs what a worker brings.
 constexpr uint64_t kPerWorker = 2u << 20;
+// A stream on one thread is taken over by workers only where this much past it (or all that is
+// left) has arrived: one that keeps up with the download would only have them wait.
+constexpr uint64_t kBehind = 16u << 20;
 
 // Workers taken for one stream, given back when it ends.
 class Lent {
 public:
     Lent(InflateHelpers* pool, uint64_t compressed) : pool_(pool), n_(pool ? pool->take(compressed) : 0) {}
+    struct Taken {
+        unsigned n;
+    };
+    Lent(InflateHelpers* pool, Taken taken) : pool_(pool), n_(taken.n) {}  // taken already (take_late)
     ~Lent() {
         if (n_) pool_->give_back(n_);
     }
@@ -63,6 +71,25 @@ unsigned InflateHelpers::take(uint64_t compressed) {
     const unsigned n = static_cast<unsigned>(std::min<uint64_t>({left_, per_stream_, compressed / kPerWorker}));
     if (n < least_) return 0;
     left_ -= n;
+    return n;
+}
+
+unsigned InflateHelpers::take_late(const void* stream, std::optional<uint64_t> left) {
+    {
+        std::lock_guard lock(mu_);
+        if (!left) {
+            behind_.erase(stream);
+            return 0;
+        }
+        behind_[stream] = *left;
+        for (const auto& [other, more] : behind_)
+            if (more > *left) return 0;
+    }
+    const unsigned n = take(*left);
+    if (n) {
+        std::lock_guard lock(mu_);
+        behind_.erase(stream);
+    }
     return n;
 }
 
@@ -308,6 +335,7 @@ Expected<EarlyUnpack::File> EarlyUnpack::inflate_one(const Job& job) {
     };
     const Lent workers(job.lend ? helpers_.get() : nullptr, e.compressed_size);  // choose() lends to deflate entries only
     unsigned by = 0;  // workers that inflated it (0: this thread)
+    uint64_t joined_ms = 0, joined_at = 0;
     if (workers.count()) {
         try {
             ENVFIX_TRY_VOID(stream_zip_entry_parallel(e, source_, read, workers.count(), push));
@@ -315,14 +343,36 @@ Expected<EarlyUnpack::File> EarlyUnpack::inflate_one(const Job& job) {
         } catch (const std::system_error&) {  // no thread for its workers, before any output: one thread does it
         }
     }
-    if (!by) {
+    if (!by && helpers_ && e.method == 8) {
+        // Workers freed while this stream runs (a switch's libtorch_cuda.so once libtorch_cpu.so's
+        // are done) take the rest over, where this thread is behind the download.
+        std::optional<Lent> late;
+        struct Forget {  // this stream no longer asks, however it ends
+            InflateHelpers* pool;
+            const void* stream;
+            ~Forget() { pool->take_late(stream, std::nullopt); }
+        } forget{helpers_.get(), &e};
+        const ZipLendWorkers lend = [&](uint64_t decoded) -> unsigned {
+            const uint64_t left = e.compressed_size - decoded;
+            const bool behind = progress_->has(e.data_offset + decoded, std::min(left, kBehind));
+            const unsigned n = helpers_->take_late(&e, behind ? std::optional(left) : std::nullopt);
+            if (!n) return 0;
+            late.emplace(helpers_.get(), Lent::Taken{n});
+            joined_ms = since();
+            joined_at = decoded;
+            return n;
+        };
+        std::vector<char> in(kPiece), out(kPiece);
+        ENVFIX_TRY(by, stream_zip_entry_handing_over(e, source_, read, in, out, lend, push));
+    } else if (!by) {
         std::vector<char> in(kPiece), out(kPiece);
         ENVFIX_TRY_VOID(stream_zip_entry(e, source_, read, in, out, push));
     }
     ENVFIX_TRY_VOID(output.finish());
     const bool exec = e.is_executable();
     ENVFIX_TRY_VOID(file.finish(exec ? fileops::FileMode::Executable : fileops::FileMode::Regular));
-    return File{e.name, output.size(), e.crc32, hasher.finish_b64(), exec, e.compressed_size, first_ms, bytes_ms, since(), by};
+    if (!by) joined_ms = joined_at = 0;  // lent, but its workers could not start
+    return File{e.name, output.size(), e.crc32, hasher.finish_b64(), exec, e.compressed_size, first_ms, bytes_ms, since(), by, joined_ms, joined_at};
 }
 
 }  // namespace envfix::installer

@@ -45,9 +45,14 @@ public:
     unsigned take(uint64_t compressed);
     void give_back(unsigned n);
     unsigned streams() const { return streams_; }
+    // A stream running on one thread, as it goes (stream_zip_entry_handing_over): what it has left
+    // where it is behind its download (nullopt: it keeps up, or it ended). Workers free go to the
+    // stream with the most left of those behind, by take()'s rules; one given some is forgotten.
+    unsigned take_late(const void* stream, std::optional<uint64_t> left);
 
 private:
     std::mutex mu_;
+    std::map<const void*, uint64_t> behind_;  // take_late's streams behind their download, and what they have left
     unsigned least_;
     unsigned left_;
     unsigned streams_;
@@ -67,6 +72,9 @@ public:
         uint64_t compressed = 0;
         uint64_t first_ms = 0, bytes_ms = 0, end_ms = 0;
         unsigned workers = 0;  // inflated by this many workers at once (0: by the reading thread)
+        // Where workers took the stream over from the reading thread: when, and after how many
+        // of its compressed bytes (0: they did not, or had it from the start).
+        uint64_t joined_ms = 0, joined_at = 0;
     };
 
     // `part`: the download's .part file, opened here (the downloader may rename it afterwards);

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <atomic>
 #include <memory>
+#include <system_error>
 
 #include "envfix/installer/zip.hpp"
 #include "inflate_parallel.hpp"
@@ -63,6 +64,8 @@ Expected<void> inflate_pieces_isal(const ZipEntry& e, std::string_view source, c
 #endif
 Expected<void> inflate_pieces_zlib(const ZipEntry& e, std::string_view source, const NextInput& next, std::span<char> buf,
                                    CheckedSink& out);
+Expected<std::string_view> read_exactly(const ZipReadAt& read, const ZipEntry& e, std::string_view source, uint64_t offset,
+                                        char* into, size_t n);
 
 // Stored and deflate data, piece by piece, to `out` through `buf`.
 Expected<void> decode_pieces(const ZipEntry& e, std::string_view source, const NextInput& next, std::span<char> buf, CheckedSink& out) {
@@ -112,6 +115,93 @@ Expected<void> inflate_pieces_isal(const ZipEntry& e, std::string_view source, c
     ENVFIX_TRY(auto rest, next());
     if (input_left && !rest.empty()) return data_mismatch(source, e, "bytes after the end of its deflate data");
     return {};
+}
+#endif
+
+#if defined(ENVFIX_HAVE_ISAL)
+// The stream on one thread until `lend` gives workers, then on (its input a few bytes at a time)
+// to where ISA-L stops inside the next block header for want of input: there its state holds
+// the bits read before that header (read_in) and the header's bytes read so far (tmp_in_buffer),
+// so the boundary's bit is exact; the parallel inflater goes on from it with the output's last
+// 32 KiB. Workers that cannot start leave the stream to ISA-L, where it stopped.
+Expected<unsigned> inflate_isal_handing_over(const ZipEntry& e, std::string_view source, const ZipReadAt& read, std::span<char> in,
+                                             std::span<char> buf, const ZipLendWorkers& lend, CheckedSink& out) {
+    constexpr size_t kWindow = 32768;
+    // Input given at a time while looking for a boundary: under the size of a dynamic block's
+    // header (about 60-120 bytes), so that ISA-L runs out inside one.
+    constexpr uint32_t kProbe = 32;
+    auto st = std::make_unique<inflate_state>();
+    isal_inflate_init(st.get());
+    st->crc_flag = ISAL_DEFLATE;
+    const auto buf_size = static_cast<uint32_t>(std::min<size_t>(buf.size(), 1u << 30));
+    const uint64_t size = e.compressed_size;
+    uint64_t fed = 0;      // compressed bytes read into `in` so far
+    unsigned lent = 0;     // workers given, a boundary looked for
+    bool asking = true;    // whether `lend` is still asked
+    std::string tail;      // while looking: the output's last 32 KiB (and up to as much again)
+    while (st->block_state != ISAL_BLOCK_FINISH) {
+        if (st->avail_in == 0 && fed < size) {
+            const size_t n = static_cast<size_t>(std::min<uint64_t>(std::min<size_t>(in.size(), 1u << 30), size - fed));
+            ENVFIX_TRY(auto piece, read_exactly(read, e, source, e.data_offset + fed, in.data(), n));
+            fed += n;
+            st->next_in = reinterpret_cast<uint8_t*>(const_cast<char*>(piece.data()));
+            st->avail_in = static_cast<uint32_t>(piece.size());
+        }
+        uint32_t held = 0;  // input kept back from ISA-L this call
+        if (lent) {
+            // Inside a stored block: exactly the rest of its bytes (its header is too short for the
+            // probes to end inside it often).
+            uint32_t probe = kProbe;
+            if (st->block_state == ISAL_BLOCK_TYPE0 && st->type0_block_len > st->read_in_length / 8)
+                probe = static_cast<uint32_t>(st->type0_block_len - st->read_in_length / 8);
+            if (st->avail_in > probe) {
+                held = st->avail_in - probe;
+                st->avail_in = probe;
+            }
+        }
+        st->next_out = reinterpret_cast<uint8_t*>(buf.data());
+        st->avail_out = buf_size;
+        const int rc = isal_inflate(st.get());
+        st->avail_in += held;
+        if (rc < 0) return data_mismatch(source, e, "deflate data is corrupt (ISA-L error " + std::to_string(rc) + ")");
+        const size_t produced = buf_size - st->avail_out;
+        const std::string_view got(buf.data(), produced);
+        if (produced > 0) ENVFIX_TRY_VOID(out(got));
+        if (produced == 0 && st->avail_in == 0 && fed == size && st->block_state != ISAL_BLOCK_FINISH)
+            return data_mismatch(source, e, "compressed data ends early (truncated?)");
+        if (lent) {
+            tail.append(got);
+            if (tail.size() > 2 * kWindow) tail.erase(0, tail.size() - kWindow);
+            const bool between = st->block_state == ISAL_BLOCK_HDR || st->block_state == ISAL_BLOCK_NEW_HDR;
+            const bool flushed = st->tmp_out_valid == st->tmp_out_processed && st->copy_overflow_length == 0 && st->write_overflow_len == 0;
+            const uint64_t unread = uint64_t{st->avail_in} + static_cast<uint64_t>(std::max<int16_t>(st->tmp_in_size, 0));
+            if (!between || !flushed || st->read_in_length < 0 || unread > fed || (fed - unread) * 8 < uint64_t(st->read_in_length)) continue;
+            const uint64_t bit = (fed - unread) * 8 - static_cast<uint64_t>(st->read_in_length);
+            const pinflate::ReadAt from_stream = [&](uint64_t off, char* into, size_t n) -> Expected<size_t> {
+                if (off >= size) return size_t{0};
+                n = static_cast<size_t>(std::min<uint64_t>(n, size - off));
+                ENVFIX_TRY(auto r, read_exactly(read, e, source, e.data_offset + off, into, n));
+                return r.size();
+            };
+            const pinflate::Emit emit = [&](std::string_view c) { return out(c); };
+            const pinflate::Corrupt corrupt = [&](std::string what) { return data_mismatch(source, e, std::move(what)).error; };
+            const std::string_view window = std::string_view(tail).substr(tail.size() - std::min(tail.size(), kWindow));
+            try {
+                ENVFIX_TRY_VOID(pinflate::inflate(size, from_stream, emit, corrupt, {.threads = lent, .from_bit = bit, .window = window}));
+                return lent;
+            } catch (const std::system_error&) {  // no thread for its workers, before any output: ISA-L goes on
+                lent = 0;
+                asking = false;
+                std::string().swap(tail);
+            }
+        } else if (asking && produced >= kWindow) {
+            const uint64_t at = fed - st->avail_in;
+            if (at < size && (lent = lend(at))) tail.assign(got.substr(produced - kWindow));
+        }
+    }
+    // ISA-L reads ahead into a bit buffer: whole bytes left there were not part of the stream.
+    if (st->avail_in != 0 || st->read_in_length >= 8 || fed != size) return data_mismatch(source, e, "bytes after the end of its deflate data");
+    return 0u;
 }
 #endif
 
@@ -224,6 +314,23 @@ Expected<void> stream_zip_entry_parallel(const ZipEntry& e, std::string_view sou
     const pinflate::Corrupt corrupt = [&](std::string what) { return data_mismatch(source, e, std::move(what)).error; };
     ENVFIX_TRY_VOID(pinflate::inflate(e.compressed_size, from_stream, emit, corrupt, {.threads = workers}));
     return out.finish();
+}
+
+Expected<unsigned> stream_zip_entry_handing_over(const ZipEntry& e, std::string_view source, const ZipReadAt& read,
+                                                 std::span<char> in, std::span<char> out_buf, const ZipLendWorkers& lend,
+                                                 const ZipSink& sink) {
+#if defined(ENVFIX_HAVE_ISAL)
+    if (e.method == 8 && !in.empty() && !out_buf.empty() &&
+        g_stream_inflater.load(std::memory_order_relaxed) == zipfmt::StreamInflater::Default) {
+        CheckedSink out(e, source, sink);
+        ENVFIX_TRY(unsigned by, inflate_isal_handing_over(e, source, read, in, out_buf, lend, out));
+        ENVFIX_TRY_VOID(out.finish());
+        return by;
+    }
+#endif
+    (void)lend;
+    ENVFIX_TRY_VOID(stream_zip_entry(e, source, read, in, out_buf, sink));
+    return 0u;
 }
 
 Expected<std::string> read_zip_entry_text(std::string_view archive, const ZipEntry& e, std::string_view source) {

@@ -37,6 +37,12 @@ bool PartProgress::wait_for(uint64_t from, uint64_t n, const std::atomic<bool>* 
     return !stopped();
 }
 
+bool PartProgress::has(uint64_t from, uint64_t n) const {
+    if (from + n > total_ || from + n < from) return false;
+    std::lock_guard lock(mu_);
+    return !gone_ && covered(from, n);
+}
+
 void PartProgress::wake() {
     { std::lock_guard lock(mu_); }  // a reader between its check and its wait gets the notification
     cv_.notify_all();

@@ -779,3 +779,22 @@ TEST(Downloader, AFileLeftBesideItsMarkerIsKeptOnlyWhenItsBytesStillMatchItsHash
     EXPECT_FALSE(std::filesystem::exists(bad));
     EXPECT_FALSE(std::filesystem::exists(unsynced_marker(bad)));
 }
+
+TEST(PartProgress, HasSaysWhatIsWrittenWithoutWaiting) {
+    // Two ranges and a tail; what a reader may read at once, across the ranges' ends.
+    PartProgress p({{0, 100, 0}, {100, 100, 0}, {200, 50, 0}}, 250);
+    EXPECT_FALSE(p.has(0, 1));
+    p.advance(0, 100);
+    p.advance(1, 30);
+    EXPECT_TRUE(p.has(0, 100));
+    EXPECT_TRUE(p.has(50, 80));   // into the second range, as far as it is written
+    EXPECT_FALSE(p.has(50, 81));
+    EXPECT_TRUE(p.has(10, 0));
+    p.advance(1, 100);
+    p.advance(2, 50);
+    EXPECT_TRUE(p.has(0, 250));
+    EXPECT_FALSE(p.has(0, 251));  // past the file's end
+    EXPECT_FALSE(p.has(~uint64_t{0}, 2));
+    p.give_up();                  // bytes that may be written again: none to read
+    EXPECT_FALSE(p.has(0, 1));
+}

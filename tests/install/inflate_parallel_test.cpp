@@ -1,7 +1,8 @@
 // One deflate stream inflated on several threads (installer/src/inflate_parallel.hpp, used for a
 // switch's largest libraries; docs/inflate-parallel.md): the output is the stream's, byte for byte, whatever zlib level,
 // data and chunk size made the chunks start; damaged or short data is refused as one decoder
-// refuses it.
+// refuses it. And a stream on one thread taken over by workers at a block boundary
+// (stream_zip_entry_handing_over).
 #include <gtest/gtest.h>
 #include <zlib.h>
 
@@ -9,6 +10,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <thread>
 #include <random>
 #include <string>
@@ -17,6 +19,7 @@
 #include "envfix/common/exit_codes.hpp"
 #include "envfix/common/message.hpp"
 #include "envfix/installer/unpacked_cache.hpp"
+#include "envfix/installer/zip.hpp"
 #include "inflate_parallel.hpp"
 #include "marked_decoder.hpp"
 #include "unpack_early.hpp"
@@ -66,7 +69,8 @@ struct Got {
     std::optional<Error> error;
 };
 
-Got run(const std::string& compressed, unsigned threads, size_t chunk, uint64_t size = ~uint64_t{0}) {
+Got run(const std::string& compressed, unsigned threads, size_t chunk, uint64_t size = ~uint64_t{0}, uint64_t from_bit = 0,
+        std::string_view window = {}) {
     Got g;
     if (size == ~uint64_t{0}) size = compressed.size();
     pinflate::ReadAt read = [&](uint64_t off, char* into, size_t n) -> Expected<size_t> {
@@ -80,7 +84,7 @@ Got run(const std::string& compressed, unsigned threads, size_t chunk, uint64_t 
         return {};
     };
     pinflate::Corrupt corrupt = [](std::string what) { return make_error(ExitCode::BadWheel, "zip.data_mismatch", {{"what", what}}); };
-    auto r = pinflate::inflate(size, read, emit, corrupt, {.threads = threads, .chunk = chunk});
+    auto r = pinflate::inflate(size, read, emit, corrupt, {.threads = threads, .chunk = chunk, .from_bit = from_bit, .window = window});
     if (r) g.stats = *r;
     else g.error = r.error();
     return g;
@@ -228,22 +232,37 @@ TEST(InflateParallel, BlockHeadersAreFoundWhereZlibStartsThem) {
 
 namespace {
 
-// Every block boundary of a raw deflate stream (zlib's Z_BLOCK stops), in bits.
-std::vector<uint64_t> block_ends(const std::string& c) {
-    std::vector<uint64_t> ends;
+// Every block boundary of a raw deflate stream (zlib's Z_BLOCK stops) and the output before it.
+struct Boundary {
+    uint64_t bit = 0;  // where a block that is not the first begins
+    size_t out = 0;    // the output before it
+};
+
+std::vector<Boundary> boundaries(const std::string& c) {
+    std::vector<Boundary> all;
     z_stream z{};
     inflateInit2(&z, -MAX_WBITS);
     std::string out(1u << 16, '\0');
+    size_t total = 0;
     z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(c.data()));
     z.avail_in = static_cast<uInt>(c.size());
     for (;;) {
         z.next_out = reinterpret_cast<Bytef*>(out.data());
         z.avail_out = static_cast<uInt>(out.size());
         const int rc = inflate(&z, Z_BLOCK);
+        total += out.size() - z.avail_out;
         if (rc == Z_STREAM_END || (rc != Z_OK && rc != Z_BUF_ERROR)) break;
-        if ((z.data_type & 128) && !(z.data_type & 64)) ends.push_back((c.size() - z.avail_in) * 8 - (z.data_type & 63));
+        if ((z.data_type & 128) && !(z.data_type & 64) && z.total_in > 0)
+            all.push_back({(c.size() - z.avail_in) * 8 - (z.data_type & 63), total});
     }
     inflateEnd(&z);
+    return all;
+}
+
+// The same, in bits.
+std::vector<uint64_t> block_ends(const std::string& c) {
+    std::vector<uint64_t> ends;
+    for (const auto& b : boundaries(c)) ends.push_back(b.bit);
     return ends;
 }
 
@@ -369,6 +388,35 @@ TEST(InflateHelpers, AStreamTakesWhatItCanUseTheNextWhatIsLeft) {
     EXPECT_EQ(two.take(5 * MiB), 0u);
 }
 
+TEST(InflateHelpers, WorkersFreedGoToTheStreamWithTheMostLeftBehindItsDownload) {
+    // Streams on one thread ask as they go: libtorch_cuda.so with 200 MiB left, a smaller library
+    // with 30 MiB; while libtorch_cpu.so holds the workers neither gets any, then the larger does.
+    using envfix::installer::InflateHelpers;
+    constexpr uint64_t MiB = 1u << 20;
+    InflateHelpers pool(8);
+    int cuda = 0, linalg = 0, third = 0;
+    ASSERT_EQ(pool.take(132 * MiB), 8u);
+    EXPECT_EQ(pool.take_late(&cuda, 200 * MiB), 0u);
+    EXPECT_EQ(pool.take_late(&linalg, 30 * MiB), 0u);
+    pool.give_back(8);
+    EXPECT_EQ(pool.take_late(&linalg, 29 * MiB), 0u);  // the other has more left
+    EXPECT_EQ(pool.take_late(&cuda, 190 * MiB), 8u);
+    EXPECT_EQ(pool.take_late(&linalg, 28 * MiB), 0u);  // none left
+    pool.give_back(8);
+    EXPECT_EQ(pool.take_late(&linalg, 27 * MiB), 8u);  // the one given some is forgotten
+    pool.give_back(8);
+    // A stream that keeps up with its download, or ended, no longer counts.
+    ASSERT_EQ(pool.take(132 * MiB), 8u);
+    EXPECT_EQ(pool.take_late(&cuda, 150 * MiB), 0u);
+    EXPECT_EQ(pool.take_late(&third, 100 * MiB), 0u);
+    pool.give_back(8);
+    EXPECT_EQ(pool.take_late(&cuda, std::nullopt), 0u);
+    EXPECT_EQ(pool.take_late(&third, 90 * MiB), 8u);
+    pool.give_back(8);
+    // The rules of take(): too little left for the least worth lending.
+    EXPECT_EQ(pool.take_late(&linalg, 7 * MiB), 0u);
+}
+
 // ENVFIX_INFLATE_STREAMS: the costliest streams share the workers, each at most its share (but
 // never fewer than the least worth lending), so the first to start leaves some for the next.
 TEST(InflateHelpers, SharedByTheCostliestStreamsEachTakesAtMostItsShare) {
@@ -408,4 +456,147 @@ TEST(InflateHelpers, LentWhereFewWheelsDownloadNotInAColdInstall) {
     ::setenv("ENVFIX_INFLATE_HELPERS", "0", 1);
     EXPECT_EQ(inflate_helpers_for(3), 0u);
     ::unsetenv("ENVFIX_INFLATE_HELPERS");
+}
+
+namespace {
+
+// A deflate entry of `c` at offset 0 of the archive `c`, and what reads it.
+ZipEntry entry_of(const std::string& data, const std::string& c) {
+    ZipEntry e;
+    e.name = "torch/lib/libtorch_cuda.so";
+    e.method = 8;
+    e.crc32 = static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size())));
+    e.compressed_size = c.size();
+    e.size = data.size();
+    return e;
+}
+
+struct HandedOver {
+    std::string out;
+    unsigned by = 0;
+    size_t asked = 0;  // times the lender was asked
+    std::optional<Error> error;
+};
+
+// The entry streamed; the lender gives `workers` when asked for the `at`-th time (from 1; 0: never).
+HandedOver hand_over(const std::string& data, const std::string& c, size_t at, unsigned workers, size_t in_size = 128u << 10,
+                     size_t out_size = 128u << 10) {
+    HandedOver h;
+    const ZipEntry e = entry_of(data, c);
+    const ZipReadAt read = [&](uint64_t off, char* into, size_t n) -> Expected<size_t> {
+        if (off >= c.size()) return size_t{0};
+        n = std::min<size_t>(n, c.size() - off);
+        std::memcpy(into, c.data() + off, n);
+        return n;
+    };
+    const ZipLendWorkers lend = [&](uint64_t decoded) -> unsigned {
+        EXPECT_LT(decoded, c.size());
+        return ++h.asked == at ? workers : 0;
+    };
+    std::vector<char> in(in_size), out(out_size);
+    auto r = stream_zip_entry_handing_over(e, "torch.whl", read, in, out, lend, [&](std::string_view s) -> Expected<void> {
+        h.out.append(s);
+        return {};
+    });
+    if (r) h.by = *r;
+    else h.error = r.error();
+    return h;
+}
+
+}  // namespace
+
+TEST(InflateParallel, FromABlockBoundaryWithTheWindowBeforeIt) {
+    // Taken over from a decoder on one thread: the rest of the stream, from any block boundary,
+    // given the 32 KiB before it (fewer at the stream's start).
+    std::mt19937 rng(3);
+    std::string noise(1u << 20, '\0');
+    for (auto& ch : noise) ch = static_cast<char>(rng());
+    const std::string mixed = library_like(1u << 20, 4) + noise + library_like(1u << 20, 5);
+    struct Case {
+        const char* what;
+        std::string c;
+    } cases[] = {{"level 1", deflated(mixed, 1)}, {"level 6", deflated(mixed, 6)}, {"fixed codes", deflated(mixed, 6, Z_FIXED)}};
+    for (const auto& k : cases) {
+        const auto all = boundaries(k.c);
+        ASSERT_GT(all.size(), 6u) << k.what;
+        for (size_t i : {size_t{0}, size_t{1}, all.size() / 3, all.size() / 2, all.size() - 2, all.size() - 1}) {
+            const auto& b = all[i];
+            const size_t w = std::min<size_t>(b.out, 32768);
+            auto g = run(k.c, 3, 64u << 10, ~uint64_t{0}, b.bit, std::string_view(mixed).substr(b.out - w, w));
+            ASSERT_FALSE(g.error) << k.what << " at " << b.bit << ": " << render(g.error->message, Lang::En);
+            ASSERT_TRUE(g.out == mixed.substr(b.out)) << k.what << " at " << b.bit;
+        }
+    }
+    // Past the stream's end: refused.
+    const std::string c = deflated(mixed, 6);
+    EXPECT_TRUE(run(c, 2, 64u << 10, ~uint64_t{0}, c.size() * 8, "").error);
+}
+
+TEST(StreamHandover, TheOutputIsTheEntrysWhereverTheWorkersJoin) {
+    // The stream on one thread until workers are lent, then to its next block boundary and on by
+    // them; with data where blocks are stored, coded with fixed codes or with long runs too.
+    std::mt19937 rng(9);
+    std::string noise(1u << 20, '\0');
+    for (auto& ch : noise) ch = static_cast<char>(rng());
+    const std::string lib = library_like(4u << 20, 6);
+    const std::string mixed = library_like(1u << 20, 7) + std::string(1u << 20, '\0') + noise + library_like(1u << 20, 8);
+    struct Case {
+        const char* what;
+        std::string data, c;
+    } cases[] = {
+        {"library, level 6", lib, deflated(lib, 6)},
+        {"library, level 1", lib, deflated(lib, 1)},
+        {"library, level 9", lib, deflated(lib, 9)},
+        {"mixed, level 6", mixed, deflated(mixed, 6)},
+        {"mixed, full flushes", mixed, deflated(mixed, 6, Z_DEFAULT_STRATEGY, 100000)},
+        {"mixed, fixed codes", mixed, deflated(mixed, 6, Z_FIXED)},
+        {"mixed, rle", mixed, deflated(mixed, 6, Z_RLE)},
+        {"noise, stored", noise, deflated(noise, 0)},
+    };
+    for (const auto& k : cases) {
+        const auto alone = hand_over(k.data, k.c, 0, 0);
+        ASSERT_FALSE(alone.error) << k.what << ": " << render(alone.error->message, Lang::En);
+        ASSERT_TRUE(alone.out == k.data) << k.what;
+        EXPECT_EQ(alone.by, 0u);
+        ASSERT_GE(alone.asked, 6u) << k.what;
+        for (size_t at : {size_t{1}, size_t{2}, alone.asked / 3, alone.asked / 2, alone.asked - 3, alone.asked}) {
+            const auto h = hand_over(k.data, k.c, at, 3);
+            ASSERT_FALSE(h.error) << k.what << " at " << at << ": " << render(h.error->message, Lang::En);
+            ASSERT_EQ(h.out.size(), k.data.size()) << k.what << " at " << at;
+            ASSERT_TRUE(h.out == k.data) << k.what << " at " << at;
+            // Taken over (late, the stream may end before another block begins).
+            if (at <= alone.asked / 2) {
+                EXPECT_EQ(h.by, 3u) << k.what << " at " << at;
+            }
+            EXPECT_EQ(h.asked, at) << k.what;  // not asked again once lent
+        }
+    }
+    // Smaller pieces of input and output (a lender is asked only after 32 KiB of output at once,
+    // which is the window then): the same.
+    const auto small = hand_over(lib, deflated(lib, 6), 10, 2, 32768, 40000);
+    ASSERT_FALSE(small.error) << render(small.error->message, Lang::En);
+    EXPECT_TRUE(small.out == lib);
+    EXPECT_EQ(small.by, 2u);
+}
+
+TEST(StreamHandover, DamageBeforeOrAfterTheHandoverIsRefused) {
+    const std::string lib = library_like(4u << 20, 10);
+    const std::string c = deflated(lib, 6);
+    for (size_t where : {c.size() / 4, c.size() * 3 / 4, c.size() - 2}) {
+        std::string bad = c;
+        bad[where] = static_cast<char>(bad[where] ^ 0x5a);
+        for (size_t at : {size_t{0}, size_t{3}}) {
+            const auto h = hand_over(lib, bad, at, 3);
+            ASSERT_TRUE(h.error) << where << "/" << at;
+            EXPECT_EQ(h.error->code, ExitCode::BadWheel);
+        }
+    }
+    // Cut short, or followed by bytes that are not the stream's.
+    for (const std::string& odd : {c.substr(0, c.size() - 100), c + "extra"}) {
+        for (size_t at : {size_t{0}, size_t{3}}) {
+            const auto h = hand_over(lib, odd, at, 3);
+            ASSERT_TRUE(h.error) << odd.size() << "/" << at;
+            EXPECT_EQ(h.error->code, ExitCode::BadWheel);
+        }
+    }
 }

@@ -142,6 +142,7 @@ public:
         uint64_t size = 0, compressed = 0;
         uint64_t first_ms = 0, bytes_ms = 0, end_ms = 0;
         unsigned workers = 0;  // inflated by this many workers at once (0: by the thread reading it)
+        uint64_t joined_ms = 0, joined_at = 0;  // taken over by them from the thread at this time and compressed byte (0: not)
     };
     struct Outcome {
         size_t unpacked = 0;           // entries made

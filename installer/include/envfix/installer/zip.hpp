@@ -114,6 +114,19 @@ Expected<void> stream_zip_entry(const ZipEntry& entry, std::string_view source, 
 Expected<void> stream_zip_entry_parallel(const ZipEntry& entry, std::string_view source, const ZipReadAt& read,
                                          unsigned workers, const ZipSink& sink);
 
+// Asked by stream_zip_entry_handing_over between its pieces, with the entry's compressed bytes
+// decoded so far: how many workers take the rest of the stream over (0: it goes on alone). What
+// it lends is the caller's to give back once that call returns.
+using ZipLendWorkers = std::function<unsigned(uint64_t decoded)>;
+// stream_zip_entry for an entry whose stream workers may take over while it runs (a switch's
+// library on one thread once another's workers are free: unpack_early.cpp). Once `lend` gives
+// some, the stream is decoded on to its next block boundary and the rest by the parallel inflater
+// from there. Returns how many workers took it over (0: none). The same errors and checks; a
+// stored entry, or a build without ISA-L, is streamed as by stream_zip_entry.
+Expected<unsigned> stream_zip_entry_handing_over(const ZipEntry& entry, std::string_view source, const ZipReadAt& read,
+                                                 std::span<char> in, std::span<char> out, const ZipLendWorkers& lend,
+                                                 const ZipSink& sink);
+
 // The fast path for stored and deflate entries: the whole entry at once into `out` (exactly
 // entry.size bytes: a buffer, or a mapped output file), with libdeflate, about twice zlib's
 // speed; size and CRC-32 checked as above. One object per thread (it holds libdeflate's state).

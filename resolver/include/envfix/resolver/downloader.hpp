@@ -59,6 +59,8 @@ public:
     // fetched again, a server without Range, a failure, the end of the downloads) or `*stop` is
     // set (the reader's own flag, with wake()).
     bool wait_for(uint64_t from, uint64_t n, const std::atomic<bool>* stop = nullptr);
+    // Whether [from, from + n) is written now (no waiting).
+    bool has(uint64_t from, uint64_t n) const;
     // Wakes every waiting reader, to look at its stop flag.
     void wake();
 
