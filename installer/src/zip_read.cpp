@@ -58,14 +58,23 @@ private:
 // The compressed data in pieces: each call gives the next one (empty once all was given).
 using NextInput = std::function<Expected<std::string_view>()>;
 
+// Where workers may take a stream over (stream_zip_entry_handing_over): whom to ask, and the
+// entry's compressed bytes for them.
+struct Handover {
+    const ZipLendWorkers& lend;
+    const ZipReadAt& read;
+};
+
 #if defined(ENVFIX_HAVE_ISAL)
-Expected<void> inflate_pieces_isal(const ZipEntry& e, std::string_view source, const NextInput& next, std::span<char> buf,
-                                   CheckedSink& out);
+Expected<unsigned> inflate_pieces_isal(const ZipEntry& e, std::string_view source, const NextInput& next, std::span<char> buf,
+                                       CheckedSink& out, const Handover* handover = nullptr);
 #endif
 Expected<void> inflate_pieces_zlib(const ZipEntry& e, std::string_view source, const NextInput& next, std::span<char> buf,
                                    CheckedSink& out);
 Expected<std::string_view> read_exactly(const ZipReadAt& read, const ZipEntry& e, std::string_view source, uint64_t offset,
                                         char* into, size_t n);
+Expected<void> inflate_parallel(const ZipEntry& e, std::string_view source, const ZipReadAt& read, CheckedSink& out,
+                                const pinflate::Options& options);
 
 // Stored and deflate data, piece by piece, to `out` through `buf`.
 Expected<void> decode_pieces(const ZipEntry& e, std::string_view source, const NextInput& next, std::span<char> buf, CheckedSink& out) {
@@ -77,8 +86,10 @@ Expected<void> decode_pieces(const ZipEntry& e, std::string_view source, const N
         }
     }
 #if defined(ENVFIX_HAVE_ISAL)
-    if (g_stream_inflater.load(std::memory_order_relaxed) == zipfmt::StreamInflater::Default)
-        return inflate_pieces_isal(e, source, next, buf, out);
+    if (g_stream_inflater.load(std::memory_order_relaxed) == zipfmt::StreamInflater::Default) {
+        ENVFIX_TRY_VOID(inflate_pieces_isal(e, source, next, buf, out));
+        return {};
+    }
 #endif
     return inflate_pieces_zlib(e, source, next, buf, out);
 }
@@ -86,64 +97,34 @@ Expected<void> decode_pieces(const ZipEntry& e, std::string_view source, const N
 // ISA-L streams deflate about 1.5 times as fast as zlib (970 against 640 MB/s on one of torch's
 // large libraries here: bench/proposals/isal_inflate_bench.cpp), in about 87 KB of state; the
 // large libraries that a torch install streams are what its unpacking waits for.
+//
+// With a handover, the stream goes on on this thread until `lend` gives workers, then on (its
+// input a few bytes at a time) to where ISA-L stops inside the next block header for want of
+// input: there its state holds the bits read before that header (read_in) and the header's bytes
+// read so far (tmp_in_buffer), so the boundary's bit is exact; the parallel inflater goes on from
+// it with the output's last 32 KiB. Workers that cannot start leave the stream to ISA-L, where it
+// stopped. Returns how many workers took it over (0: none).
 #if defined(ENVFIX_HAVE_ISAL)
-Expected<void> inflate_pieces_isal(const ZipEntry& e, std::string_view source, const NextInput& next, std::span<char> buf,
-                                   CheckedSink& out) {
-    auto st = std::make_unique<inflate_state>();
-    isal_inflate_init(st.get());
-    st->crc_flag = ISAL_DEFLATE;  // raw deflate, as zip stores it; the CRC-32 is checked by CheckedSink
-    const auto buf_size = static_cast<uint32_t>(std::min<size_t>(buf.size(), 1u << 30));
-    bool input_left = true;
-    while (st->block_state != ISAL_BLOCK_FINISH) {
-        if (st->avail_in == 0 && input_left) {
-            ENVFIX_TRY(auto piece, next());
-            input_left = !piece.empty();
-            st->next_in = reinterpret_cast<uint8_t*>(const_cast<char*>(piece.data()));
-            st->avail_in = static_cast<uint32_t>(piece.size());
-        }
-        st->next_out = reinterpret_cast<uint8_t*>(buf.data());
-        st->avail_out = buf_size;
-        int rc = isal_inflate(st.get());
-        if (rc < 0) return data_mismatch(source, e, "deflate data is corrupt (ISA-L error " + std::to_string(rc) + ")");
-        size_t produced = buf_size - st->avail_out;
-        if (produced > 0) ENVFIX_TRY_VOID(out(std::string_view(buf.data(), produced)));
-        if (produced == 0 && st->avail_in == 0 && !input_left && st->block_state != ISAL_BLOCK_FINISH)
-            return data_mismatch(source, e, "compressed data ends early (truncated?)");
-    }
-    // ISA-L reads ahead into a bit buffer: whole bytes left there were not part of the stream.
-    if (st->avail_in != 0 || st->read_in_length >= 8) return data_mismatch(source, e, "bytes after the end of its deflate data");
-    ENVFIX_TRY(auto rest, next());
-    if (input_left && !rest.empty()) return data_mismatch(source, e, "bytes after the end of its deflate data");
-    return {};
-}
-#endif
-
-#if defined(ENVFIX_HAVE_ISAL)
-// The stream on one thread until `lend` gives workers, then on (its input a few bytes at a time)
-// to where ISA-L stops inside the next block header for want of input: there its state holds
-// the bits read before that header (read_in) and the header's bytes read so far (tmp_in_buffer),
-// so the boundary's bit is exact; the parallel inflater goes on from it with the output's last
-// 32 KiB. Workers that cannot start leave the stream to ISA-L, where it stopped.
-Expected<unsigned> inflate_isal_handing_over(const ZipEntry& e, std::string_view source, const ZipReadAt& read, std::span<char> in,
-                                             std::span<char> buf, const ZipLendWorkers& lend, CheckedSink& out) {
+Expected<unsigned> inflate_pieces_isal(const ZipEntry& e, std::string_view source, const NextInput& next, std::span<char> buf,
+                                       CheckedSink& out, const Handover* handover) {
     constexpr size_t kWindow = 32768;
     // Input given at a time while looking for a boundary: under the size of a dynamic block's
     // header (about 60-120 bytes), so that ISA-L runs out inside one.
     constexpr uint32_t kProbe = 32;
     auto st = std::make_unique<inflate_state>();
     isal_inflate_init(st.get());
-    st->crc_flag = ISAL_DEFLATE;
+    st->crc_flag = ISAL_DEFLATE;  // raw deflate, as zip stores it; the CRC-32 is checked by CheckedSink
     const auto buf_size = static_cast<uint32_t>(std::min<size_t>(buf.size(), 1u << 30));
-    const uint64_t size = e.compressed_size;
-    uint64_t fed = 0;      // compressed bytes read into `in` so far
-    unsigned lent = 0;     // workers given, a boundary looked for
-    bool asking = true;    // whether `lend` is still asked
-    std::string tail;      // while looking: the output's last 32 KiB (and up to as much again)
+    bool input_left = true;
+    uint64_t fed = 0;               // compressed bytes given so far
+    unsigned lent = 0;              // workers given, a boundary looked for
+    bool asking = handover != nullptr;
+    std::string tail;               // while looking: the output's last 32 KiB (and up to as much again)
     while (st->block_state != ISAL_BLOCK_FINISH) {
-        if (st->avail_in == 0 && fed < size) {
-            const size_t n = static_cast<size_t>(std::min<uint64_t>(std::min<size_t>(in.size(), 1u << 30), size - fed));
-            ENVFIX_TRY(auto piece, read_exactly(read, e, source, e.data_offset + fed, in.data(), n));
-            fed += n;
+        if (st->avail_in == 0 && input_left) {
+            ENVFIX_TRY(auto piece, next());
+            input_left = !piece.empty();
+            fed += piece.size();
             st->next_in = reinterpret_cast<uint8_t*>(const_cast<char*>(piece.data()));
             st->avail_in = static_cast<uint32_t>(piece.size());
         }
@@ -167,7 +148,7 @@ Expected<unsigned> inflate_isal_handing_over(const ZipEntry& e, std::string_view
         const size_t produced = buf_size - st->avail_out;
         const std::string_view got(buf.data(), produced);
         if (produced > 0) ENVFIX_TRY_VOID(out(got));
-        if (produced == 0 && st->avail_in == 0 && fed == size && st->block_state != ISAL_BLOCK_FINISH)
+        if (produced == 0 && st->avail_in == 0 && !input_left && st->block_state != ISAL_BLOCK_FINISH)
             return data_mismatch(source, e, "compressed data ends early (truncated?)");
         if (lent) {
             tail.append(got);
@@ -177,17 +158,9 @@ Expected<unsigned> inflate_isal_handing_over(const ZipEntry& e, std::string_view
             const uint64_t unread = uint64_t{st->avail_in} + static_cast<uint64_t>(std::max<int16_t>(st->tmp_in_size, 0));
             if (!between || !flushed || st->read_in_length < 0 || unread > fed || (fed - unread) * 8 < uint64_t(st->read_in_length)) continue;
             const uint64_t bit = (fed - unread) * 8 - static_cast<uint64_t>(st->read_in_length);
-            const pinflate::ReadAt from_stream = [&](uint64_t off, char* into, size_t n) -> Expected<size_t> {
-                if (off >= size) return size_t{0};
-                n = static_cast<size_t>(std::min<uint64_t>(n, size - off));
-                ENVFIX_TRY(auto r, read_exactly(read, e, source, e.data_offset + off, into, n));
-                return r.size();
-            };
-            const pinflate::Emit emit = [&](std::string_view c) { return out(c); };
-            const pinflate::Corrupt corrupt = [&](std::string what) { return data_mismatch(source, e, std::move(what)).error; };
             const std::string_view window = std::string_view(tail).substr(tail.size() - std::min(tail.size(), kWindow));
             try {
-                ENVFIX_TRY_VOID(pinflate::inflate(size, from_stream, emit, corrupt, {.threads = lent, .from_bit = bit, .window = window}));
+                ENVFIX_TRY_VOID(inflate_parallel(e, source, handover->read, out, {.threads = lent, .from_bit = bit, .window = window}));
                 return lent;
             } catch (const std::system_error&) {  // no thread for its workers, before any output: ISA-L goes on
                 lent = 0;
@@ -196,11 +169,13 @@ Expected<unsigned> inflate_isal_handing_over(const ZipEntry& e, std::string_view
             }
         } else if (asking && produced >= kWindow) {
             const uint64_t at = fed - st->avail_in;
-            if (at < size && (lent = lend(at))) tail.assign(got.substr(produced - kWindow));
+            if (at < e.compressed_size && (lent = handover->lend(at))) tail.assign(got.substr(produced - kWindow));
         }
     }
     // ISA-L reads ahead into a bit buffer: whole bytes left there were not part of the stream.
-    if (st->avail_in != 0 || st->read_in_length >= 8 || fed != size) return data_mismatch(source, e, "bytes after the end of its deflate data");
+    if (st->avail_in != 0 || st->read_in_length >= 8) return data_mismatch(source, e, "bytes after the end of its deflate data");
+    ENVFIX_TRY(auto rest, next());
+    if (input_left && !rest.empty()) return data_mismatch(source, e, "bytes after the end of its deflate data");
     return 0u;
 }
 #endif
@@ -260,6 +235,31 @@ Expected<std::string_view> read_exactly(const ZipReadAt& read, const ZipEntry& e
     return std::string_view(into, n);
 }
 
+// The entry's compressed data read through `in`, piece by piece.
+NextInput pieces_read(const ZipEntry& e, std::string_view source, const ZipReadAt& read, std::span<char> in) {
+    return [&e, source, &read, in, fed = uint64_t{0}]() mutable -> Expected<std::string_view> {
+        const size_t n = static_cast<size_t>(std::min<uint64_t>(std::min<size_t>(in.size(), 1u << 30), e.compressed_size - fed));
+        ENVFIX_TRY(auto piece, read_exactly(read, e, source, e.data_offset + fed, in.data(), n));
+        fed += n;
+        return piece;
+    };
+}
+
+// The deflate entry by the parallel inflater (inflate_parallel.hpp), to `out`.
+Expected<void> inflate_parallel(const ZipEntry& e, std::string_view source, const ZipReadAt& read, CheckedSink& out,
+                                const pinflate::Options& options) {
+    const pinflate::ReadAt from_stream = [&](uint64_t off, char* into, size_t n) -> Expected<size_t> {
+        if (off >= e.compressed_size) return size_t{0};
+        n = static_cast<size_t>(std::min<uint64_t>(n, e.compressed_size - off));
+        ENVFIX_TRY(auto got, read_exactly(read, e, source, e.data_offset + off, into, n));
+        return got.size();
+    };
+    const pinflate::Emit emit = [&](std::string_view c) { return out(c); };
+    const pinflate::Corrupt corrupt = [&](std::string what) { return data_mismatch(source, e, std::move(what)).error; };
+    ENVFIX_TRY_VOID(pinflate::inflate(e.compressed_size, from_stream, emit, corrupt, options));
+    return {};
+}
+
 struct ArchiveCloser {
     void operator()(archive* a) const { archive_read_free(a); }
 };
@@ -290,13 +290,7 @@ Expected<void> stream_zip_entry(const ZipEntry& e, std::string_view source, cons
     if (zip_entry_needs_sequential_read(e) || in.empty() || out_buf.empty())
         return fail(ExitCode::Internal, "zip.method", {{"file", std::string(source)}, {"entry", e.name}, {"method", std::to_string(e.method)}});
     CheckedSink out(e, source, sink);
-    uint64_t fed = 0;
-    ENVFIX_TRY_VOID(decode_pieces(e, source, [&]() -> Expected<std::string_view> {
-        size_t n = static_cast<size_t>(std::min<uint64_t>(std::min<size_t>(in.size(), 1u << 30), e.compressed_size - fed));
-        ENVFIX_TRY(auto piece, read_exactly(read, e, source, e.data_offset + fed, in.data(), n));
-        fed += n;
-        return piece;
-    }, out_buf, out));
+    ENVFIX_TRY_VOID(decode_pieces(e, source, pieces_read(e, source, read, in), out_buf, out));
     return out.finish();
 }
 
@@ -304,15 +298,7 @@ Expected<void> stream_zip_entry_parallel(const ZipEntry& e, std::string_view sou
                                          unsigned workers, const ZipSink& sink) {
     if (e.method != 8) return unexpected(data_mismatch(source, e, "not a deflate entry").error);
     CheckedSink out(e, source, sink);
-    const pinflate::ReadAt from_stream = [&](uint64_t off, char* into, size_t n) -> Expected<size_t> {
-        if (off >= e.compressed_size) return size_t{0};
-        n = static_cast<size_t>(std::min<uint64_t>(n, e.compressed_size - off));
-        ENVFIX_TRY(auto got, read_exactly(read, e, source, e.data_offset + off, into, n));
-        return got.size();
-    };
-    const pinflate::Emit emit = [&](std::string_view c) { return out(c); };
-    const pinflate::Corrupt corrupt = [&](std::string what) { return data_mismatch(source, e, std::move(what)).error; };
-    ENVFIX_TRY_VOID(pinflate::inflate(e.compressed_size, from_stream, emit, corrupt, {.threads = workers}));
+    ENVFIX_TRY_VOID(inflate_parallel(e, source, read, out, {.threads = workers}));
     return out.finish();
 }
 
@@ -323,7 +309,8 @@ Expected<unsigned> stream_zip_entry_handing_over(const ZipEntry& e, std::string_
     if (e.method == 8 && !in.empty() && !out_buf.empty() &&
         g_stream_inflater.load(std::memory_order_relaxed) == zipfmt::StreamInflater::Default) {
         CheckedSink out(e, source, sink);
-        ENVFIX_TRY(unsigned by, inflate_isal_handing_over(e, source, read, in, out_buf, lend, out));
+        const Handover handover{lend, read};
+        ENVFIX_TRY(unsigned by, inflate_pieces_isal(e, source, pieces_read(e, source, read, in), out_buf, out, &handover));
         ENVFIX_TRY_VOID(out.finish());
         return by;
     }
