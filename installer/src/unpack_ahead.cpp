@@ -346,10 +346,15 @@ unsigned inflate_streams() {
     return 1;
 }
 
+bool inflate_handover() {
+    auto v = env::get(EnvVar::EnvfixInflateHandover);
+    return !v || *v != "0";
+}
+
 void UnpackAhead::lend_inflate_helpers(unsigned n) {
     // As many as 4 make the least worth lending; fewer, given on purpose (ENVFIX_INFLATE_HELPERS,
     // tests), are lent as they are.
-    helpers_ = n >= 2 ? std::make_shared<InflateHelpers>(n, std::min(n, 4u), inflate_streams()) : nullptr;
+    helpers_ = n >= 2 ? std::make_shared<InflateHelpers>(n, std::min(n, 4u), inflate_streams(), inflate_handover()) : nullptr;
 }
 
 void UnpackAhead::early(const stdfs::path& part, const std::string& sha256, std::shared_ptr<resolver::PartProgress> progress) {

@@ -75,6 +75,7 @@ unsigned InflateHelpers::take(uint64_t compressed) {
 }
 
 unsigned InflateHelpers::take_late(const void* stream, std::optional<uint64_t> left) {
+    if (!late_) return 0;
     {
         std::lock_guard lock(mu_);
         if (!left) {
@@ -343,7 +344,7 @@ Expected<EarlyUnpack::File> EarlyUnpack::inflate_one(const Job& job) {
         } catch (const std::system_error&) {  // no thread for its workers, before any output: one thread does it
         }
     }
-    if (!by && helpers_ && e.method == 8) {
+    if (!by && helpers_ && helpers_->late() && e.method == 8) {
         // Workers freed while this stream runs (a switch's libtorch_cuda.so once libtorch_cpu.so's
         // are done) take the rest over, where this thread is behind the download.
         std::optional<Lent> late;

@@ -38,9 +38,10 @@ public:
     // inflater reaches 161 MB/s on libtorch_cpu.so, ISA-L alone 388 MB/s: 3 workers only break even).
     // `streams`: that many of a wheel's costliest streams are lent workers, each at most its share
     // of the n (but `least`), so that the first to start does not take them all.
-    explicit InflateHelpers(unsigned n, unsigned least = 4, unsigned streams = 1)
+    // `late`: whether take_late() gives any (ENVFIX_INFLATE_HANDOVER).
+    explicit InflateHelpers(unsigned n, unsigned least = 4, unsigned streams = 1, bool late = true)
         : least_(std::max(2u, least)), left_(n), streams_(std::max(1u, streams)),
-          per_stream_(streams_ > 1 ? std::max(least_, n / streams_) : n) {}
+          per_stream_(streams_ > 1 ? std::max(least_, n / streams_) : n), late_(late) {}
     // Workers for a stream of `compressed` bytes: 0 (inflate it on this thread) or `least` and more.
     unsigned take(uint64_t compressed);
     void give_back(unsigned n);
@@ -49,6 +50,7 @@ public:
     // where it is behind its download (nullopt: it keeps up, or it ended). Workers free go to the
     // stream with the most left of those behind, by take()'s rules; one given some is forgotten.
     unsigned take_late(const void* stream, std::optional<uint64_t> left);
+    bool late() const { return late_; }
 
 private:
     std::mutex mu_;
@@ -57,6 +59,7 @@ private:
     unsigned left_;
     unsigned streams_;
     unsigned per_stream_;
+    bool late_;
 };
 
 class EarlyUnpack {

@@ -415,6 +415,17 @@ TEST(InflateHelpers, WorkersFreedGoToTheStreamWithTheMostLeftBehindItsDownload) 
     pool.give_back(8);
     // The rules of take(): too little left for the least worth lending.
     EXPECT_EQ(pool.take_late(&linalg, 7 * MiB), 0u);
+    // ENVFIX_INFLATE_HANDOVER=0: never.
+    InflateHelpers never(8, 4, 1, false);
+    EXPECT_FALSE(never.late());
+    EXPECT_EQ(never.take_late(&cuda, 200 * MiB), 0u);
+    EXPECT_EQ(never.take(132 * MiB), 8u);
+    using envfix::installer::inflate_handover;
+    ::unsetenv("ENVFIX_INFLATE_HANDOVER");
+    EXPECT_TRUE(inflate_handover());
+    ::setenv("ENVFIX_INFLATE_HANDOVER", "0", 1);
+    EXPECT_FALSE(inflate_handover());
+    ::unsetenv("ENVFIX_INFLATE_HANDOVER");
 }
 
 // ENVFIX_INFLATE_STREAMS: the costliest streams share the workers, each at most its share (but

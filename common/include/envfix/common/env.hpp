@@ -29,6 +29,7 @@ enum class EnvVar {
     EnvfixUnpackEarly,       // 0: no inflating of a wheel's entries before it is complete
     EnvfixInflateHelpers,    // threads lent to one large deflate stream inflated while downloading
     EnvfixInflateStreams,    // how many of a wheel's costliest streams share those threads
+    EnvfixInflateHandover,   // 0: those threads, once free, never take over a stream on one thread
     // CUDA
     CudaVisibleDevices,
     LdLibraryPath,       // where the loader finds libcuda.so.1 (part of the probe cache's key)

@@ -94,6 +94,9 @@ class InflateHelpers;
 unsigned inflate_helpers_for(size_t wheels);
 // How many of a wheel's costliest streams share them (ENVFIX_INFLATE_STREAMS; default 1).
 unsigned inflate_streams();
+// Whether workers given back take over the stream on one thread with the most left behind its
+// download (ENVFIX_INFLATE_HANDOVER=0: never; default: they do).
+bool inflate_handover();
 
 // Unpacks wheels into the cache on its own threads as they are handed over: a cold install hands
 // each wheel over when its download is checked, so the inflating overlaps the downloads still
