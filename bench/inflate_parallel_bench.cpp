@@ -120,11 +120,12 @@ int main(int argc, char** argv) {
         timed(label, data.size(), [&] {
             auto r = stream_zip_entry_handing_over(
                 e, "bench", read, bin, bout,
-                [&](uint64_t decoded) -> unsigned {
-                    if (static_cast<double>(decoded) < fraction * static_cast<double>(c.size())) return 0;
-                    joined = decoded;
-                    return max_threads;
-                },
+                ZipLendWorkers{[&](uint64_t decoded) -> unsigned {
+                                   if (static_cast<double>(decoded) < fraction * static_cast<double>(c.size())) return 0;
+                                   joined = decoded;
+                                   return max_threads;
+                               },
+                               [&] { std::printf("  no block boundary within 1 MiB: not handed over\n"); }},
                 [&](std::string_view s) -> Expected<void> {
                     std::memcpy(out.data() + at, s.data(), s.size());
                     at += s.size();

@@ -342,6 +342,7 @@ Expected<EarlyUnpack::File> EarlyUnpack::inflate_one(const Job& job) {
             ENVFIX_TRY_VOID(stream_zip_entry_parallel(e, source_, read, workers.count(), push));
             by = workers.count();
         } catch (const std::system_error&) {  // no thread for its workers, before any output: one thread does it
+            if (output.size() != 0) throw;     // not that: what failed after output
         }
     }
     if (!by && helpers_ && helpers_->late() && e.method == 8) {
@@ -353,16 +354,22 @@ Expected<EarlyUnpack::File> EarlyUnpack::inflate_one(const Job& job) {
             const void* stream;
             ~Forget() { pool->take_late(stream, std::nullopt); }
         } forget{helpers_.get(), &e};
-        const ZipLendWorkers lend = [&](uint64_t decoded) -> unsigned {
-            const uint64_t left = e.compressed_size - decoded;
-            const bool behind = progress_->has(e.data_offset + decoded, std::min(left, kBehind));
-            const unsigned n = helpers_->take_late(&e, behind ? std::optional(left) : std::nullopt);
-            if (!n) return 0;
-            late.emplace(helpers_.get(), Lent::Taken{n});
-            joined_ms = since();
-            joined_at = decoded;
-            return n;
-        };
+        // A stream asks every 128 KiB or so of output and reads far less than kBehind meanwhile,
+        // so one listed as behind is not waiting for its bytes before it asks again.
+        const ZipLendWorkers lend{[&](uint64_t decoded) -> unsigned {
+                                      const uint64_t left = e.compressed_size - decoded;
+                                      const bool behind = progress_->has(e.data_offset + decoded, std::min(left, kBehind));
+                                      const unsigned n = helpers_->take_late(&e, behind ? std::optional(left) : std::nullopt);
+                                      if (!n) return 0;
+                                      late.emplace(helpers_.get(), Lent::Taken{n});
+                                      joined_ms = since();
+                                      joined_at = decoded;
+                                      return n;
+                                  },
+                                  [&] {  // not used after all: back to the pool at once
+                                      late.reset();
+                                      joined_ms = joined_at = 0;
+                                  }};
         std::vector<char> in(kPiece), out(kPiece);
         ENVFIX_TRY(by, stream_zip_entry_handing_over(e, source_, read, in, out, lend, push));
     } else if (!by) {

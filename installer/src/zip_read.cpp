@@ -41,6 +41,7 @@ public:
         crc_ = libdeflate_crc32(crc_, chunk.data(), chunk.size());  // several times zlib's crc32 (PCLMUL)
         return sink_(chunk);
     }
+    uint64_t done() const { return done_; }
     Expected<void> finish() const {
         if (done_ != e_.size) return data_mismatch(source_, e_, "less data than its declared size (truncated?)");
         if (crc_ != e_.crc32) return data_mismatch(source_, e_, "CRC-32");
@@ -111,6 +112,10 @@ Expected<unsigned> inflate_pieces_isal(const ZipEntry& e, std::string_view sourc
     // Input given at a time while looking for a boundary: under the size of a dynamic block's
     // header (about 60-120 bytes), so that ISA-L runs out inside one.
     constexpr uint32_t kProbe = 32;
+    // Compressed bytes probed at most before the workers go back unused: zlib's dynamic blocks
+    // take about 12 KB of probing, its fixed-code ones 130-170 KB; a stream of one huge block
+    // (ISA-L's level 0) has no boundary to find.
+    constexpr uint64_t kMaxProbe = 1u << 20;
     auto st = std::make_unique<inflate_state>();
     isal_inflate_init(st.get());
     st->crc_flag = ISAL_DEFLATE;  // raw deflate, as zip stores it; the CRC-32 is checked by CheckedSink
@@ -118,6 +123,7 @@ Expected<unsigned> inflate_pieces_isal(const ZipEntry& e, std::string_view sourc
     bool input_left = true;
     uint64_t fed = 0;               // compressed bytes given so far
     unsigned lent = 0;              // workers given, a boundary looked for
+    uint64_t lent_at = 0;           // where they were given (compressed bytes decoded)
     bool asking = handover != nullptr;
     std::string tail;               // while looking: the output's last 32 KiB (and up to as much again)
     while (st->block_state != ISAL_BLOCK_FINISH) {
@@ -150,27 +156,43 @@ Expected<unsigned> inflate_pieces_isal(const ZipEntry& e, std::string_view sourc
         if (produced > 0) ENVFIX_TRY_VOID(out(got));
         if (produced == 0 && st->avail_in == 0 && !input_left && st->block_state != ISAL_BLOCK_FINISH)
             return data_mismatch(source, e, "compressed data ends early (truncated?)");
-        if (lent) {
+        bool asked_now = false;
+        if (!lent && asking && produced >= kWindow) {
+            const uint64_t at = fed - st->avail_in;
+            if (at < e.compressed_size && (lent = handover->lend.lend(at))) {
+                tail.assign(got.substr(produced - kWindow));
+                lent_at = at;
+                asked_now = true;
+            }
+        }
+        if (!lent) continue;
+        if (!asked_now) {
             tail.append(got);
             if (tail.size() > 2 * kWindow) tail.erase(0, tail.size() - kWindow);
-            const bool between = st->block_state == ISAL_BLOCK_HDR || st->block_state == ISAL_BLOCK_NEW_HDR;
-            const bool flushed = st->tmp_out_valid == st->tmp_out_processed && st->copy_overflow_length == 0 && st->write_overflow_len == 0;
-            const uint64_t unread = uint64_t{st->avail_in} + static_cast<uint64_t>(std::max<int16_t>(st->tmp_in_size, 0));
-            if (!between || !flushed || st->read_in_length < 0 || unread > fed || (fed - unread) * 8 < uint64_t(st->read_in_length)) continue;
+        }
+        const bool between = st->block_state == ISAL_BLOCK_HDR || st->block_state == ISAL_BLOCK_NEW_HDR;
+        const bool flushed = st->tmp_out_valid == st->tmp_out_processed && st->copy_overflow_length == 0 && st->write_overflow_len == 0;
+        const uint64_t unread = uint64_t{st->avail_in} + static_cast<uint64_t>(std::max<int16_t>(st->tmp_in_size, 0));
+        if (between && flushed && st->read_in_length >= 0 && unread <= fed && (fed - unread) * 8 >= uint64_t(st->read_in_length)) {
             const uint64_t bit = (fed - unread) * 8 - static_cast<uint64_t>(st->read_in_length);
             const std::string_view window = std::string_view(tail).substr(tail.size() - std::min(tail.size(), kWindow));
+            const uint64_t before = out.done();
             try {
                 ENVFIX_TRY_VOID(inflate_parallel(e, source, handover->read, out, {.threads = lent, .from_bit = bit, .window = window}));
                 return lent;
-            } catch (const std::system_error&) {  // no thread for its workers, before any output: ISA-L goes on
-                lent = 0;
-                asking = false;
-                std::string().swap(tail);
+            } catch (const std::system_error&) {
+                if (out.done() != before) throw;  // not the workers' start: what failed after output
+                // No thread for its workers, before any output: ISA-L goes on where it stopped.
             }
-        } else if (asking && produced >= kWindow) {
-            const uint64_t at = fed - st->avail_in;
-            if (at < e.compressed_size && (lent = handover->lend(at))) tail.assign(got.substr(produced - kWindow));
+        } else if (fed - st->avail_in - lent_at <= kMaxProbe) {
+            continue;
         }
+        // Workers that could not start, or no boundary within kMaxProbe (one huge block): the
+        // stream goes on alone at full speed, the workers back to the caller.
+        lent = 0;
+        asking = false;
+        std::string().swap(tail);
+        if (handover->lend.unused) handover->lend.unused();
     }
     // ISA-L reads ahead into a bit buffer: whole bytes left there were not part of the stream.
     if (st->avail_in != 0 || st->read_in_length >= 8) return data_mismatch(source, e, "bytes after the end of its deflate data");

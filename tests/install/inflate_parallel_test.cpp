@@ -485,7 +485,8 @@ ZipEntry entry_of(const std::string& data, const std::string& c) {
 struct HandedOver {
     std::string out;
     unsigned by = 0;
-    size_t asked = 0;  // times the lender was asked
+    size_t asked = 0;   // times the lender was asked
+    size_t unused = 0;  // times it was told its workers were not used
     std::optional<Error> error;
 };
 
@@ -500,10 +501,11 @@ HandedOver hand_over(const std::string& data, const std::string& c, size_t at, u
         std::memcpy(into, c.data() + off, n);
         return n;
     };
-    const ZipLendWorkers lend = [&](uint64_t decoded) -> unsigned {
-        EXPECT_LT(decoded, c.size());
-        return ++h.asked == at ? workers : 0;
-    };
+    const ZipLendWorkers lend{[&](uint64_t decoded) -> unsigned {
+                                  EXPECT_LT(decoded, c.size());
+                                  return ++h.asked == at ? workers : 0;
+                              },
+                              [&] { ++h.unused; }};
     std::vector<char> in(in_size), out(out_size);
     auto r = stream_zip_entry_handing_over(e, "torch.whl", read, in, out, lend, [&](std::string_view s) -> Expected<void> {
         h.out.append(s);
@@ -580,6 +582,7 @@ TEST(StreamHandover, TheOutputIsTheEntrysWhereverTheWorkersJoin) {
                 EXPECT_EQ(h.by, 3u) << k.what << " at " << at;
             }
             EXPECT_EQ(h.asked, at) << k.what;  // not asked again once lent
+            EXPECT_EQ(h.unused, 0u) << k.what;
         }
     }
     // Smaller pieces of input and output (a lender is asked only after 32 KiB of output at once,
@@ -588,6 +591,63 @@ TEST(StreamHandover, TheOutputIsTheEntrysWhereverTheWorkersJoin) {
     ASSERT_FALSE(small.error) << render(small.error->message, Lang::En);
     EXPECT_TRUE(small.out == lib);
     EXPECT_EQ(small.by, 2u);
+}
+
+namespace {
+
+// One block of fixed codes holding every byte as a literal (and the last one): a stream with no
+// block boundary after its first bits.
+std::string one_fixed_block(const std::string& data) {
+    std::string c;
+    uint64_t bits = 0;
+    unsigned n = 0;
+    auto put = [&](uint32_t v, unsigned count) {  // LSB first
+        bits |= uint64_t{v} << n;
+        n += count;
+        while (n >= 8) {
+            c.push_back(static_cast<char>(bits & 0xff));
+            bits >>= 8;
+            n -= 8;
+        }
+    };
+    auto put_code = [&](uint32_t code, unsigned len) {  // Huffman codes go MSB first
+        uint32_t r = 0;
+        for (unsigned i = 0; i < len; ++i) r |= ((code >> i) & 1) << (len - 1 - i);
+        put(r, len);
+    };
+    put(1, 1);  // BFINAL
+    put(1, 2);  // fixed codes
+    for (unsigned char b : data) {
+        if (b < 144) put_code(0x30 + b, 8);
+        else put_code(0x190 + (b - 144), 9);
+    }
+    put_code(0, 7);  // end of block
+    if (n) put(0, 8 - n);
+    return c;
+}
+
+}  // namespace
+
+TEST(StreamHandover, WithNoBoundaryWithinAMebibyteTheWorkersGoBackUnused) {
+    // One huge block: nothing to hand over at. After 1 MiB probed the stream goes on alone at full
+    // speed and the lender hears its workers are unused; at the last ask, the stream ends first.
+    const std::string data = library_like(3u << 20, 12);
+    const std::string c = one_fixed_block(data);
+    ASSERT_GT(c.size(), 3u << 20);
+    const auto alone = hand_over(data, c, 0, 0);
+    ASSERT_FALSE(alone.error) << render(alone.error->message, Lang::En);
+    ASSERT_TRUE(alone.out == data);
+    const auto early = hand_over(data, c, 2, 3);
+    ASSERT_FALSE(early.error) << render(early.error->message, Lang::En);
+    EXPECT_TRUE(early.out == data);
+    EXPECT_EQ(early.by, 0u);
+    EXPECT_EQ(early.unused, 1u);
+    EXPECT_EQ(early.asked, 2u);  // not asked again
+    const auto late = hand_over(data, c, alone.asked, 3);
+    ASSERT_FALSE(late.error);
+    EXPECT_TRUE(late.out == data);
+    EXPECT_EQ(late.by, 0u);
+    EXPECT_EQ(late.unused, 0u);
 }
 
 TEST(StreamHandover, DamageBeforeOrAfterTheHandoverIsRefused) {

@@ -114,10 +114,15 @@ Expected<void> stream_zip_entry(const ZipEntry& entry, std::string_view source, 
 Expected<void> stream_zip_entry_parallel(const ZipEntry& entry, std::string_view source, const ZipReadAt& read,
                                          unsigned workers, const ZipSink& sink);
 
-// Asked by stream_zip_entry_handing_over between its pieces, with the entry's compressed bytes
-// decoded so far: how many workers take the rest of the stream over (0: it goes on alone). What
-// it lends is the caller's to give back once that call returns.
-using ZipLendWorkers = std::function<unsigned(uint64_t decoded)>;
+// Workers for stream_zip_entry_handing_over. `lend` is asked between its pieces, with the entry's
+// compressed bytes decoded so far: how many take the rest of the stream over (0: it goes on
+// alone). `unused` says that those lent will not be used after all (no block boundary came within
+// 1 MiB, as in a stream of one huge block); it is not asked again. What was lent is the caller's
+// to give back.
+struct ZipLendWorkers {
+    std::function<unsigned(uint64_t decoded)> lend;
+    std::function<void()> unused;
+};
 // stream_zip_entry for an entry whose stream workers may take over while it runs (a switch's
 // library on one thread once another's workers are free: unpack_early.cpp). Once `lend` gives
 // some, the stream is decoded on to its next block boundary and the rest by the parallel inflater
