@@ -87,7 +87,8 @@ std::deque<StagingState> take_staging_state(std::vector<Input>& inputs) {
 // Not a file's item: another wheel wrote its path.
 // dest -> (input, file) of the wheel that writes each path; keyed by the plan's own path, not a
 // copy (17 000 paths for torch's stack, about 700 bytes each as std::filesystem::path), or by its
-// lexically normal form where it is not plainly normal. Ordered by the native strings: comparing
+// lexically normal form where it is not plainly normal (so every key is lexically normal: what
+// reads them normalises nothing again). Ordered by the native strings: comparing
 // std::filesystem::path component by component took 50-75 ms of a warm install.
 struct DestLess {
     bool operator()(const stdfs::path* a, const stdfs::path* b) const { return a->native() < b->native(); }
@@ -108,15 +109,11 @@ InPlace files_left_in_place(const Snapshot& present, const InstalledRows& replac
     for (const auto& f : present.files) known.emplace(f.path, &f);
     std::vector<WantedFile> wanted;
     std::vector<std::pair<size_t, size_t>> wanted_by;  // the (input, file) of each
-    std::deque<stdfs::path> normalised;  // the dests that were not plainly normal
-    for (const auto& [dest, who] : writer) {
+    for (const auto& [dest, who] : writer) {  // its keys lexically normal already
         const auto& in = inputs[who.first];
         const auto& f = in.plan.files[who.second];
         if (f.kind != PlannedFile::Kind::Extracted || in.wheel.record_row[f.entry] < 0) continue;
-        stdfs::path scratch;
-        const auto* path = &normal_ref(*dest, scratch);
-        if (path == &scratch) path = &normalised.emplace_back(std::move(scratch));
-        wanted.push_back({path, &in.wheel.record[static_cast<size_t>(in.wheel.record_row[f.entry])], in.wheel.zip.entries[f.entry].size,
+        wanted.push_back({dest, &in.wheel.record[static_cast<size_t>(in.wheel.record_row[f.entry])], in.wheel.zip.entries[f.entry].size,
                           f.executable});
         wanted_by.push_back(who);
     }
@@ -501,11 +498,9 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     std::map<std::string, std::map<std::string, size_t>> overwritten;  // new dist -> owner -> files
     PathSet removing_set;
     for (const auto& p : remove_files) removing_set.insert(p);
-    for (const auto& [dest, who] : writer) {
-        stdfs::path scratch;
-        const auto& path = normal_ref(*dest, scratch);
-        auto it = owners.find(path.native());
-        if (it != owners.end() && !removing_set.count(path.native())) overwritten[inputs[who.first].plan.name][it->second]++;
+    for (const auto& [dest, who] : writer) {  // its keys lexically normal already
+        auto it = owners.find(dest->native());
+        if (it != owners.end() && !removing_set.count(dest->native())) overwritten[inputs[who.first].plan.name][it->second]++;
     }
     for (const auto& [name, by] : overwritten)
         for (const auto& [owner, count] : by)
