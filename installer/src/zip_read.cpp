@@ -62,7 +62,7 @@ using NextInput = std::function<Expected<std::string_view>()>;
 // Where workers may take a stream over (stream_zip_entry_handing_over): whom to ask, and the
 // entry's compressed bytes for them.
 struct Handover {
-    const ZipLendWorkers& lend;
+    const ZipLendWorkers& workers;
     const ZipReadAt& read;
 };
 
@@ -159,7 +159,7 @@ Expected<unsigned> inflate_pieces_isal(const ZipEntry& e, std::string_view sourc
         bool asked_now = false;
         if (!lent && asking && produced >= kWindow) {
             const uint64_t at = fed - st->avail_in;
-            if (at < e.compressed_size && (lent = handover->lend.lend(at))) {
+            if (at < e.compressed_size && (lent = handover->workers.lend(at))) {
                 tail.assign(got.substr(produced - kWindow));
                 lent_at = at;
                 asked_now = true;
@@ -192,7 +192,7 @@ Expected<unsigned> inflate_pieces_isal(const ZipEntry& e, std::string_view sourc
         lent = 0;
         asking = false;
         std::string().swap(tail);
-        if (handover->lend.unused) handover->lend.unused();
+        if (handover->workers.unused) handover->workers.unused();
     }
     // ISA-L reads ahead into a bit buffer: whole bytes left there were not part of the stream.
     if (st->avail_in != 0 || st->read_in_length >= 8) return data_mismatch(source, e, "bytes after the end of its deflate data");
