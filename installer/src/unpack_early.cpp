@@ -345,41 +345,42 @@ Expected<EarlyUnpack::File> EarlyUnpack::inflate_one(const Job& job) {
             if (output.size() != 0) throw;     // not that: what failed after output
         }
     }
-    if (!by && helpers_ && helpers_->late() && e.method == 8) {
-        // Workers freed while this stream runs (a switch's libtorch_cuda.so once libtorch_cpu.so's
-        // are done) take the rest over, where this thread is behind the download.
-        std::optional<Lent> late;
-        struct Forget {  // this stream no longer asks, however it ends
-            InflateHelpers* pool;
-            const void* stream;
-            ~Forget() { pool->take_late(stream, std::nullopt); }
-        } forget{helpers_.get(), &e};
-        // A stream asks every 128 KiB or so of output and reads far less than kBehind meanwhile,
-        // so one listed as behind is not waiting for its bytes before it asks again.
-        const ZipLendWorkers lend{[&](uint64_t decoded) -> unsigned {
-                                      const uint64_t left = e.compressed_size - decoded;
-                                      const bool behind = progress_->has(e.data_offset + decoded, std::min(left, kBehind));
-                                      const unsigned n = helpers_->take_late(&e, behind ? std::optional(left) : std::nullopt);
-                                      if (!n) return 0;
-                                      late.emplace(helpers_.get(), Lent::Taken{n});
-                                      joined_ms = since();
-                                      joined_at = decoded;
-                                      return n;
-                                  },
-                                  [&] {  // not used after all: back to the pool at once
-                                      late.reset();
-                                      joined_ms = joined_at = 0;
-                                  }};
+    if (!by) {
         std::vector<char> in(kPiece), out(kPiece);
-        ENVFIX_TRY(by, stream_zip_entry_handing_over(e, source_, read, in, out, lend, push));
-    } else if (!by) {
-        std::vector<char> in(kPiece), out(kPiece);
-        ENVFIX_TRY_VOID(stream_zip_entry(e, source_, read, in, out, push));
+        if (helpers_ && helpers_->late() && e.method == 8) {
+            // Workers freed while this stream runs (a switch's libtorch_cuda.so once libtorch_cpu.so's
+            // are done) take the rest over, where this thread is behind the download.
+            std::optional<Lent> late;
+            struct Forget {  // this stream no longer asks, however it ends
+                InflateHelpers* pool;
+                const void* stream;
+                ~Forget() { pool->take_late(stream, std::nullopt); }
+            } forget{helpers_.get(), &e};
+            // A stream asks every 128 KiB or so of output and reads far less than kBehind meanwhile,
+            // so one listed as behind is not waiting for its bytes before it asks again.
+            const ZipLendWorkers lend{[&](uint64_t decoded) -> unsigned {
+                                          const uint64_t left = e.compressed_size - decoded;
+                                          const bool behind = progress_->has(e.data_offset + decoded, std::min(left, kBehind));
+                                          const unsigned n = helpers_->take_late(&e, behind ? std::optional(left) : std::nullopt);
+                                          if (!n) return 0;
+                                          late.emplace(helpers_.get(), Lent::Taken{n});
+                                          joined_ms = since();
+                                          joined_at = decoded;
+                                          return n;
+                                      },
+                                      [&] {  // not used after all: back to the pool at once
+                                          late.reset();
+                                          joined_ms = joined_at = 0;
+                                      }};
+            ENVFIX_TRY(by, stream_zip_entry_handing_over(e, source_, read, in, out, lend, push));
+        } else {
+            ENVFIX_TRY_VOID(stream_zip_entry(e, source_, read, in, out, push));
+        }
     }
     ENVFIX_TRY_VOID(output.finish());
     const bool exec = e.is_executable();
     ENVFIX_TRY_VOID(file.finish(exec ? fileops::FileMode::Executable : fileops::FileMode::Regular));
-    if (!by) joined_ms = joined_at = 0;  // lent, but its workers could not start
+    if (!by) joined_ms = joined_at = 0;  // lent, but the stream ended before a block boundary came
     return File{e.name, output.size(), e.crc32, hasher.finish_b64(), exec, e.compressed_size, first_ms, bytes_ms, since(), by, joined_ms, joined_at};
 }
 

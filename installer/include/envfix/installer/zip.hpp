@@ -124,7 +124,7 @@ struct ZipLendWorkers {
     std::function<void()> unused;
 };
 // stream_zip_entry for an entry whose stream workers may take over while it runs (a switch's
-// library on one thread once another's workers are free: unpack_early.cpp). Once `lend` gives
+// library on one thread once another's workers are free: unpack_early.cpp). Once `lend.lend` gives
 // some, the stream is decoded on to its next block boundary and the rest by the parallel inflater
 // from there. Returns how many workers took it over (0: none). The same errors and checks; a
 // stored entry, or a build without ISA-L, is streamed as by stream_zip_entry.
