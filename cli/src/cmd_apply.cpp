@@ -15,12 +15,14 @@ namespace {
 struct ApplyOptions {
     std::string file;
     bool check = false;
+    bool refresh = false;
 };
 
 // The spec's index section as if given on the command line: the configuration file and the
 // environment fill what it leaves out (index_config.hpp's precedence).
-ApplySources spec_sources(const installer::ApplySpec& spec) {
+ApplySources spec_sources(const installer::ApplySpec& spec, bool refresh) {
     resolver::IndexCliOptions cli;
+    cli.refresh = refresh;
     cli.index_url = spec.index.index_url;
     cli.extra_index_urls = spec.index.extra_index_urls;
     cli.pytorch_index = spec.index.pytorch_index;
@@ -46,11 +48,12 @@ void register_apply(CLI::App& app, Context& ctx) {
     auto* cmd = app.add_subcommand("apply", "bring the environments a spec file names to it (idempotent; exit 0 unchanged, 80 changed, 81 failed)");
     cmd->add_option("spec", o->file, "the spec (YAML, docs/provisioning.md)")->required();
     cmd->add_flag("--check", o->check, "say what would change, change nothing (exit 80 when something would)");
+    cmd->add_flag("--refresh", o->refresh, "ask the indexes again for every page, even one still fresh in the cache");
     cmd->callback([o, &ctx] {
         auto text = value_or_throw(fs::read_file(o->file));
         auto base = std::filesystem::absolute(o->file).parent_path();
         auto spec = value_or_throw(installer::parse_apply_spec(text, o->file, base));
-        run_apply(ctx, spec, spec_sources(spec), o->check);
+        run_apply(ctx, spec, spec_sources(spec, o->refresh), o->check);
     });
 }
 

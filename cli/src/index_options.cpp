@@ -18,6 +18,8 @@ std::shared_ptr<resolver::IndexCliOptions> add_index_options(CLI::App& cmd) {
         "--pytorch-index", [o](const std::string& v) { o->pytorch_index = v; },
         "root of the PyTorch wheel index, or a mirror name: pytorch, sjtug, nju (ENVFIX_INDEX_URL)");
     g->add_flag("--offline", o->offline, "use only what is cached; never touch the network");
+    g->add_flag("--refresh", o->refresh,
+                "ask the indexes again for every page, even one still fresh in the cache (a release published minutes ago)");
     g->add_option_function<std::string>(
         "--cert", [o](const std::string& v) { o->cert = v; },
         "CA bundle that verifies the index's TLS certificate (SSL_CERT_FILE, REQUESTS_CA_BUNDLE)");

@@ -45,6 +45,7 @@ const CatalogEntry entries[] = {
     {"http.too_large", "{url} is larger than {limit}; refusing it as an index page", "{url} 超过 {limit}；不作为索引页面读取"},
     {"http.not_cached", "offline, and {url} is not in the cache", "处于离线模式，而缓存中没有 {url}"},
     {"http.from_cache", "{url} from the cache (offline)", "{url} 取自缓存（离线）"},
+    {"http.fresh", "{url} from the cache, fresh for {seconds} s more", "{url} 取自缓存（{seconds} 秒内仍有效）"},
     {"http.not_modified", "{url} unchanged since the cached copy", "{url} 与缓存副本相同，未变化"},
     {"http.retry", "{url}: {reason}; retrying (attempt {attempt} of {attempts})",
      "{url}：{reason}；正在重试（第 {attempt} 次，共 {attempts} 次）"},

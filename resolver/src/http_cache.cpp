@@ -15,6 +15,11 @@ std::string encode_cache_entry(const CachedResponse& r) {
                         {"etag", r.etag},
                         {"last_modified", r.last_modified},
                         {"stored_at", r.stored_at},
+                        {"cache_control", r.cache_control},
+                        {"expires", r.expires},
+                        {"lifetime", r.freshness.lifetime},
+                        {"initial_age", r.freshness.initial_age},
+                        {"always_revalidate", r.freshness.always_revalidate},
                         {"size", r.body.size()},
                         {"sha256", sha256_hex(r.body)}};
     std::string out = h.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -36,6 +41,12 @@ std::optional<CachedResponse> decode_cache_entry(std::string_view bytes) {
         r.etag = h.at("etag").get<std::string>();
         r.last_modified = h.at("last_modified").get<std::string>();
         r.stored_at = h.at("stored_at").get<int64_t>();
+        // Absent in entries stored before freshness was kept: stale, so asked again.
+        r.cache_control = h.value("cache_control", std::string());
+        r.expires = h.value("expires", std::string());
+        r.freshness.lifetime = h.value("lifetime", int64_t{0});
+        r.freshness.initial_age = h.value("initial_age", int64_t{0});
+        r.freshness.always_revalidate = h.value("always_revalidate", false);
         r.body = std::string(bytes.substr(nl + 1));
         if (r.body.size() != h.at("size").get<uint64_t>()) return std::nullopt;
         if (sha256_hex(r.body) != h.at("sha256").get<std::string>()) return std::nullopt;

@@ -25,6 +25,7 @@ struct Transfer {
     std::string content_type;
     std::string etag;
     std::string last_modified;
+    FreshnessHeaders freshness;  // its last_modified unused: the one above
     bool too_large = false;
 };
 
@@ -46,6 +47,7 @@ size_t on_header(char* data, size_t size, size_t n, void* user) {
         t->etag.clear();
         t->last_modified.clear();
         t->content_type.clear();
+        t->freshness = {};
     }
     auto colon = line.find(':');
     if (colon == std::string_view::npos) return size * n;
@@ -54,6 +56,11 @@ size_t on_header(char* data, size_t size, size_t n, void* user) {
     if (name == "etag") t->etag = value;
     else if (name == "last-modified") t->last_modified = value;
     else if (name == "content-type") t->content_type = value;
+    else if (name == "cache-control")  // may come on several lines
+        t->freshness.cache_control += (t->freshness.cache_control.empty() ? "" : ", ") + value;
+    else if (name == "expires") t->freshness.expires = value;
+    else if (name == "date") t->freshness.date = value;
+    else if (name == "age") t->freshness.age = value;
     return size * n;
 }
 
@@ -110,6 +117,15 @@ Expected<HttpResponse> HttpClient::fetch(const HttpRequest& req) {
     const bool use_cache = req.cache && opts_.use_cache && !opts_.cache_dir.empty();
     std::optional<CachedResponse> cached;
     if (use_cache) cached = cache_->load(req.url, variant_of(req));
+    // Still fresh (http_freshness.hpp): answered without a request, as pip and uv do.
+    if (cached && !opts_.offline && !opts_.refresh) {
+        if (auto left = fresh_for(cached->freshness, cached->stored_at, now_unix()); left > 0) {
+            rep_.debug(msg("http.fresh", {{"url", redact_url(req.url)}, {"seconds", std::to_string(left)}}));
+            auto r = from_cached(*cached);
+            r.fresh = true;
+            return r;
+        }
+    }
     if (opts_.offline) {
         if (cached) {
             rep_.debug(msg("http.from_cache", {{"url", redact_url(req.url)}}));
@@ -130,7 +146,9 @@ Expected<HttpResponse> HttpClient::fetch(const HttpRequest& req) {
         curl_easy_setopt(e.h, CURLOPT_WRITEDATA, &t);
         curl_easy_setopt(e.h, CURLOPT_HEADERFUNCTION, on_header);
         curl_easy_setopt(e.h, CURLOPT_HEADERDATA, &t);
+        const int64_t request_time = now_unix();
         CURLcode rc = curl_easy_perform(e.h);
+        const int64_t response_time = now_unix();
         if (rc == CURLE_WRITE_ERROR && t.too_large)
             return fail(ExitCode::BadIndexPage, "http.too_large", {{"url", redact_url(req.url)}, {"limit", str::human_bytes(kMaxPageBytes)}});
         if (rc == CURLE_WRITE_ERROR && interrupt_requested())
@@ -163,6 +181,19 @@ Expected<HttpResponse> HttpClient::fetch(const HttpRequest& req) {
         long version = 0;
         curl_easy_getinfo(e.h, CURLINFO_HTTP_VERSION, &version);
         if (status == 304 && cached) {
+            // RFC 9111 §4.3.4: the stored answer takes the 304's fields, and is fresh again from now.
+            if (use_cache) {
+                auto& c = *cached;
+                if (!t.freshness.cache_control.empty()) c.cache_control = t.freshness.cache_control;
+                if (!t.freshness.expires.empty()) c.expires = t.freshness.expires;
+                if (!t.etag.empty()) c.etag = t.etag;
+                if (!t.last_modified.empty()) c.last_modified = t.last_modified;
+                c.freshness = freshness_of({c.cache_control, c.expires, t.freshness.date, t.freshness.age, c.last_modified},
+                                           request_time, response_time);
+                c.stored_at = response_time;
+                if (auto st = cache_->store(req.url, variant_of(req), c); !st)
+                    rep_.debug(msg("http.cache_write_failed", {{"url", redact_url(req.url)}, {"reason", render(st.error().message, Lang::En)}}));
+            }
             auto r = from_cached(*cached);
             r.revalidated = true;
             r.attempts = attempt + 1;
@@ -182,7 +213,11 @@ Expected<HttpResponse> HttpClient::fetch(const HttpRequest& req) {
         // file:// answers have no status; treat them as 200.
         if (r.status == 0 && url_scheme(r.url) == "file") r.status = 200;
         if (use_cache && r.status == 200) {
-            CachedResponse c{r.url, r.content_type, r.etag, r.last_modified, now_unix(), r.body};
+            auto& fh = t.freshness;
+            fh.last_modified = r.last_modified;
+            CachedResponse c{.url = r.url, .content_type = r.content_type, .etag = r.etag, .last_modified = r.last_modified,
+                             .stored_at = response_time, .body = r.body, .cache_control = fh.cache_control, .expires = fh.expires,
+                             .freshness = freshness_of(fh, request_time, response_time)};
             if (auto st = cache_->store(req.url, variant_of(req), c); !st)
                 rep_.debug(msg("http.cache_write_failed", {{"url", redact_url(req.url)}, {"reason", render(st.error().message, Lang::En)}}));
         }

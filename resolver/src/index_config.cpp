@@ -304,6 +304,7 @@ Expected<IndexConfig> combine_index_config(const IndexCliOptions& cli, const Con
         c.pytorch_index.set(*cli.pytorch_index, ConfigSource::CommandLine, "--pytorch-index");
     }
     if (cli.offline) c.offline.set(true, ConfigSource::CommandLine, "--offline");
+    if (cli.refresh) c.refresh.set(true, ConfigSource::CommandLine, "--refresh");
     if (cli.cert) c.cert.set(*cli.cert, ConfigSource::CommandLine, "--cert");
     c.pytorch_index.value = expand_pytorch_root(c.pytorch_index.value);
     for (auto& m : c.pytorch_mirrors.value) m = expand_pytorch_root(m);
@@ -340,6 +341,7 @@ HttpOptions IndexConfig::http_options() const {
     o.connect_timeout = std::chrono::seconds(connect_timeout_s.value);
     o.retries = retries.value;
     o.offline = offline.value;
+    o.refresh = refresh.value;
     o.use_cache = cache_enabled.value;
     o.cache_dir = cache_dir.value;
     return o;

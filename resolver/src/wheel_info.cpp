@@ -71,7 +71,8 @@ void WheelInfoFetcher::remember(const IndexFile& f, const WheelInfo& info) const
     nlohmann::json j{{"version", kCacheFormat}, {"metadata", info.metadata}};
     if (info.size) j["size"] = *info.size;
     auto now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-    CachedResponse c{strip_credentials(f.url), "application/json", "", "", now, j.dump()};
+    // Keyed by the wheel's sha256, read without a request (cached() above): no freshness needed.
+    CachedResponse c{.url = strip_credentials(f.url), .content_type = "application/json", .stored_at = now, .body = j.dump()};
     if (auto st = HttpCache(o.cache_dir).store(key, kCacheVariant, c); !st) pages_.reporter().debug(st.error().message);
 }
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "envfix/common/message.hpp"
+#include "envfix/resolver/http_cache.hpp"
 #include "envfix/resolver/http_client.hpp"
 #include "envfix/resolver/index_config.hpp"
 #include "envfix/resolver/index_page.hpp"
@@ -27,10 +28,21 @@ struct Served : test::ServedIndex {
 
 const auto text = test::error_text;
 
+// Fetches `path` again and checks how it was answered: fresh (no request) or asked again (304).
+void expect_cached(HttpClient& http, const Served& s, const std::string& path, bool fresh) {
+    auto r = http.fetch(s.page(path));
+    ASSERT_TRUE(r) << text(r.error());
+    EXPECT_TRUE(r->from_cache);
+    EXPECT_EQ(r->fresh, fresh);
+    EXPECT_EQ(r->revalidated, !fresh);
+}
+
 }  // namespace
 
 TEST(HttpClient, CachesAndRevalidatesWithEtag) {
     Served s;
+    // As the PyTorch nightly pages: never fresh, so every use asks the server again.
+    s.server->set_faults({{"/cu128/torch/", {{"cache_control", "no-cache, no-store, must-revalidate"}}}});
     HttpClient http(test::test_http_options(s.dir.path()));
     auto first = http.fetch(s.page("/cu128/torch/"));
     ASSERT_TRUE(first) << text(first.error());
@@ -55,7 +67,7 @@ TEST(HttpClient, RevalidatesWithLastModifiedWhenNoEtag) {
     HttpClient http(test::test_http_options(s.dir.path()));
     ASSERT_TRUE(http.fetch(s.page("/cu128/torch/")));
     // The server now sends validators: the cached copy has none, so the second request is plain.
-    s.server->set_faults(nlohmann::json::object());
+    s.server->set_faults({{"/cu128/torch/", {{"cache_control", "max-age=0"}}}});
     auto second = http.fetch(s.page("/cu128/torch/"));
     ASSERT_TRUE(second);
     EXPECT_FALSE(second->revalidated);
@@ -65,6 +77,71 @@ TEST(HttpClient, RevalidatesWithLastModifiedWhenNoEtag) {
     auto log = s.server->log_for("/cu128/torch/");
     ASSERT_EQ(log.size(), 3u);
     EXPECT_TRUE(log[2]["headers"].contains("if-modified-since"));
+}
+
+TEST(HttpClient, FreshPagesAreAnsweredWithoutARequest) {
+    Served s;
+    // The test server, like a static mirror, sends Last-Modified and no Cache-Control: fresh for
+    // the heuristic 600 s.
+    auto opts = test::test_http_options(s.dir.path());
+    {
+        HttpClient http(opts);
+        ASSERT_TRUE(http.fetch(s.page("/cu128/torch/")));
+        auto again = http.fetch(s.page("/cu128/torch/"));
+        ASSERT_TRUE(again) << text(again.error());
+        EXPECT_TRUE(again->fresh);
+        EXPECT_TRUE(again->from_cache);
+        EXPECT_FALSE(again->revalidated);
+        EXPECT_EQ(s.server->log_for("/cu128/torch/").size(), 1u);
+    }
+    // --refresh asks again, conditionally.
+    opts.refresh = true;
+    HttpClient refreshing(opts);
+    auto asked = refreshing.fetch(s.page("/cu128/torch/"));
+    ASSERT_TRUE(asked) << text(asked.error());
+    EXPECT_FALSE(asked->fresh);
+    EXPECT_TRUE(asked->revalidated);
+    auto log = s.server->log_for("/cu128/torch/");
+    ASSERT_EQ(log.size(), 2u);
+    EXPECT_TRUE(log[1]["headers"].contains("if-none-match"));
+}
+
+TEST(HttpClient, MaxAgeDecidesAndA304MakesTheCopyFreshAgain) {
+    Served s;
+    HttpClient http(test::test_http_options(s.dir.path()));
+    s.server->set_faults({{"/cu128/torch/", {{"cache_control", "public, max-age=0"}}}});
+    ASSERT_TRUE(http.fetch(s.page("/cu128/torch/")));
+    // Stale at once: asked again; the 304 now says max-age=600, which the stored copy takes.
+    s.server->set_faults({{"/cu128/torch/", {{"cache_control", "max-age=600, public"}}}});
+    expect_cached(http, s, "/cu128/torch/", false);
+    expect_cached(http, s, "/cu128/torch/", true);
+    EXPECT_EQ(s.server->log_for("/cu128/torch/").size(), 2u);
+    // Another page answered max-age=0 stays stale: each use asks.
+    s.server->set_faults({{"/cu128/torchvision/", {{"cache_control", "max-age=0"}}}});
+    ASSERT_TRUE(http.fetch(s.page("/cu128/torchvision/")));
+    expect_cached(http, s, "/cu128/torchvision/", false);
+    EXPECT_EQ(s.server->log_for("/cu128/torchvision/").size(), 2u);
+}
+
+TEST(HttpClient, EntriesWithoutFreshnessAreAskedAgain) {
+    // An entry stored before freshness was kept (no such keys in its header line) reads as stale.
+    Served s;
+    auto opts = test::test_http_options(s.dir.path());
+    HttpClient http(opts);
+    ASSERT_TRUE(http.fetch(s.page("/cu128/torch/")));
+    HttpCache cache(opts.cache_dir);
+    auto path = cache.entry_path(s.page("/cu128/torch/").url, kIndexAccept);
+    auto entry = cache.load(s.page("/cu128/torch/").url, kIndexAccept);
+    ASSERT_TRUE(entry);
+    auto bytes = encode_cache_entry(*entry);
+    auto nl = bytes.find('\n');
+    auto header = nlohmann::json::parse(bytes.substr(0, nl));
+    for (const char* k : {"cache_control", "expires", "lifetime", "initial_age", "always_revalidate"}) header.erase(k);
+    test::write_text(path, header.dump() + bytes.substr(nl));
+    expect_cached(http, s, "/cu128/torch/", false);
+    // Stored again with its freshness: the next use asks nothing.
+    expect_cached(http, s, "/cu128/torch/", true);
+    EXPECT_EQ(s.server->log_for("/cu128/torch/").size(), 2u);
 }
 
 TEST(HttpClient, OfflineUsesOnlyTheCache) {

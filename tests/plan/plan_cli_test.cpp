@@ -404,6 +404,42 @@ TEST_F(PlanCli, MetadataFromRangesOrTheWholeWheelThenFromTheCache) {
     EXPECT_TRUE(stdfs::is_empty(dir_ / "other-home/.cache/envfix/plan-wheels"));  // read and dropped
 }
 
+TEST_F(PlanCli, PagesStillFreshAreNotAskedForAgainUnlessRefreshed) {
+    test::ServedIndex idx({"--variants", "cu128", "--torch", "2.11.0", "--pythons", "cp311", "--platforms", "manylinux_2_28_x86_64"});
+    auto python = venv();
+    auto args = std::vector<std::string>{"plan", "--json", "--python", python.string(), "--pytorch-index", idx.server->url("/"),
+                                         "--index-url", idx.server->url("/cu128/")};
+    auto pages = [&] {
+        std::vector<nlohmann::json> out;
+        for (const auto& e : idx.server->log())
+            if (e["path"] == "/cu128/torch/") out.push_back(e);  // (a variant not on this index, 404, is asked each time)
+        return out;
+    };
+    auto first = run(args, standin::env("rtx5090-570"));
+    ASSERT_EQ(first.code, 0) << first.out << first.err;
+    const auto asked = pages().size();
+    ASSERT_GE(asked, 1u);
+    // The test server sends Last-Modified without Cache-Control: fresh for 600 s, as uv takes it.
+    auto again = run(args, standin::env("rtx5090-570"));
+    ASSERT_EQ(again.code, 0) << again.err;
+    EXPECT_EQ(pages().size(), asked);
+    auto files = [](const Json& j) {
+        std::vector<std::string> out;
+        for (const auto& p : j["packages"]) out.push_back(p["filename"].get<std::string>());
+        return out;
+    };
+    EXPECT_EQ(files(again.json()), files(first.json()));
+    auto v = args;
+    v.push_back("-vv");
+    v.push_back("--refresh");
+    auto refreshed = run(v, standin::env("rtx5090-570"));
+    ASSERT_EQ(refreshed.code, 0) << refreshed.err;
+    auto log = pages();
+    ASSERT_EQ(log.size(), 2 * asked);
+    EXPECT_TRUE(log.back()["headers"].contains("if-none-match"));
+    EXPECT_TRUE(contains(refreshed.err, "unchanged since the cached copy")) << refreshed.err;
+}
+
 TEST_F(PlanCli, FrameworkFromOneFlatIndexOfPyPIBuilds) {
     // The H200 check's index: repack-index.py's layout, PyPI's torch (no +cu130), no PEP 658, no Range.
     test::TempDir src("flat");

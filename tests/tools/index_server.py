@@ -32,6 +32,7 @@ is the request path without the query ("/cu128/torch/"), or "*" for every path. 
   flip: K          send the file with byte K inverted (a wheel damaged on the way, same size)
   auth: "u:p"      require HTTP basic auth with these credentials (401 otherwise)
   no_etag: true    send neither ETag nor Last-Modified
+  cache_control: "max-age=600"   send this Cache-Control (on 200 and 304 alike)
   no_range: true   ignore Range (always 200 with the whole file)
 
 Log: --log names a file that gets one JSON line per request: method, path, proxy, host, and
@@ -188,6 +189,8 @@ class Handler(BaseHTTPRequestHandler):
         etag = '"%s"' % hashlib.sha256(data).hexdigest()[:32]
         last_modified = email.utils.formatdate(mtime, usegmt=True)
         validators = {} if spec.get("no_etag") else {"ETag": etag, "Last-Modified": last_modified}
+        if "cache_control" in spec:
+            validators["Cache-Control"] = spec["cache_control"]
         if validators:
             inm = self.headers.get("If-None-Match")
             ims = self.headers.get("If-Modified-Since")

@@ -1,8 +1,10 @@
 #pragma once
 // The on-disk HTTP cache: one file per (URL without credentials, Accept) under
 // <cache>/http/v1/<aa>/<sha256>. Each file is a JSON header line (version, URL, validators,
-// the body's size and sha256) and the body, written with fs::write_file_atomic, so concurrent
-// envfix processes only ever see whole entries; a damaged entry reads as a miss.
+// freshness, the body's size and sha256) and the body, written with fs::write_file_atomic, so
+// concurrent envfix processes only ever see whole entries; a damaged entry reads as a miss.
+// The freshness keys came later within version 1: an entry without them is stale (asked again
+// once, then stored with them), and earlier envfix builds ignore them.
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -10,6 +12,7 @@
 #include <string_view>
 
 #include "envfix/common/error.hpp"
+#include "envfix/resolver/http_freshness.hpp"
 
 namespace envfix::resolver {
 
@@ -20,8 +23,11 @@ struct CachedResponse {
     std::string content_type;
     std::string etag;
     std::string last_modified;
-    int64_t stored_at = 0;  // Unix seconds
+    int64_t stored_at = 0;  // Unix seconds: when the answer (or its last 304) came in
     std::string body;
+    std::string cache_control;  // as sent, kept for a 304 that repeats none
+    std::string expires;
+    Freshness freshness;        // none: stale at once, asked again on every use
 };
 
 std::string encode_cache_entry(const CachedResponse& r);

@@ -1,7 +1,8 @@
 #pragma once
 // The one HTTP client (libcurl, private to the .cpp files): verified TLS, proxies and
 // credentials chosen by envfix, retries with backoff, HTTP/2 where offered, bounded
-// redirects, an on-disk cache revalidated with ETag / Last-Modified, and an offline mode that
+// redirects, an on-disk cache used without a request while the server's freshness lasts and
+// revalidated with ETag / Last-Modified after (http_freshness.hpp), and an offline mode that
 // answers from that cache only. Every URL in a message is redacted (url.hpp).
 #include <chrono>
 #include <filesystem>
@@ -30,6 +31,7 @@ struct HttpOptions {
     std::chrono::milliseconds backoff{500};          // doubled each attempt, at most 10 s
     int max_redirects = 10;
     bool offline = false;                            // answer from the cache only
+    bool refresh = false;                            // ask again for every cached page, fresh or not
     bool use_cache = true;
     std::filesystem::path cache_dir;                 // the HTTP cache's folder
     std::string user_agent;
@@ -55,7 +57,8 @@ struct HttpResponse {
     std::string last_modified;
     std::string body;
     int http_version = 0;      // 1 or 2 (0 from the cache)
-    bool from_cache = false;   // body came from the cache (offline, or 304)
+    bool from_cache = false;   // body came from the cache (offline, fresh, or 304)
+    bool fresh = false;        // from the cache without a request: still fresh (http_freshness.hpp)
     bool revalidated = false;  // the server answered 304 Not Modified
     int attempts = 0;
 };

@@ -39,6 +39,7 @@ struct IndexCliOptions {
     std::vector<std::string> extra_index_urls;
     std::optional<std::string> pytorch_index;  // URL or mirror name
     bool offline = false;
+    bool refresh = false;
     std::optional<std::string> cert;
 };
 
@@ -80,6 +81,7 @@ struct IndexConfig {
     Setting<std::string> pytorch_index;              // PyTorch index root (or a mirror's)
     Setting<std::vector<std::string>> pytorch_mirrors;  // tried in order after the root
     Setting<bool> offline;
+    Setting<bool> refresh;                           // --refresh: cached pages asked again, fresh or not
     Setting<std::string> cert;                       // "" = system CA store
     Setting<bool> cache_enabled;
     Setting<std::string> cache_dir;                  // HTTP cache folder
