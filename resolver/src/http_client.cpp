@@ -1,6 +1,7 @@
 #include "envfix/resolver/http_client.hpp"
 
 #include <chrono>
+#include <tuple>
 
 #include "curl_session.hpp"
 #include "envfix/common/env.hpp"
@@ -182,8 +183,11 @@ Expected<HttpResponse> HttpClient::fetch(const HttpRequest& req) {
         curl_easy_getinfo(e.h, CURLINFO_HTTP_VERSION, &version);
         if (status == 304 && cached) {
             // RFC 9111 §4.3.4: the stored answer takes the 304's fields, and is fresh again from now.
+            // Not rewritten when that changes nothing a later use reads (a nightly page, never
+            // fresh: its megabytes are not written again on every use).
             if (use_cache) {
                 auto& c = *cached;
+                const auto old = std::tuple(c.cache_control, c.expires, c.etag, c.last_modified);
                 if (!t.freshness.cache_control.empty()) c.cache_control = t.freshness.cache_control;
                 if (!t.freshness.expires.empty()) c.expires = t.freshness.expires;
                 if (!t.etag.empty()) c.etag = t.etag;
@@ -191,7 +195,10 @@ Expected<HttpResponse> HttpClient::fetch(const HttpRequest& req) {
                 c.freshness = freshness_of({c.cache_control, c.expires, t.freshness.date, t.freshness.age, c.last_modified},
                                            request_time, response_time);
                 c.stored_at = response_time;
-                if (auto st = cache_->store(req.url, variant_of(req), c); !st)
+                const bool worth_storing = std::tie(c.cache_control, c.expires, c.etag, c.last_modified) != old ||
+                                           fresh_for(c.freshness, c.stored_at, response_time) > 0;
+                auto st = worth_storing ? cache_->store(req.url, variant_of(req), c) : Expected<void>{};
+                if (!st)
                     rep_.debug(msg("http.cache_write_failed", {{"url", redact_url(req.url)}, {"reason", render(st.error().message, Lang::En)}}));
             }
             auto r = from_cached(*cached);
