@@ -20,6 +20,7 @@ std::string encode_cache_entry(const CachedResponse& r) {
                         {"lifetime", r.freshness.lifetime},
                         {"initial_age", r.freshness.initial_age},
                         {"always_revalidate", r.freshness.always_revalidate},
+                        {"auth", r.auth},
                         {"size", r.body.size()},
                         {"sha256", sha256_hex(r.body)}};
     std::string out = h.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -47,6 +48,7 @@ std::optional<CachedResponse> decode_cache_entry(std::string_view bytes) {
         r.freshness.lifetime = h.value("lifetime", int64_t{0});
         r.freshness.initial_age = h.value("initial_age", int64_t{0});
         r.freshness.always_revalidate = h.value("always_revalidate", false);
+        r.auth = h.value("auth", std::string());
         r.body = std::string(bytes.substr(nl + 1));
         if (r.body.size() != h.at("size").get<uint64_t>()) return std::nullopt;
         if (sha256_hex(r.body) != h.at("sha256").get<std::string>()) return std::nullopt;

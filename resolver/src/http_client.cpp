@@ -6,9 +6,11 @@
 #include "curl_session.hpp"
 #include "envfix/common/env.hpp"
 #include "envfix/common/fs.hpp"
+#include "envfix/common/hash.hpp"
 #include "envfix/common/interrupt.hpp"
 #include "envfix/common/strings.hpp"
 #include "envfix/resolver/http_cache.hpp"
+#include "envfix/resolver/netrc.hpp"
 #include "envfix/resolver/url.hpp"
 
 #ifndef ENVFIX_VERSION
@@ -59,7 +61,7 @@ size_t on_header(char* data, size_t size, size_t n, void* user) {
     else if (name == "content-type") t->content_type = value;
     else if (name == "cache-control")  // may come on several lines
         t->freshness.cache_control += (t->freshness.cache_control.empty() ? "" : ", ") + value;
-    else if (name == "expires") t->freshness.expires = value;
+    else if (name == "expires" && t->freshness.expires.empty()) t->freshness.expires = value;  // the first (RFC 9111 §4.2.1)
     else if (name == "date") t->freshness.date = value;
     else if (name == "age") t->freshness.age = value;
     return size * n;
@@ -82,6 +84,17 @@ HttpResponse from_cached(const CachedResponse& c) {
 }
 
 std::string variant_of(const HttpRequest& req) { return req.accept; }
+
+// Who asked, as a digest ("" when no one signs in): the cache's key leaves credentials out, so a
+// fresh page is used without a request only for the same credentials (else the server decides).
+std::string auth_of(const HttpRequest& req, const HttpOptions& o) {
+    std::optional<Credentials> cred = url_credentials(req.url);
+    if (!cred) cred = netrc_lookup(o.netrc, url_host(req.url));
+    std::string who = cred ? cred->user + '\n' + cred->password : "";
+    for (const auto& [k, v] : req.headers)
+        if (str::lower(k) == "authorization") who += '\n' + v;
+    return who.empty() ? "" : sha256_hex("envfix-http-auth\n" + who);
+}
 
 }  // namespace
 
@@ -118,8 +131,11 @@ Expected<HttpResponse> HttpClient::fetch(const HttpRequest& req) {
     const bool use_cache = req.cache && opts_.use_cache && !opts_.cache_dir.empty();
     std::optional<CachedResponse> cached;
     if (use_cache) cached = cache_->load(req.url, variant_of(req));
-    // Still fresh (http_freshness.hpp): answered without a request, as pip and uv do.
-    if (cached && !opts_.offline && !opts_.refresh) {
+    // Still fresh (http_freshness.hpp): answered without a request, as pip and uv do. Not a
+    // file:// page (a folder's index is read again, it costs nothing), nor one stored for other
+    // credentials.
+    const std::string auth = use_cache ? auth_of(req, opts_) : "";
+    if (cached && !opts_.offline && !opts_.refresh && url_scheme(req.url) != "file" && cached->auth == auth) {
         if (auto left = fresh_for(cached->freshness, cached->stored_at, now_unix()); left > 0) {
             rep_.debug(msg("http.fresh", {{"url", redact_url(req.url)}, {"seconds", std::to_string(left)}}));
             auto r = from_cached(*cached);
@@ -182,22 +198,30 @@ Expected<HttpResponse> HttpClient::fetch(const HttpRequest& req) {
         long version = 0;
         curl_easy_getinfo(e.h, CURLINFO_HTTP_VERSION, &version);
         if (status == 304 && cached) {
-            // RFC 9111 §4.3.4: the stored answer takes the 304's fields, and is fresh again from now.
-            // Not rewritten when that changes nothing a later use reads (a nightly page, never
-            // fresh: its megabytes are not written again on every use).
-            if (use_cache) {
+            // RFC 9111 §4.3.4: the stored answer takes the 304's fields, and is fresh again from
+            // now; not when the 304 names another strong validator than the stored one (it does
+            // not describe that body), nor over an entry another process or thread stored since
+            // this one was read (a newer page, which a fresh copy of the old one would hide). Not
+            // rewritten when that changes nothing a later use reads (a nightly page, never fresh:
+            // its megabytes are not written again on every use).
+            const bool same_validator = t.etag.empty() || t.etag == cached->etag;
+            if (use_cache && same_validator) {
                 auto& c = *cached;
-                const auto old = std::tuple(c.cache_control, c.expires, c.etag, c.last_modified);
+                const auto old = std::tuple(c.cache_control, c.expires, c.last_modified, c.auth);
+                const int64_t read_stored_at = c.stored_at;
                 if (!t.freshness.cache_control.empty()) c.cache_control = t.freshness.cache_control;
                 if (!t.freshness.expires.empty()) c.expires = t.freshness.expires;
-                if (!t.etag.empty()) c.etag = t.etag;
                 if (!t.last_modified.empty()) c.last_modified = t.last_modified;
+                c.auth = auth;
                 c.freshness = freshness_of({c.cache_control, c.expires, t.freshness.date, t.freshness.age, c.last_modified},
                                            request_time, response_time);
                 c.stored_at = response_time;
-                const bool worth_storing = std::tie(c.cache_control, c.expires, c.etag, c.last_modified) != old ||
+                const bool worth_storing = std::tie(c.cache_control, c.expires, c.last_modified, c.auth) != old ||
                                            fresh_for(c.freshness, c.stored_at, response_time) > 0;
-                auto st = worth_storing ? cache_->store(req.url, variant_of(req), c) : Expected<void>{};
+                auto now_stored = worth_storing ? cache_->load(req.url, variant_of(req)) : std::nullopt;
+                const bool unchanged = now_stored && now_stored->stored_at == read_stored_at && now_stored->etag == c.etag &&
+                                       now_stored->body.size() == c.body.size();
+                auto st = unchanged ? cache_->store(req.url, variant_of(req), c) : Expected<void>{};
                 if (!st)
                     rep_.debug(msg("http.cache_write_failed", {{"url", redact_url(req.url)}, {"reason", render(st.error().message, Lang::En)}}));
             }
@@ -224,7 +248,7 @@ Expected<HttpResponse> HttpClient::fetch(const HttpRequest& req) {
             fh.last_modified = r.last_modified;
             CachedResponse c{.url = r.url, .content_type = r.content_type, .etag = r.etag, .last_modified = r.last_modified,
                              .stored_at = response_time, .body = r.body, .cache_control = fh.cache_control, .expires = fh.expires,
-                             .freshness = freshness_of(fh, request_time, response_time)};
+                             .freshness = freshness_of(fh, request_time, response_time), .auth = auth};
             if (auto st = cache_->store(req.url, variant_of(req), c); !st)
                 rep_.debug(msg("http.cache_write_failed", {{"url", redact_url(req.url)}, {"reason", render(st.error().message, Lang::En)}}));
         }

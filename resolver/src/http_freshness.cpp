@@ -13,7 +13,7 @@ namespace {
 
 std::optional<int64_t> delta_seconds(std::string_view v) {
     if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
-    if (v.empty()) return std::nullopt;
+    if (v.empty() || v.front() == '-') return std::nullopt;
     int64_t n = 0;
     auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
     if (end != v.data() + v.size()) return std::nullopt;
@@ -37,7 +37,10 @@ CacheControl parse_cache_control(std::string_view value) {
         auto eq = item.find('=');
         auto name = str::lower(str::trim(item.substr(0, eq)));
         auto arg = eq == std::string_view::npos ? std::string_view() : str::trim(item.substr(eq + 1));
-        if (name == "max-age") cc.max_age = delta_seconds(arg).value_or(0);
+        // §4.2.1: of directives repeated (an origin's and a CDN's lines joined), the first.
+        if (name == "max-age") {
+            if (!cc.max_age) cc.max_age = delta_seconds(arg).value_or(0);
+        }
         else if (name == "no-cache") cc.no_cache = true;
         else if (name == "no-store") cc.no_store = true;
         else if (name == "must-revalidate") cc.must_revalidate = true;

@@ -144,6 +144,58 @@ TEST(HttpClient, EntriesWithoutFreshnessAreAskedAgain) {
     EXPECT_EQ(s.server->log_for("/cu128/torch/").size(), 2u);
 }
 
+TEST(HttpClient, AFreshPageIsUsedOnlyForTheCredentialsItWasFetchedWith) {
+    Served s;
+    const std::string secret = "s3cret-Pa55";
+    s.server->set_faults({{"*", {{"auth", "alice:" + secret}}}});
+    auto opts = test::test_http_options(s.dir.path());
+    HttpClient http(opts);
+    const auto base = "http://127.0.0.1:" + std::to_string(s.server->port()) + "/cu128/torch/";
+    const auto alice = "http://alice:" + secret + "@127.0.0.1:" + std::to_string(s.server->port()) + "/cu128/torch/";
+    ASSERT_TRUE(http.get(HttpRequest{alice, std::string(kIndexAccept), {}, true}));
+    auto again = http.get(HttpRequest{alice, std::string(kIndexAccept), {}, true});
+    ASSERT_TRUE(again) << text(again.error());
+    EXPECT_TRUE(again->fresh);
+    // The cache's key leaves credentials out; without them, or with others, the server decides.
+    auto anonymous = http.get(HttpRequest{base, std::string(kIndexAccept), {}, true});
+    ASSERT_FALSE(anonymous);
+    EXPECT_EQ(anonymous.error().code, ExitCode::HttpStatus);
+    auto mallory = http.get(HttpRequest{"http://alice:guess@127.0.0.1:" + std::to_string(s.server->port()) + "/cu128/torch/",
+                                        std::string(kIndexAccept), {}, true});
+    ASSERT_FALSE(mallory);
+    EXPECT_EQ(s.server->log_for("/cu128/torch/").size(), 3u);
+}
+
+TEST(HttpClient, FileUrlsAreReadAgainEveryTime) {
+    // A folder's index (envfix fetch --dest, then --index-url file://…) changes under the cache
+    // with no server to ask: never taken as fresh, though curl gives it a Last-Modified.
+    TempDir d("fileidx");
+    auto page = d.path() / "simple/demo/index.html";
+    test::write_text(page, "<a href=\"demo-1.0-py3-none-any.whl\">demo-1.0</a>\n");
+    HttpClient http(test::test_http_options(d.path()));
+    const auto url = "file://" + page.string();
+    auto first = http.fetch(HttpRequest{url, "", {}, true});
+    ASSERT_TRUE(first) << text(first.error());
+    test::write_text(page, "<a href=\"demo-2.0-py3-none-any.whl\">demo-2.0</a>\n");
+    auto second = http.fetch(HttpRequest{url, "", {}, true});
+    ASSERT_TRUE(second) << text(second.error());
+    EXPECT_FALSE(second->fresh);
+    EXPECT_NE(second->body.find("demo-2.0"), std::string::npos) << second->body;
+}
+
+TEST(HttpClient, A304NamingAnotherValidatorDoesNotRefreshTheStoredCopy) {
+    Served s;
+    HttpClient http(test::test_http_options(s.dir.path()));
+    s.server->set_faults({{"/cu128/torch/", {{"cache_control", "max-age=0"}}}});
+    ASSERT_TRUE(http.fetch(s.page("/cu128/torch/")));
+    // A 304 with another strong ETag does not describe the stored body (RFC 9111 §4.3.4): the
+    // copy is still used for this answer, but not made fresh by it.
+    s.server->set_faults({{"/cu128/torch/", {{"cache_control", "max-age=600"}, {"etag", "\"other\""}, {"not_modified", true}}}});
+    expect_cached(http, s, "/cu128/torch/", false);
+    expect_cached(http, s, "/cu128/torch/", false);
+    EXPECT_EQ(s.server->log_for("/cu128/torch/").size(), 3u);
+}
+
 TEST(HttpClient, OfflineUsesOnlyTheCache) {
     Served s;
     auto opts = test::test_http_options(s.dir.path());

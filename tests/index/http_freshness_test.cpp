@@ -27,6 +27,9 @@ TEST(HttpFreshness, ReadsCacheControlDirectives) {
     EXPECT_EQ(parse_cache_control("max-age=ten").max_age.value_or(-1), 0);
     EXPECT_EQ(parse_cache_control("max-age=-5").max_age.value_or(-1), 0);
     EXPECT_EQ(parse_cache_control("max-age=99999999999999999999").max_age.value_or(-1), int64_t{1} << 31);
+    EXPECT_EQ(parse_cache_control("max-age=-99999999999999999999").max_age.value_or(-1), 0);
+    // Repeated (an origin's line and a CDN's joined): the first.
+    EXPECT_EQ(parse_cache_control("max-age=0, max-age=600").max_age.value_or(-1), 0);
     EXPECT_FALSE(parse_cache_control("").max_age);
     EXPECT_FALSE(parse_cache_control(" , private, x-ext=\"a,b\"").no_cache);
 }

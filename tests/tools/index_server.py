@@ -33,6 +33,8 @@ is the request path without the query ("/cu128/torch/"), or "*" for every path. 
   auth: "u:p"      require HTTP basic auth with these credentials (401 otherwise)
   no_etag: true    send neither ETag nor Last-Modified
   cache_control: "max-age=600"   send this Cache-Control (on 200 and 304 alike)
+  etag: "\"x\""    send this ETag instead of the content's
+  not_modified: true   answer 304 to any conditional request, whatever its validators
   no_range: true   ignore Range (always 200 with the whole file)
 
 Log: --log names a file that gets one JSON line per request: method, path, proxy, host, and
@@ -186,7 +188,7 @@ class Handler(BaseHTTPRequestHandler):
         else:
             return self.send_plain(404, "not found\n")
         ctype = spec.get("content_type") or content_type_of(local)
-        etag = '"%s"' % hashlib.sha256(data).hexdigest()[:32]
+        etag = spec.get("etag") or '"%s"' % hashlib.sha256(data).hexdigest()[:32]
         last_modified = email.utils.formatdate(mtime, usegmt=True)
         validators = {} if spec.get("no_etag") else {"ETag": etag, "Last-Modified": last_modified}
         if "cache_control" in spec:
@@ -194,7 +196,8 @@ class Handler(BaseHTTPRequestHandler):
         if validators:
             inm = self.headers.get("If-None-Match")
             ims = self.headers.get("If-Modified-Since")
-            if (inm and inm == etag) or (not inm and ims and ims == last_modified):
+            conditional = inm or ims
+            if (inm and inm == etag) or (not inm and ims and ims == last_modified) or (conditional and spec.get("not_modified")):
                 self.send_response(304)
                 for k, v in validators.items():
                     self.send_header(k, v)

@@ -28,6 +28,7 @@ struct CachedResponse {
     std::string cache_control;  // as sent, kept for a 304 that repeats none
     std::string expires;
     Freshness freshness;        // none: stale at once, asked again on every use
+    std::string auth;           // digest of the credentials it was fetched with ("" for none)
 };
 
 std::string encode_cache_entry(const CachedResponse& r);
