@@ -113,6 +113,12 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
+    def log_request(self, code="-", size="-"):
+        # Counted per status, so each step reports what it asked of the index (304s among them).
+        with self.server.count_lock:
+            key = str(int(code)) if isinstance(code, int) else str(code)  # an HTTPStatus is an int
+            self.server.counts[key] = self.server.counts.get(key, 0) + 1
+
     def send_head(self):
         self.range = None
         spec = self.headers.get("Range", "")
@@ -163,6 +169,7 @@ def serve(folder):
     httpd = QuietServer(("127.0.0.1", 0), handler)
     httpd.daemon_threads = True
     httpd.request_queue_size = 128  # uv opens 50 connections at once
+    httpd.counts, httpd.count_lock = {}, threading.Lock()
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     return httpd, f"http://127.0.0.1:{httpd.server_address[1]}/simple/"
 
@@ -344,6 +351,8 @@ class Bench:
         # creating files costs several times more CPU. The sync shortens that window for every
         # tool alike; the cold runs, after dropping the caches, escape it entirely.
         os.sync()
+        with self.httpd.count_lock:
+            asked_before = dict(self.httpd.counts)
         try:
             r = fn(venv, variant)
             self.check(venv, variant)
@@ -352,6 +361,10 @@ class Bench:
             r = {"ok": False, "skipped": str(e)}
         except RuntimeError as e:
             r = {"ok": False, "error": str(e)}
+        with self.httpd.count_lock:
+            asked = {k: v - asked_before.get(k, 0) for k, v in self.httpd.counts.items() if v != asked_before.get(k, 0)}
+        r["requests"] = sum(asked.values())
+        r["not_modified"] = asked.get("304", 0)
         self.results[measure][tool.name].append(r)
         shown = f"{r['seconds']:.2f} s, CPU {r['cpu']:.2f} s, RSS {r['rss_mib']:.0f} MiB (anonymous {r.get('anon_mib', 0):.0f})" if r["ok"] else r.get("skipped") or r.get("error")
         print(f"  {measure:8s} {tool.name:6s} {shown}", file=sys.stderr, flush=True)
@@ -438,7 +451,9 @@ def stats(runs):
     return {"n": len(ok), "median": statistics.median(ok), "min": min(ok), "max": max(ok),
             "cpu": statistics.median(r["cpu"] for r in runs if "cpu" in r),
             "rss_mib": max(r["rss_mib"] for r in runs if "rss_mib" in r),
-            "anon_mib": max((r.get("anon_mib", 0) for r in runs), default=0)}
+            "anon_mib": max((r.get("anon_mib", 0) for r in runs), default=0),
+            "requests": statistics.median(r.get("requests", 0) for r in runs),
+            "not_modified": statistics.median(r.get("not_modified", 0) for r in runs)}
 
 
 def fmt(s):
@@ -489,6 +504,11 @@ def summarize(b, doctor):
               "| measure | " + " | ".join(tools) + " |", "|---|" + "---|" * len(tools)]
     for m in MEASURES:
         lines.append(f"| {m} | " + " | ".join(f"{summary[m][t]['cpu']:.2f} s" if summary[m][t]["n"] else "–" for t in tools) + " |")
+    lines += ["", "Requests to the index, median per step (of them answered 304 Not Modified):", "",
+              "| measure | " + " | ".join(tools) + " |", "|---|" + "---|" * len(tools)]
+    for m in MEASURES:
+        lines.append(f"| {m} | " + " | ".join(f"{summary[m][t]['requests']:.0f} ({summary[m][t]['not_modified']:.0f})"
+                                              if summary[m][t]["n"] else "–" for t in tools) + " |")
     lines += ["", f"Doctor against importing torch ({doctor['python']}):", ""]
     for k in ("envfix doctor", "import torch"):
         v = doctor[k]
