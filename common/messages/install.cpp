@@ -203,6 +203,8 @@ const CatalogEntry entries[] = {
      "  {name}（{size}，压缩后 {compressed}）：第 {first} 至 {bytes} 毫秒读入其数据，第 {end} 毫秒完成解压、哈希与写入"},
     {"install.debug.early_file_parallel", "  {name} ({size}, {compressed} compressed): its bytes read from {first} to {bytes} ms, inflated by {workers} workers at once, hashed and written by {end} ms",
      "  {name}（{size}，压缩后 {compressed}）：第 {first} 至 {bytes} 毫秒读入其数据，由 {workers} 个线程同时解压，第 {end} 毫秒完成解压、哈希与写入"},
+    {"install.debug.directories_used", "wheels opened: {kept} of {count} from the directories kept with their unpacked entries, the rest from their archives",
+     "打开 wheel：{count} 个中 {kept} 个读取随解包缓存保存的目录，其余读取压缩包本身"},
     {"install.debug.early_file_joined", "  {name} ({size}, {compressed} compressed): its bytes read from {first} to {bytes} ms, inflated on one thread, then from {joined} ms (after {decoded} of its compressed bytes) by {workers} workers at once, hashed and written by {end} ms",
      "  {name}（{size}，压缩后 {compressed}）：第 {first} 至 {bytes} 毫秒读入其数据，先由一个线程解压，第 {joined} 毫秒起（此前已解压其压缩数据 {decoded}）由 {workers} 个线程同时解压，第 {end} 毫秒完成解压、哈希与写入"},
     {"install.debug.unpacked_ahead", "unpacked while downloading: {unpacked} wheels ({present} already unpacked) by {runners} runners, {ms} ms waited after the downloads",

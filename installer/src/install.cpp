@@ -58,6 +58,7 @@ struct Input {
     std::optional<stdfs::path> unpacked;       // its entry in the unpacked-wheel cache
     std::optional<fs::FileIdentity> unpacked_seen;  // that entry's folder when it was looked up
     std::optional<int64_t> unpacked_on_disk;         // since when its files are on the disk
+    bool from_directory = false;  // opened from its kept directory, not its archive (wheel_directory.hpp)
 };
 
 // Once the RECORDs are staged nothing reads the plans' file lists or the wheels' directories and
@@ -71,13 +72,15 @@ struct StagingState {
     std::vector<int> record_row;
     std::vector<size_t> wheel_files;
     decltype(WheelFile::map) map;
+    decltype(WheelFile::lazy) lazy;
 };
 
 std::deque<StagingState> take_staging_state(std::vector<Input>& inputs) {
     std::deque<StagingState> out;  // not a vector: a mapped file's move may throw
     for (auto& in : inputs)
         out.push_back({std::exchange(in.plan.files, {}), std::exchange(in.wheel.zip, {}), std::exchange(in.wheel.record, {}),
-                       std::exchange(in.wheel.record_row, {}), std::exchange(in.wheel.files, {}), std::exchange(in.wheel.map, std::nullopt)});
+                       std::exchange(in.wheel.record_row, {}), std::exchange(in.wheel.files, {}), std::exchange(in.wheel.map, std::nullopt),
+                       std::exchange(in.wheel.lazy, nullptr)});
     return out;
 }
 
@@ -288,13 +291,25 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     for (size_t i = 0; i < inputs.size(); ++i) inputs[i].request = request.wheels[i];
     // Opened and planned on several threads (torch's directory and RECORD alone take ~0.1 s);
     // the first failing wheel in the given order is the one reported.
+    // A wheel whose unpacked entry is there is read from the directory kept with it, not from its
+    // archive; never for --force-reinstall, a repair, which checks the archive again.
+    const auto unpacked_root = unpacked_cache_root();
     auto open_all = [&]() -> Expected<void> {
         std::vector<std::optional<Error>> open_errors(inputs.size());
         tx::parallel_for(inputs.size(), [&](size_t i) {
             Input& in = inputs[i];
             const auto& req = in.request;
             auto r = [&]() -> Expected<void> {
-                ENVFIX_TRY(in.wheel, open_wheel(req.file));
+                std::optional<WheelFile> kept;
+                if (!request.force_reinstall)
+                    if (auto sha = unpacked::known_sha256(unpacked_root, req.file); sha && unpacked::has_entry(unpacked_root, *sha))
+                        kept = unpacked::load_directory(unpacked_root, *sha, req.file);
+                in.from_directory = kept.has_value();
+                if (kept) {
+                    in.wheel = std::move(*kept);
+                } else {
+                    ENVFIX_TRY(in.wheel, open_wheel(req.file));
+                }
                 ENVFIX_TRY_VOID(check_compatible(in.wheel, env.facts, supported));
                 WheelOptions wo;
                 wo.requested = req.requested;
@@ -306,6 +321,8 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         }, 1);
         for (auto& e : open_errors)
             if (e) return unexpected(std::move(*e));
+        const auto kept = std::count_if(inputs.begin(), inputs.end(), [](const Input& in) { return in.from_directory; });
+        reporter.debug(msg("install.debug.directories_used", {{"kept", std::to_string(kept)}, {"count", std::to_string(inputs.size())}}));
         return {};
     };
     // Each wheel's name and version from its file's name (as open_wheel reads them): what goes
@@ -584,7 +601,6 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         lap("wheels unpacked");
     }
     // Wheels already unpacked in the cache: their files are linked instead of inflated.
-    const auto unpacked_root = unpacked_cache_root();
     for (auto& in : inputs) {
         if (in.skip) continue;
         in.sha256 = unpacked::known_sha256(unpacked_root, in.wheel);
@@ -642,6 +658,14 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     }
     lap("files staged");
     fill_unpacked_cache(unpacked_root, inputs, items, item_of, in_place.of, reporter);
+    // Their directories beside the entries, for the next install to plan from (a few ms, once per
+    // wheel: torch's is 2 MB).
+    tx::parallel_for(inputs.size(), [&](size_t i) {
+        const auto& in = inputs[i];
+        // (One kept but not read, damaged or of another version, is written again.)
+        if (!in.skip && !in.from_directory && in.sha256 && unpacked::has_entry(unpacked_root, *in.sha256))
+            unpacked::keep_directory(unpacked_root, *in.sha256, in.wheel);
+    }, 1);
     lap("unpacked cache filled");
     // A file hard-linked unchanged from an entry on the disk needs no write-back in the commit.
     std::vector<char> on_disk(dests.size(), 0);  // dests: the items' files first, in their order

@@ -14,6 +14,7 @@
 #include "store_ops.hpp"
 #include "tx_internal.hpp"
 #include "unpacked_store.hpp"
+#include "wheel_directory.hpp"
 
 namespace envfix::installer {
 
@@ -150,21 +151,47 @@ Expected<CleanResult> clean_unpacked_cache(const stdfs::path& root) {
 
 namespace unpacked {
 
-std::optional<std::string> known_sha256(const stdfs::path& root, const WheelFile& wheel) {
+std::optional<std::string> known_sha256(const stdfs::path& root, const WheelFile& wheel) { return known_sha256(root, wheel.path); }
+
+std::optional<std::string> known_sha256(const stdfs::path& root, const stdfs::path& wheel_file) {
     // wheels/v1/sha256/<xx>/<sha256>/<file>: accepted there only after its hash was checked.
     std::error_code ec;
-    auto abs = stdfs::absolute(wheel.path, ec).lexically_normal();
+    auto abs = stdfs::absolute(wheel_file, ec).lexically_normal();
     auto dir = abs.parent_path();
     auto sha = dir.filename().string();
     auto cache = stdfs::absolute(wheel_cache_root(), ec).lexically_normal() / "v1" / "sha256";
     if (is_hex64(sha) && dir.parent_path().filename().string() == sha.substr(0, 2) && dir.parent_path().parent_path() == cache)
         return sha;
-    auto st = storeops::stat_path(wheel.path);
-    auto text = fs::read_file(key_file(root, wheel.path));
+    auto st = storeops::stat_path(wheel_file);
+    auto text = fs::read_file(key_file(root, wheel_file));
     if (!st || !text) return std::nullopt;
     auto lines = str::split(*text, '\n');
     if (lines.size() < 3 || lines[0] != kKeyHead || lines[1] != stat_line(*st) || !is_hex64(lines[2])) return std::nullopt;
     return std::string(lines[2]);
+}
+
+namespace {
+stdfs::path directory_file(const stdfs::path& root, const std::string& sha256) { return root / kLayout / "dirs" / sha256; }
+}  // namespace
+
+std::optional<WheelFile> load_directory(const stdfs::path& root, const std::string& sha256, const stdfs::path& wheel_file) {
+    if (!is_hex64(sha256)) return std::nullopt;
+    auto bytes = fs::read_file(directory_file(root, sha256));
+    if (!bytes) return std::nullopt;
+    return decode_wheel_directory(*bytes, sha256, wheel_file);
+}
+
+void keep_directory(const stdfs::path& root, const std::string& sha256, const WheelFile& wheel) {
+    if (!is_hex64(sha256) || wheel.bytes().empty()) return;
+    const auto name = wheel.dist_info + "/METADATA";
+    auto it = std::find_if(wheel.zip.entries.begin(), wheel.zip.entries.end(), [&](const ZipEntry& e) { return e.name == name; });
+    if (it == wheel.zip.entries.end()) return;
+    auto metadata = read_zip_entry_text(wheel.bytes(), *it, wheel.source());
+    if (!metadata) return;
+    auto path = directory_file(root, sha256);
+    std::error_code ec;
+    stdfs::create_directories(path.parent_path(), ec);
+    (void)fs::write_file_atomic(path, encode_wheel_directory(wheel, *metadata, sha256), fs::Sync::Cache);
 }
 
 void remember_sha256(const stdfs::path& root, const WheelFile& wheel, const std::string& sha256) {

@@ -16,6 +16,15 @@ namespace envfix::installer::unpacked {
 // The wheel's sha256 without reading it: from the wheel cache's folder name, or from the key
 // recorded for this local file while its size, mtime and inode are unchanged.
 std::optional<std::string> known_sha256(const std::filesystem::path& root, const WheelFile& wheel);
+std::optional<std::string> known_sha256(const std::filesystem::path& root, const std::filesystem::path& wheel_file);
+
+// The wheel's directory kept under its sha256 (wheel_directory.hpp), for `wheel_file` (which
+// must bear the name it was kept under); nullopt when none is kept or it does not decode.
+std::optional<WheelFile> load_directory(const std::filesystem::path& root, const std::string& sha256,
+                                        const std::filesystem::path& wheel_file);
+// Keeps the directory of a wheel opened from its archive (best effort: the cache is only an
+// optimisation; a file another process writes at once is the same bytes).
+void keep_directory(const std::filesystem::path& root, const std::string& sha256, const WheelFile& wheel);
 // Records the sha256 of a local wheel file (best effort: the cache is only an optimisation).
 void remember_sha256(const std::filesystem::path& root, const WheelFile& wheel, const std::string& sha256);
 

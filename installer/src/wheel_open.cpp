@@ -53,6 +53,15 @@ std::optional<std::string> unsafe_entry_name(std::string_view name) {
     }
 }
 
+std::string_view WheelFile::bytes() const {
+    if (map) return map->bytes();
+    if (!lazy) return {};
+    std::call_once(lazy->once, [&] {
+        if (auto m = fs::MappedFile::open(lazy->path)) lazy->map.emplace(std::move(*m));
+    });
+    return lazy->map ? lazy->map->bytes() : std::string_view();
+}
+
 bool record_hash_supported(std::string_view a) { return a == "sha256" || a == "sha384" || a == "sha512"; }
 
 Expected<WheelFile> open_wheel(const std::filesystem::path& file) {

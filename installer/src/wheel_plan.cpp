@@ -2,6 +2,8 @@
 #include "envfix/installer/wheel_plan.hpp"
 
 #include <map>
+#include <optional>
+#include <span>
 #include <set>
 #include <unordered_map>
 
@@ -11,6 +13,7 @@
 #include "envfix/resolver/url.hpp"
 #include "launchers.hpp"
 #include "path_under.hpp"
+#include "tx_internal.hpp"
 
 namespace envfix::installer {
 
@@ -166,7 +169,29 @@ Expected<WheelPlan> plan_wheel(const WheelFile& wheel, const InstallScheme& sche
     // installed environment carries them): this installation writes its own.
     const std::set<std::string> install_records = {wheel.dist_info + "/INSTALLER", wheel.dist_info + "/REQUESTED",
                                                    wheel.dist_info + "/direct_url.json"};
-    for (size_t idx : wheel.files) {
+    // A wheel of only root files (torch: 12 000) planned in pieces on several threads, in order:
+    // each destination's path is split into components as it is made (std::filesystem), about
+    // 1 µs each, and torch's plan was the longest single piece of a warm install's planning.
+    constexpr size_t kPiece = 2048;
+    const bool in_pieces = roots_alone && wheel.files.size() >= 2 * kPiece;
+    if (in_pieces) {
+        std::vector<std::optional<PlannedFile>> made(wheel.files.size());
+        tx::parallel_for((wheel.files.size() + kPiece - 1) / kPiece, [&](size_t piece) {
+            const size_t end = std::min(wheel.files.size(), (piece + 1) * kPiece);
+            for (size_t k = piece * kPiece; k < end; ++k) {
+                const ZipEntry& e = wheel.zip.entries[wheel.files[k]];
+                if (install_records.count(e.name)) continue;
+                auto& f = made[k].emplace();
+                f.entry = wheel.files[k];
+                f.executable = e.is_executable();
+                f.dest = join_generic(plan.lib_dir, e.name);
+                f.record_path = e.name;
+            }
+        }, 1);
+        for (auto& f : made)
+            if (f) plan.files.push_back(std::move(*f));
+    }
+    for (size_t idx : in_pieces ? std::span<const size_t>() : std::span<const size_t>(wheel.files)) {
         const ZipEntry& e = wheel.zip.entries[idx];
         if (install_records.count(e.name)) continue;
         PlannedFile f;

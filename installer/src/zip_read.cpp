@@ -235,6 +235,10 @@ Expected<void> inflate_pieces_zlib(const ZipEntry& e, std::string_view source, c
 }
 
 Expected<void> inflate_entry(std::string_view a, const ZipEntry& e, std::string_view source, CheckedSink& out) {
+    // The directory was checked against these bytes when the wheel was opened; a wheel read from
+    // its kept directory is mapped later, and its file may have gone or changed since.
+    if (e.data_offset > a.size() || e.compressed_size > a.size() - e.data_offset)
+        return data_mismatch(source, e, "the archive ends before this entry's data (changed or removed since it was opened?)");
     std::string_view in = a.substr(static_cast<size_t>(e.data_offset), static_cast<size_t>(e.compressed_size));
     std::unique_ptr<char[]> buf(new char[kChunk]);
     // Pieces of at most 1 GiB: zlib counts input in 32 bits.

@@ -278,5 +278,24 @@ TEST(WheelPlan, ADataFileOverARootFileWinsAndRootFilesAreOnceEach) {
     EXPECT_TRUE(dests.count(scheme.purelib / "plain/b/c.py"));
     EXPECT_TRUE(dests.count(plain.dist_info / "INSTALLER"));
     EXPECT_TRUE(dests.count(scheme.scripts / "plain-cli"));
+    // A wheel of many root files is planned in pieces on several threads: the same plan, in the
+    // archive's order, an INSTALLER it carries (repacked from an installation) still left out.
+    nlohmann::ordered_json many{{"name", "many"}, {"version", "1.0"}, {"files", nlohmann::ordered_json::object()}};
+    for (int i = 0; i < 5000; ++i) many["files"]["many/m" + std::to_string(i % 37) + "/f" + std::to_string(i) + ".py"] = "x\n";
+    many["files"]["many-1.0.dist-info/INSTALLER"] = "pip\n";
+    auto [many_wheel, many_plan] = plan_of(many);
+    std::vector<size_t> planned_entries;
+    for (const auto& f : many_plan.files) {
+        if (f.kind != PlannedFile::Kind::Extracted) continue;
+        planned_entries.push_back(f.entry);
+        const auto& name = many_wheel.zip.entries[f.entry].name;
+        EXPECT_EQ(f.dest, scheme.purelib / name);
+        EXPECT_EQ(f.record_path, name);
+    }
+    std::vector<size_t> expected;
+    for (size_t idx : many_wheel.files)
+        if (!many_wheel.zip.entries[idx].name.ends_with("/INSTALLER")) expected.push_back(idx);
+    EXPECT_EQ(planned_entries, expected);
+    EXPECT_GE(expected.size(), 5000u);
     stdfs::remove_all(dir);
 }

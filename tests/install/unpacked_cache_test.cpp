@@ -218,12 +218,41 @@ TEST_F(UnpackedCache, CacheListAndCleanCountTheUnpackedWheels) {
     auto clean = run_envfix({"cache", "clean", "--json"}, {}, home);
     ASSERT_EQ(clean.code, 0) << clean.err;
     auto c = clean.json();
-    EXPECT_EQ(c["unpacked"]["files_removed"], files + 3);  // the files, the marker, the wheel's key, v1's file
+    EXPECT_EQ(c["unpacked"]["files_removed"], files + 4);  // the files, the marker, the wheel's key and directory, v1's file
     EXPECT_FALSE(stdfs::exists(v1));
     EXPECT_LT(c["unpacked"]["bytes_freed"].get<uint64_t>(), 300000u);  // big.bin stays linked into the venv
     EXPECT_FALSE(stdfs::exists(cache_of(home)));
     // The environment keeps its files.
     EXPECT_TRUE(stdfs::exists(site_packages(dir / "venv") / "cached_pkg/big.bin"));
+}
+
+TEST_F(UnpackedCache, AWarmInstallReadsTheWheelFromTheDirectoryKeptWithItsEntry) {
+    auto cold = install(dir / "venv", dir / "home-cold");
+    auto home = dir / "home";
+    install(dir / "other", home);
+    const auto kept = cache_of(home) / "dirs" / sha;
+    ASSERT_TRUE(stdfs::is_regular_file(kept));
+    auto warm_vv = [&] {
+        std::error_code ec;
+        stdfs::remove_all(dir / "venv", ec);
+        make_bare_venv(dir / "venv");
+        auto r = run_envfix({"install", "-vv", "--env", (dir / "venv").string(), whl.string()}, {}, home);
+        EXPECT_EQ(r.code, 0) << r.err;
+        EXPECT_EQ(tree_diff(cold, snapshot(dir / "venv", {".envfix"})), "");
+        return r.err;
+    };
+    EXPECT_NE(warm_vv().find("wheels opened: 1 of 1 from the directories"), std::string::npos);
+    // Damaged, or another wheel's: the archive is opened, and the directory written again.
+    for (auto damage : {std::string("envfix-wheel-directory\n\x01\x00"), read_text(kept) + "x"}) {
+        write_text(kept, damage);
+        EXPECT_NE(warm_vv().find("wheels opened: 0 of 1 from the directories"), std::string::npos);
+        EXPECT_NE(read_text(kept), damage);
+        EXPECT_NE(warm_vv().find("wheels opened: 1 of 1 from the directories"), std::string::npos);
+    }
+    // --force-reinstall, a repair, reads the archive.
+    auto r = run_envfix({"install", "-vv", "--force-reinstall", "--env", (dir / "venv").string(), whl.string()}, {}, home);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("wheels opened: 0 of 1 from the directories"), std::string::npos) << r.err;
 }
 
 // A downloaded wheel as the wheel cache keeps it: wheels/v1/sha256/<xx>/<sha256>/<file>.

@@ -7,6 +7,8 @@
 //   auto w = open_wheel("pip-24.2-py3-none-any.whl", reporter);   // Expected<WheelFile>
 //   w->metadata.name; w->files (entries to install); w->record_row[i] (its RECORD row)
 #include <filesystem>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,8 +39,18 @@ struct WheelFile {
     std::string entry_points;            // entry_points.txt ("" when absent)
     std::vector<size_t> files;           // zip entries to install, in archive order
     std::vector<Message> warnings;       // said once the wheel is installed (skipped __pycache__, ...)
+    // Read from its kept directory instead (wheel_directory.hpp): the file is mapped only when an
+    // entry's bytes are needed (a cached file gone, inflated from the wheel), once, on any thread.
+    struct LazyMap {
+        std::filesystem::path path;
+        std::once_flag once;
+        std::optional<fs::MappedFile> map;
+    };
+    std::shared_ptr<LazyMap> lazy;
 
-    std::string_view bytes() const { return map ? map->bytes() : std::string_view(); }
+    // The archive's bytes; empty when a lazily mapped file cannot be read (its entries then fail
+    // as a damaged archive would).
+    std::string_view bytes() const;
     std::string source() const { return path.filename().string(); }  // how messages name it
 };
 

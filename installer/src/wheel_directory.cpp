@@ -1,0 +1,185 @@
+#include "wheel_directory.hpp"
+
+namespace envfix::installer {
+
+namespace {
+
+constexpr std::string_view kHead = "envfix-wheel-directory\n";
+
+// Little-endian integers and length-prefixed strings: names may hold any byte but '/'-rules'.
+class Out {
+public:
+    void u8(uint8_t v) { s_.push_back(static_cast<char>(v)); }
+    void u16(uint16_t v) { put(v, 2); }
+    void u32(uint32_t v) { put(v, 4); }
+    void u64(uint64_t v) { put(v, 8); }
+    void str(std::string_view v) {
+        u32(static_cast<uint32_t>(v.size()));
+        s_.append(v);
+    }
+    std::string& text() { return s_; }
+
+private:
+    void put(uint64_t v, int n) {
+        for (int i = 0; i < n; ++i) s_.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+    }
+    std::string s_;
+};
+
+class In {
+public:
+    explicit In(std::string_view b) : b_(b) {}
+    bool ok() const { return ok_; }
+    bool at_end() const { return at_ == b_.size(); }
+    uint8_t u8() { return static_cast<uint8_t>(get(1)); }
+    uint16_t u16() { return static_cast<uint16_t>(get(2)); }
+    uint32_t u32() { return static_cast<uint32_t>(get(4)); }
+    uint64_t u64() { return get(8); }
+    std::string str() {
+        const uint32_t n = u32();
+        if (!ok_ || n > b_.size() - at_) return fail(), std::string();
+        std::string v(b_.substr(at_, n));
+        at_ += n;
+        return v;
+    }
+    // A count of items each at least `min_bytes` long: one that could not fit is damage, not a
+    // reason to reserve gigabytes.
+    uint32_t count(size_t min_bytes) {
+        const uint32_t n = u32();
+        if (ok_ && static_cast<uint64_t>(n) * min_bytes > b_.size() - at_) fail();
+        return ok_ ? n : 0;
+    }
+
+private:
+    uint64_t get(int n) {
+        if (!ok_ || static_cast<size_t>(n) > b_.size() - at_) return fail(), 0;
+        uint64_t v = 0;
+        for (int i = 0; i < n; ++i) v |= static_cast<uint64_t>(static_cast<uint8_t>(b_[at_ + i])) << (8 * i);
+        at_ += static_cast<size_t>(n);
+        return v;
+    }
+    void fail() { ok_ = false; }
+    std::string_view b_;
+    size_t at_ = 0;
+    bool ok_ = true;
+};
+
+}  // namespace
+
+std::string encode_wheel_directory(const WheelFile& w, std::string_view metadata_text, std::string_view sha256) {
+    Out o;
+    o.text().append(kHead);
+    o.u32(kWheelDirectoryVersion);
+    o.str(sha256);
+    o.str(w.name.filename);
+    o.str(w.dist_info);
+    o.str(w.data_dir);
+    o.str(w.wheel_version);
+    o.u8(w.root_is_purelib ? 1 : 0);
+    o.str(metadata_text);
+    o.str(w.entry_points);
+    o.u32(static_cast<uint32_t>(w.warnings.size()));
+    for (const auto& m : w.warnings) {
+        o.str(m.key);
+        o.u32(static_cast<uint32_t>(m.args.size()));
+        for (const auto& [k, v] : m.args) {
+            o.str(k);
+            o.str(v);
+        }
+    }
+    o.u64(w.zip.total_size);
+    o.u32(static_cast<uint32_t>(w.zip.entries.size()));
+    for (const auto& e : w.zip.entries) {
+        o.str(e.name);
+        o.u16(e.method);
+        o.u16(e.flags);
+        o.u32(e.crc32);
+        o.u64(e.compressed_size);
+        o.u64(e.size);
+        o.u64(e.local_header_offset);
+        o.u64(e.data_offset);
+        o.u32(e.external_attr);
+        o.u8(e.made_by_host);
+    }
+    o.u32(static_cast<uint32_t>(w.record.size()));
+    for (const auto& r : w.record) {
+        o.str(r.path);
+        o.str(r.hash_algorithm);
+        o.str(r.hash_digest);
+        o.u8(r.size ? 1 : 0);
+        o.u64(r.size.value_or(0));
+    }
+    for (int row : w.record_row) o.u32(static_cast<uint32_t>(row));  // one per entry; -1 wraps
+    o.u32(static_cast<uint32_t>(w.files.size()));
+    for (size_t f : w.files) o.u32(static_cast<uint32_t>(f));
+    return std::move(o.text());
+}
+
+std::optional<WheelFile> decode_wheel_directory(std::string_view bytes, std::string_view sha256, const std::filesystem::path& file) {
+    if (!bytes.starts_with(kHead)) return std::nullopt;
+    In in(bytes.substr(kHead.size()));
+    if (in.u32() != kWheelDirectoryVersion || in.str() != sha256) return std::nullopt;
+    WheelFile w;
+    w.path = file;
+    auto name = resolver::parse_wheel_name(file.filename().string());
+    if (!name || in.str() != name->filename) return std::nullopt;
+    w.name = std::move(*name);
+    w.dist_info = in.str();
+    w.data_dir = in.str();
+    w.wheel_version = in.str();
+    w.root_is_purelib = in.u8() != 0;
+    const std::string metadata_text = in.str();
+    w.entry_points = in.str();
+    for (uint32_t n = in.count(8); n-- > 0 && in.ok();) {
+        Message m;
+        m.key = in.str();
+        for (uint32_t a = in.count(8); a-- > 0 && in.ok();) {
+            auto k = in.str();
+            m.args.emplace_back(std::move(k), in.str());
+        }
+        w.warnings.push_back(std::move(m));
+    }
+    w.zip.total_size = in.u64();
+    const uint32_t entries = in.count(4 + 2 + 2 + 4 + 8 * 4 + 4 + 1);
+    w.zip.entries.resize(entries);
+    for (auto& e : w.zip.entries) {
+        e.name = in.str();
+        e.method = in.u16();
+        e.flags = in.u16();
+        e.crc32 = in.u32();
+        e.compressed_size = in.u64();
+        e.size = in.u64();
+        e.local_header_offset = in.u64();
+        e.data_offset = in.u64();
+        e.external_attr = in.u32();
+        e.made_by_host = in.u8();
+    }
+    w.record.resize(in.count(4 * 3 + 1 + 8));
+    for (auto& r : w.record) {
+        r.path = in.str();
+        r.hash_algorithm = in.str();
+        r.hash_digest = in.str();
+        const bool has_size = in.u8() != 0;
+        const uint64_t size = in.u64();
+        if (has_size) r.size = size;
+    }
+    w.record_row.resize(entries);
+    for (auto& row : w.record_row) {
+        row = static_cast<int>(in.u32());
+        if (row < -1 || (row >= 0 && static_cast<size_t>(row) >= w.record.size())) return std::nullopt;
+    }
+    w.files.resize(in.count(4));
+    for (auto& f : w.files) {
+        f = in.u32();
+        if (f >= entries) return std::nullopt;
+    }
+    if (!in.ok() || !in.at_end()) return std::nullopt;
+    auto meta = resolver::parse_core_metadata(metadata_text, w.source() + ":" + w.dist_info + "/METADATA");
+    if (!meta) return std::nullopt;
+    w.metadata = std::move(*meta);
+    w.lazy = std::make_shared<WheelFile::LazyMap>();
+    w.lazy->path = file;
+    return w;
+}
+
+}  // namespace envfix::installer
