@@ -35,7 +35,11 @@ void parallel_for(size_t n, const std::function<void(size_t)>& fn, size_t per_th
     };
     size_t threads = std::min<size_t>(16, n / std::max<size_t>(1, per_thread));
     std::vector<std::thread> pool;
-    for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+    // No thread to be had (a limit reached): those started, and this one, do the work.
+    try {
+        for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+    } catch (const std::system_error&) {
+    }
     work();
     for (auto& t : pool) t.join();
 }

@@ -1,10 +1,13 @@
 #include "wheel_directory.hpp"
 
+#include "envfix/common/hash.hpp"
+
 namespace envfix::installer {
 
 namespace {
 
 constexpr std::string_view kHead = "envfix-wheel-directory\n";
+constexpr size_t kDigest = 64;  // the sha256 (hex) of everything before it, at the end
 
 // Little-endian integers and length-prefixed strings: names may hold any byte but '/'-rules'.
 class Out {
@@ -112,12 +115,16 @@ std::string encode_wheel_directory(const WheelFile& w, std::string_view metadata
     for (int row : w.record_row) o.u32(static_cast<uint32_t>(row));  // one per entry; -1 wraps
     o.u32(static_cast<uint32_t>(w.files.size()));
     for (size_t f : w.files) o.u32(static_cast<uint32_t>(f));
+    // A flipped byte in a file written without fsync decodes as nothing, not as other paths.
+    o.text() += sha256_hex(o.text());
     return std::move(o.text());
 }
 
 std::optional<WheelFile> decode_wheel_directory(std::string_view bytes, std::string_view sha256, const std::filesystem::path& file) {
-    if (!bytes.starts_with(kHead)) return std::nullopt;
-    In in(bytes.substr(kHead.size()));
+    if (!bytes.starts_with(kHead) || bytes.size() < kHead.size() + kDigest) return std::nullopt;
+    const auto body = bytes.substr(0, bytes.size() - kDigest);
+    if (sha256_hex(body) != bytes.substr(body.size())) return std::nullopt;
+    In in(body.substr(kHead.size()));
     if (in.u32() != kWheelDirectoryVersion || in.str() != sha256) return std::nullopt;
     WheelFile w;
     w.path = file;
@@ -169,11 +176,25 @@ std::optional<WheelFile> decode_wheel_directory(std::string_view bytes, std::str
         if (row < -1 || (row >= 0 && static_cast<size_t>(row) >= w.record.size())) return std::nullopt;
     }
     w.files.resize(in.count(4));
-    for (auto& f : w.files) {
-        f = in.u32();
-        if (f >= entries) return std::nullopt;
-    }
+    for (auto& f : w.files) f = in.u32();
     if (!in.ok() || !in.at_end()) return std::nullopt;
+    // What open_wheel checked, checked again (cheap beside reading the archive): a directory that
+    // decodes is one open_wheel could have given, whatever happened to the file.
+    if (!w.dist_info.ends_with(".dist-info") || w.dist_info.find('/') != std::string::npos ||
+        !wheel_folder_matches(std::string_view(w.dist_info).substr(0, w.dist_info.size() - 10), w.name))
+        return std::nullopt;
+    if (!w.data_dir.empty() && (!w.data_dir.ends_with(".data") || w.data_dir.find('/') != std::string::npos ||
+                                !wheel_folder_matches(std::string_view(w.data_dir).substr(0, w.data_dir.size() - 5), w.name)))
+        return std::nullopt;
+    for (const auto& e : w.zip.entries)
+        if (unsafe_entry_name(e.name) || e.is_symlink() || e.is_special()) return std::nullopt;
+    for (size_t k = 0; k < w.files.size(); ++k) {
+        const size_t f = w.files[k];
+        if (f >= entries || (k > 0 && f <= w.files[k - 1]) || w.zip.entries[f].is_directory() || w.record_row[f] < 0) return std::nullopt;
+        const auto& row = w.record[static_cast<size_t>(w.record_row[f])];
+        if (!record_hash_supported(row.hash_algorithm) || row.hash_digest.empty() || (row.size && *row.size != w.zip.entries[f].size))
+            return std::nullopt;
+    }
     auto meta = resolver::parse_core_metadata(metadata_text, w.source() + ":" + w.dist_info + "/METADATA");
     if (!meta) return std::nullopt;
     w.metadata = std::move(*meta);

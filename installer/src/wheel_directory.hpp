@@ -4,8 +4,10 @@
 // cache under the wheel's sha256 (unpacked_store.hpp: load_directory / keep_directory), so a
 // warm install plans from it without opening the archive: torch's 12 000 entries and RECORD rows
 // were read and checked again on every install (a third of a warm install's "opened and planned").
-// Pure: bytes in, bytes out. The format carries a version and the wheel's sha256; anything off
-// (another version, another wheel, cut short) decodes as nothing and the archive is opened.
+// Pure: bytes in, bytes out. The format carries a version, the wheel's sha256 and a digest of its
+// own bytes; anything off (another version, another wheel, cut short, a byte changed, a path or
+// RECORD row open_wheel would refuse) decodes as nothing and the archive is opened. The version
+// changes with what open_wheel accepts or records.
 #include <optional>
 #include <string>
 #include <string_view>

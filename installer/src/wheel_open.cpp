@@ -19,15 +19,19 @@ Unexpected<Error> bad(std::string key, const std::string& file, MessageArgs more
 
 std::string first_component(std::string_view name) { return std::string(name.substr(0, name.find('/'))); }
 
+}  // namespace
+
 // "{name}-{version}.dist-info" belongs to the wheel when its name part canonicalises to the
 // wheel's name and its version part equals the wheel's version (pip checks the name only).
-bool folder_matches(std::string_view stem, const resolver::WheelName& w) {
+bool wheel_folder_matches(std::string_view stem, const resolver::WheelName& w) {
     auto dash = stem.find('-');
     if (dash == std::string_view::npos) return false;
     if (resolver::canonicalize_name(stem.substr(0, dash)) != w.canonical_name) return false;
     auto v = resolver::Version::try_parse(stem.substr(dash + 1));
     return v && *v == w.version;
 }
+
+namespace {
 
 Expected<std::string> read_member(const WheelFile& w, size_t index) {
     return read_zip_entry_text(w.bytes(), w.zip.entries[index], w.source());
@@ -64,6 +68,8 @@ std::string_view WheelFile::bytes() const {
 
 bool record_hash_supported(std::string_view a) { return a == "sha256" || a == "sha384" || a == "sha512"; }
 
+// A change to what this accepts or records bumps kWheelDirectoryVersion (wheel_directory.hpp):
+// directories kept by an earlier build are then not read.
 Expected<WheelFile> open_wheel(const std::filesystem::path& file) {
     WheelFile w;
     w.path = file;
@@ -96,9 +102,9 @@ Expected<WheelFile> open_wheel(const std::filesystem::path& file) {
         return bad("wheel.dist_info_count", src, {{"count", std::to_string(dist_infos.size())}});
     w.dist_info = dist_infos[0];
     std::string stem = w.dist_info.substr(0, w.dist_info.size() - std::string_view(".dist-info").size());
-    if (!folder_matches(stem, w.name)) return bad("wheel.dist_info_name", src, {{"folder", w.dist_info}});
+    if (!wheel_folder_matches(stem, w.name)) return bad("wheel.dist_info_name", src, {{"folder", w.dist_info}});
     for (const auto& d : data_dirs) {
-        if (!folder_matches(d.substr(0, d.size() - 5), w.name)) return bad("wheel.data_name", src, {{"folder", d}});
+        if (!wheel_folder_matches(d.substr(0, d.size() - 5), w.name)) return bad("wheel.data_name", src, {{"folder", d}});
         w.data_dir = d;
     }
 

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <functional>
+
 #include "envfix/common/fs.hpp"
 #include "envfix/common/hash.hpp"
 #include "envfix/installer/wheel.hpp"
@@ -105,9 +107,19 @@ TEST_F(WheelDirectory, AnythingOffDecodesAsNothing) {
     auto renamed = dir.path() / "wheels" / "other_pkg-2.1-cp312-cp312-manylinux_2_28_x86_64.whl";
     EXPECT_FALSE(decode_wheel_directory(bytes, sha, renamed)) << "kept under another file name";
     EXPECT_FALSE(decode_wheel_directory(bytes + "x", sha, file)) << "a byte too many";
-    auto newer = bytes;
+    auto flipped = bytes;
+    flipped[flipped.size() / 2] ^= 1;
+    EXPECT_FALSE(decode_wheel_directory(flipped, sha, file)) << "a byte changed";
+    // Sealed again with the digest of the changed bytes, so the check after it is what refuses.
+    auto resealed = [](std::string b) {
+        b.resize(b.size() - 64);
+        return b + sha256_hex(b);
+    };
+    auto body = [&] { return bytes.substr(0, bytes.size() - 64); };
+    auto newer = body();
     newer[std::string_view("envfix-wheel-directory\n").size()] = 2;
-    EXPECT_FALSE(decode_wheel_directory(newer, sha, file)) << "another format version";
+    EXPECT_FALSE(decode_wheel_directory(newer + sha256_hex(newer), sha, file)) << "another format version";
+    EXPECT_TRUE(decode_wheel_directory(resealed(bytes), sha, file)) << "resealing alone changes nothing";
     EXPECT_FALSE(decode_wheel_directory("", sha, file));
     // Cut short anywhere: never a partial WheelFile.
     for (size_t n = 0; n < bytes.size(); n += 7) EXPECT_FALSE(decode_wheel_directory(std::string_view(bytes).substr(0, n), sha, file)) << n;
@@ -115,7 +127,32 @@ TEST_F(WheelDirectory, AnythingOffDecodesAsNothing) {
     auto huge = bytes;
     const auto at = huge.find(opened.zip.entries.front().name) - 4 - 4;  // the entry count before the first name's length
     huge[at] = huge[at + 1] = huge[at + 2] = huge[at + 3] = '\xff';
-    EXPECT_FALSE(decode_wheel_directory(huge, sha, file));
+    EXPECT_FALSE(decode_wheel_directory(resealed(huge), sha, file));
+}
+
+TEST_F(WheelDirectory, WhatOpenWheelWouldRefuseDecodesAsNothing) {
+    // Well formed and sealed, but saying what no checked archive says: never a path outside the
+    // environment or a RECORD row that is not there.
+    struct Case {
+        const char* what;
+        std::function<void(WheelFile&)> change;
+    } cases[] = {
+        {"an entry climbing out", [](WheelFile& w) { w.zip.entries[w.files[0]].name = "../../../.bashrc"; }},
+        {"an absolute entry", [](WheelFile& w) { w.zip.entries[w.files[0]].name = "/etc/passwd"; }},
+        {"a symlink entry", [](WheelFile& w) { w.zip.entries[w.files[0]].external_attr = 0120777u << 16; }},
+        {"another .dist-info", [](WheelFile& w) { w.dist_info = "../../x-2.1.dist-info"; }},
+        {"a .dist-info of another wheel", [](WheelFile& w) { w.dist_info = "other-2.1.dist-info"; }},
+        {"a .data of another wheel", [](WheelFile& w) { w.data_dir = "other-2.1.data"; }},
+        {"a file with no RECORD row", [](WheelFile& w) { w.record_row[w.files[0]] = -1; }},
+        {"a file listed twice", [](WheelFile& w) { w.files[1] = w.files[0]; }},
+        {"a RECORD row of another size", [](WheelFile& w) { w.record[static_cast<size_t>(w.record_row[w.files[0]])].size = 1; }},
+        {"a weak hash", [](WheelFile& w) { w.record[static_cast<size_t>(w.record_row[w.files[0]])].hash_algorithm = "md5"; }},
+    };
+    for (const auto& c : cases) {
+        auto w = decode_wheel_directory(bytes, sha, file).value();  // a copy (a mapped WheelFile is not copied)
+        c.change(w);
+        EXPECT_FALSE(decode_wheel_directory(encode_wheel_directory(w, metadata_of(opened), sha), sha, file)) << c.what;
+    }
 }
 
 TEST_F(WheelDirectory, AFileThatCannotBeMappedGivesNoBytes) {

@@ -65,6 +65,9 @@ Expected<WheelFile> open_wheel(const std::filesystem::path& file);
 // why not (English, for the message's {reason}).
 std::optional<std::string> unsafe_entry_name(std::string_view name);
 
+// Whether a "{name}-{version}" folder stem (of .dist-info or .data) belongs to the wheel.
+bool wheel_folder_matches(std::string_view stem, const resolver::WheelName& w);
+
 // Hash rows RECORD may use: "sha256", "sha384", "sha512" (md5 and sha1 are refused).
 bool record_hash_supported(std::string_view algorithm);
 
