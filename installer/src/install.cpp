@@ -294,6 +294,22 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     // A wheel whose unpacked entry is there is read from the directory kept with it, not from its
     // archive; never for --force-reinstall, a repair, which checks the archive again.
     const auto unpacked_root = unpacked_cache_root();
+    // The directories of the wheels opened from their archives, kept for the next install on a
+    // thread of their own while this one goes on (torch's is 2 MB to encode, hash and write: on
+    // the critical path it was 24 ms of a switch here); it only reads the wheels, and is joined
+    // before anything moves out of them. Best effort, like the cache.
+    // A local wheel installed the first time has its sha256 only once staging hashed it: its
+    // directory is kept then, after this thread.
+    std::vector<char> directory_kept(inputs.size(), 0);
+    std::jthread keeping;
+    auto keep_directories = [&] {
+        for (size_t i = 0; i < inputs.size(); ++i)
+            if (!inputs[i].from_directory)
+                if (auto sha = unpacked::known_sha256(unpacked_root, inputs[i].request.file)) {
+                    unpacked::keep_directory(unpacked_root, *sha, inputs[i].wheel);
+                    directory_kept[i] = 1;
+                }
+    };
     auto open_all = [&]() -> Expected<void> {
         std::vector<std::optional<Error>> open_errors(inputs.size());
         tx::parallel_for(inputs.size(), [&](size_t i) {
@@ -323,6 +339,12 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
             if (e) return unexpected(std::move(*e));
         const auto kept = std::count_if(inputs.begin(), inputs.end(), [](const Input& in) { return in.from_directory; });
         reporter.debug(msg("install.debug.directories_used", {{"kept", std::to_string(kept)}, {"count", std::to_string(inputs.size())}}));
+        if (static_cast<size_t>(kept) < inputs.size() && !request.dry_run) {
+            try {
+                keeping = std::jthread(keep_directories);
+            } catch (const std::system_error&) {  // no thread to be had: kept by a later install
+            }
+        }
         return {};
     };
     // Each wheel's name and version from its file's name (as open_wheel reads them): what goes
@@ -658,14 +680,6 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     }
     lap("files staged");
     fill_unpacked_cache(unpacked_root, inputs, items, item_of, in_place.of, reporter);
-    // Their directories beside the entries, for the next install to plan from (a few ms, once per
-    // wheel: torch's is 2 MB).
-    tx::parallel_for(inputs.size(), [&](size_t i) {
-        const auto& in = inputs[i];
-        // (One kept but not read, damaged or of another version, is written again.)
-        if (!in.skip && !in.from_directory && in.sha256 && unpacked::has_entry(unpacked_root, *in.sha256))
-            unpacked::keep_directory(unpacked_root, *in.sha256, in.wheel);
-    }, 1);
     lap("unpacked cache filled");
     // A file hard-linked unchanged from an entry on the disk needs no write-back in the commit.
     std::vector<char> on_disk(dests.size(), 0);  // dests: the items' files first, in their order
@@ -728,6 +742,10 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     added.reserve(dests.size());
     for (const auto* d : dests) added.push_back(d->native());
     dests = {};
+    if (keeping.joinable()) keeping.join();  // it reads the wheels moved out below
+    for (size_t i = 0; i < inputs.size(); ++i)
+        if (!inputs[i].from_directory && !directory_kept[i] && inputs[i].sha256)
+            unpacked::keep_directory(unpacked_root, *inputs[i].sha256, inputs[i].wheel);
     std::jthread freeing;
     try {
         freeing = std::jthread([items = std::move(items), digests = std::move(digests), writer = std::move(writer),

@@ -182,16 +182,11 @@ std::optional<WheelFile> load_directory(const stdfs::path& root, const std::stri
 }
 
 void keep_directory(const stdfs::path& root, const std::string& sha256, const WheelFile& wheel) {
-    if (!is_hex64(sha256) || wheel.bytes().empty()) return;
-    const auto name = wheel.dist_info + "/METADATA";
-    auto it = std::find_if(wheel.zip.entries.begin(), wheel.zip.entries.end(), [&](const ZipEntry& e) { return e.name == name; });
-    if (it == wheel.zip.entries.end()) return;
-    auto metadata = read_zip_entry_text(wheel.bytes(), *it, wheel.source());
-    if (!metadata) return;
+    if (!is_hex64(sha256) || wheel.metadata_text.empty()) return;
     auto path = directory_file(root, sha256);
     std::error_code ec;
     stdfs::create_directories(path.parent_path(), ec);
-    (void)fs::write_file_atomic(path, encode_wheel_directory(wheel, *metadata, sha256), fs::Sync::Cache);
+    (void)fs::write_file_atomic(path, encode_wheel_directory(wheel, wheel.metadata_text, sha256), fs::Sync::Cache);
 }
 
 void remember_sha256(const stdfs::path& root, const WheelFile& wheel, const std::string& sha256) {

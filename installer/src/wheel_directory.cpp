@@ -198,6 +198,7 @@ std::optional<WheelFile> decode_wheel_directory(std::string_view bytes, std::str
     auto meta = resolver::parse_core_metadata(metadata_text, w.source() + ":" + w.dist_info + "/METADATA");
     if (!meta) return std::nullopt;
     w.metadata = std::move(*meta);
+    w.metadata_text = metadata_text;
     w.lazy = std::make_shared<WheelFile::LazyMap>();
     w.lazy->path = file;
     return w;

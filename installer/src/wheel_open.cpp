@@ -140,6 +140,7 @@ Expected<WheelFile> open_wheel(const std::filesystem::path& file) {
     auto meta = resolver::parse_core_metadata(meta_text, src + ":" + w.dist_info + "/METADATA");
     if (!meta) return bad("wheel.bad_member", src, {{"member", "METADATA"}, {"reason", render(meta.error().message, Lang::En)}});
     w.metadata = std::move(*meta);
+    w.metadata_text = std::move(meta_text);
     auto meta_version = resolver::Version::try_parse(w.metadata.version);
     if (resolver::canonicalize_name(w.metadata.name) != w.name.canonical_name || !meta_version || !(*meta_version == w.name.version))
         return bad("wheel.metadata_mismatch", src, {{"name", w.metadata.name}, {"version", w.metadata.version}});

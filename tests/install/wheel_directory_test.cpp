@@ -48,6 +48,7 @@ void expect_same(const WheelFile& a, const WheelFile& b) {
     EXPECT_EQ(a.metadata.version, b.metadata.version);
     EXPECT_EQ(a.metadata.requires_dist, b.metadata.requires_dist);
     EXPECT_EQ(a.entry_points, b.entry_points);
+    EXPECT_EQ(a.metadata_text, b.metadata_text);
     ASSERT_EQ(a.warnings.size(), b.warnings.size());
     for (size_t i = 0; i < a.warnings.size(); ++i) {
         EXPECT_EQ(a.warnings[i].key, b.warnings[i].key);

@@ -32,6 +32,7 @@ struct WheelFile {
     std::string dist_info;               // "pip-24.2.dist-info" (as in the archive)
     std::string data_dir;                // "pip-24.2.data" ("" when the wheel has none)
     resolver::CoreMetadata metadata;
+    std::string metadata_text;           // METADATA as in the archive (kept with the directory)
     std::string wheel_version;           // WHEEL's Wheel-Version, "1.0"
     bool root_is_purelib = true;
     std::vector<resolver::RecordEntry> record;  // the wheel's RECORD rows
