@@ -182,6 +182,42 @@ std::vector<std::pair<stdfs::path, fs::FileIdentity>> entries_flushed_whole(cons
     return out;
 }
 
+// The directories of the wheels opened from their archives (wheel_directory.hpp), kept for the
+// next install on a thread of their own while this one goes on (torch's is 2 MB to encode, hash
+// and write: on a switch's critical path it was 24 ms here). It only reads the wheels; finish()
+// joins it before anything moves out of them, then keeps the directories of local wheels whose
+// sha256 only staging found (installed the first time). Best effort, like the cache.
+class DirectoryKeeper {
+public:
+    DirectoryKeeper(const stdfs::path& root, const std::vector<Input>& inputs)
+        : root_(root), inputs_(inputs), kept_(inputs.size(), 0) {}
+    void start() {
+        try {
+            thread_ = std::jthread([this] {
+                for (size_t i = 0; i < inputs_.size(); ++i)
+                    if (!inputs_[i].from_directory)
+                        if (auto sha = unpacked::known_sha256(root_, inputs_[i].request.file)) {
+                            unpacked::keep_directory(root_, *sha, inputs_[i].wheel);
+                            kept_[i] = 1;
+                        }
+            });
+        } catch (const std::system_error&) {  // no thread to be had: finish() keeps what staging hashed
+        }
+    }
+    void finish() {
+        if (thread_.joinable()) thread_.join();
+        for (size_t i = 0; i < inputs_.size(); ++i)
+            if (!inputs_[i].from_directory && !kept_[i] && inputs_[i].sha256)
+                unpacked::keep_directory(root_, *inputs_[i].sha256, inputs_[i].wheel);
+    }
+
+private:
+    const stdfs::path& root_;
+    const std::vector<Input>& inputs_;
+    std::vector<char> kept_;
+    std::jthread thread_;
+};
+
 // Notes of work done on another thread, handed to the real reporter afterwards, in order.
 class HeldNotes final : public Reporter {
 public:
@@ -289,27 +325,12 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     const auto supported = resolver::supported_tags(env.facts);
     std::vector<Input> inputs(request.wheels.size());
     for (size_t i = 0; i < inputs.size(); ++i) inputs[i].request = request.wheels[i];
-    // Opened and planned on several threads (torch's directory and RECORD alone take ~0.1 s);
-    // the first failing wheel in the given order is the one reported.
-    // A wheel whose unpacked entry is there is read from the directory kept with it, not from its
-    // archive; never for --force-reinstall, a repair, which checks the archive again.
     const auto unpacked_root = unpacked_cache_root();
-    // The directories of the wheels opened from their archives, kept for the next install on a
-    // thread of their own while this one goes on (torch's is 2 MB to encode, hash and write: on
-    // the critical path it was 24 ms of a switch here); it only reads the wheels, and is joined
-    // before anything moves out of them. Best effort, like the cache.
-    // A local wheel installed the first time has its sha256 only once staging hashed it: its
-    // directory is kept then, after this thread.
-    std::vector<char> directory_kept(inputs.size(), 0);
-    std::jthread keeping;
-    auto keep_directories = [&] {
-        for (size_t i = 0; i < inputs.size(); ++i)
-            if (!inputs[i].from_directory)
-                if (auto sha = unpacked::known_sha256(unpacked_root, inputs[i].request.file)) {
-                    unpacked::keep_directory(unpacked_root, *sha, inputs[i].wheel);
-                    directory_kept[i] = 1;
-                }
-    };
+    DirectoryKeeper keeper(unpacked_root, inputs);  // after `inputs`: its thread ends before they go
+    // Opened and planned on several threads (torch's directory and RECORD alone take ~0.1 s);
+    // the first failing wheel in the given order is the one reported. A wheel whose unpacked entry
+    // is there is read from the directory kept with it, not from its archive; never for
+    // --force-reinstall, a repair, which checks the archive again.
     auto open_all = [&]() -> Expected<void> {
         std::vector<std::optional<Error>> open_errors(inputs.size());
         tx::parallel_for(inputs.size(), [&](size_t i) {
@@ -339,12 +360,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
             if (e) return unexpected(std::move(*e));
         const auto kept = std::count_if(inputs.begin(), inputs.end(), [](const Input& in) { return in.from_directory; });
         reporter.debug(msg("install.debug.directories_used", {{"kept", std::to_string(kept)}, {"count", std::to_string(inputs.size())}}));
-        if (static_cast<size_t>(kept) < inputs.size() && !request.dry_run) {
-            try {
-                keeping = std::jthread(keep_directories);
-            } catch (const std::system_error&) {  // no thread to be had: kept by a later install
-            }
-        }
+        if (static_cast<size_t>(kept) < inputs.size() && !request.dry_run) keeper.start();
         return {};
     };
     // Each wheel's name and version from its file's name (as open_wheel reads them): what goes
@@ -742,10 +758,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     added.reserve(dests.size());
     for (const auto* d : dests) added.push_back(d->native());
     dests = {};
-    if (keeping.joinable()) keeping.join();  // it reads the wheels moved out below
-    for (size_t i = 0; i < inputs.size(); ++i)
-        if (!inputs[i].from_directory && !directory_kept[i] && inputs[i].sha256)
-            unpacked::keep_directory(unpacked_root, *inputs[i].sha256, inputs[i].wheel);
+    keeper.finish();  // it reads the wheels moved out below
     std::jthread freeing;
     try {
         freeing = std::jthread([items = std::move(items), digests = std::move(digests), writer = std::move(writer),
