@@ -85,6 +85,20 @@ HttpResponse from_cached(const CachedResponse& c) {
 
 std::string variant_of(const HttpRequest& req) { return req.accept; }
 
+// RFC 9111 §4.3.4: the stored answer takes the 304's fields, and is fresh again from its
+// arrival. True when that changed something a later use reads: a copy never fresh whose fields
+// stay the same (a nightly page) is not written again, megabytes each use.
+bool freshen(CachedResponse& c, const Transfer& t, const std::string& auth, int64_t request_time, int64_t response_time) {
+    const auto old = std::tuple(c.cache_control, c.expires, c.last_modified, c.auth);
+    if (!t.freshness.cache_control.empty()) c.cache_control = t.freshness.cache_control;
+    if (!t.freshness.expires.empty()) c.expires = t.freshness.expires;
+    if (!t.last_modified.empty()) c.last_modified = t.last_modified;
+    c.auth = auth;
+    c.freshness = freshness_of({c.cache_control, c.expires, t.freshness.date, t.freshness.age, c.last_modified}, request_time, response_time);
+    c.stored_at = response_time;
+    return std::tie(c.cache_control, c.expires, c.last_modified, c.auth) != old || fresh_for(c.freshness, c.stored_at, response_time) > 0;
+}
+
 // Who asked, as a digest ("" when no one signs in): the cache's key leaves credentials out, so a
 // fresh page is used without a request only for the same credentials (else the server decides).
 std::string auth_of(const HttpRequest& req, const HttpOptions& o) {
@@ -198,32 +212,15 @@ Expected<HttpResponse> HttpClient::fetch(const HttpRequest& req) {
         long version = 0;
         curl_easy_getinfo(e.h, CURLINFO_HTTP_VERSION, &version);
         if (status == 304 && cached) {
-            // RFC 9111 §4.3.4: the stored answer takes the 304's fields, and is fresh again from
-            // now; not when the 304 names another strong validator than the stored one (it does
-            // not describe that body), nor over an entry another process or thread stored since
-            // this one was read (a newer page, which a fresh copy of the old one would hide). Not
-            // rewritten when that changes nothing a later use reads (a nightly page, never fresh:
-            // its megabytes are not written again on every use).
-            const bool same_validator = t.etag.empty() || t.etag == cached->etag;
-            if (use_cache && same_validator) {
-                auto& c = *cached;
-                const auto old = std::tuple(c.cache_control, c.expires, c.last_modified, c.auth);
-                const int64_t read_stored_at = c.stored_at;
-                if (!t.freshness.cache_control.empty()) c.cache_control = t.freshness.cache_control;
-                if (!t.freshness.expires.empty()) c.expires = t.freshness.expires;
-                if (!t.last_modified.empty()) c.last_modified = t.last_modified;
-                c.auth = auth;
-                c.freshness = freshness_of({c.cache_control, c.expires, t.freshness.date, t.freshness.age, c.last_modified},
-                                           request_time, response_time);
-                c.stored_at = response_time;
-                const bool worth_storing = std::tie(c.cache_control, c.expires, c.last_modified, c.auth) != old ||
-                                           fresh_for(c.freshness, c.stored_at, response_time) > 0;
-                auto now_stored = worth_storing ? cache_->load(req.url, variant_of(req)) : std::nullopt;
-                const bool unchanged = now_stored && now_stored->stored_at == read_stored_at && now_stored->etag == c.etag &&
-                                       now_stored->body.size() == c.body.size();
-                auto st = unchanged ? cache_->store(req.url, variant_of(req), c) : Expected<void>{};
-                if (!st)
-                    rep_.debug(msg("http.cache_write_failed", {{"url", redact_url(req.url)}, {"reason", render(st.error().message, Lang::En)}}));
+            // A 304 naming another strong validator than the stored copy's does not describe it
+            // (RFC 9111 §4.3.4); nor is an entry another process or thread stored since this one
+            // was read overwritten (a newer page, which a fresh copy of the old one would hide).
+            const int64_t read_stored_at = cached->stored_at;
+            if (use_cache && (t.etag.empty() || t.etag == cached->etag) && freshen(*cached, t, auth, request_time, response_time)) {
+                auto now = cache_->load(req.url, variant_of(req));
+                if (now && now->stored_at == read_stored_at && now->etag == cached->etag && now->body.size() == cached->body.size())
+                    if (auto st = cache_->store(req.url, variant_of(req), *cached); !st)
+                        rep_.debug(msg("http.cache_write_failed", {{"url", redact_url(req.url)}, {"reason", render(st.error().message, Lang::En)}}));
             }
             auto r = from_cached(*cached);
             r.revalidated = true;
