@@ -414,10 +414,20 @@ Expected<void> Transaction::make_stage_dirs(const std::vector<const stdfs::path*
     return {};
 }
 
+Expected<std::vector<JournalOp>> Transaction::plan(const std::vector<stdfs::path::string_type>& remove,
+                                                   const std::vector<stdfs::path::string_type>& add) const {
+    return tx::plan_moves(impl_->areas, remove, add);
+}
+
 Expected<void> Transaction::prepare(const std::vector<stdfs::path::string_type>& remove, const std::vector<stdfs::path::string_type>& add,
                                     const std::vector<char>& on_disk) {
+    ENVFIX_TRY(auto ops, plan(remove, add));
+    return prepare_planned(std::move(ops), add, on_disk);
+}
+
+Expected<void> Transaction::prepare_planned(std::vector<JournalOp> ops, const std::vector<stdfs::path::string_type>& add,
+                                            const std::vector<char>& on_disk) {
     Impl& m = *impl_;
-    ENVFIX_TRY(auto ops, tx::plan_moves(m.areas, remove, add));
     for (const auto& op : ops) {
         if (op.kind != JournalOp::Kind::Out) continue;
         auto parent = m.areas[op.area].old_path(op.path).parent_path();

@@ -78,6 +78,13 @@ public:
     Expected<void> prepare(const std::vector<std::filesystem::path::string_type>& remove,
                            const std::vector<std::filesystem::path::string_type>& add, const std::vector<char>& on_disk = {});
     Expected<void> prepare(const std::vector<std::filesystem::path>& remove, const std::vector<std::filesystem::path>& add);
+    // prepare() in two halves, for an install that plans its moves on another thread while it
+    // stages (they read the environment, which the lock keeps as it is, not the staged files):
+    // plan() only reads (safe beside staging), prepare_planned() does the rest with its result.
+    Expected<std::vector<JournalOp>> plan(const std::vector<std::filesystem::path::string_type>& remove,
+                                          const std::vector<std::filesystem::path::string_type>& add) const;
+    Expected<void> prepare_planned(std::vector<JournalOp> ops, const std::vector<std::filesystem::path::string_type>& add,
+                                   const std::vector<char>& on_disk = {});
     // Files written outside the moves (an install's snapshot of the environment before it) that
     // must be durable once the moves are: flushed with them by apply(), in the same journal
     // commit, instead of an fsync of their own (and of their folder) before.
