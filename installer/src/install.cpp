@@ -640,9 +640,16 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     }
     ENVFIX_TRY_VOID(tx.make_stage_dirs(dests));
     lap("folders made");
+    // Everything above planned while the caller's work on the wheels ran on (envfix install: their
+    // unpacking into the cache); it ends here, before the cache is read.
+    if (request.before_cache) {
+        ENVFIX_TRY_VOID(request.before_cache());
+        lap("wheels unpacked");
+    }
     // The new files' paths as text, and the moves planned from them on another thread while the
     // files are staged (the plan reads the environment, which the lock keeps as it is, not the
-    // staging folders; 9–17 ms for torch's stack).
+    // staging folders; 9–17 ms for torch's stack). After the unpacking ahead, whose state is the
+    // cold install's memory peak: the plan's is not added to it.
     std::vector<PathText> added;
     added.reserve(dests.size());
     for (const auto* d : dests) added.push_back(d->native());
@@ -650,12 +657,6 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     try {
         planned = std::async(std::launch::async, [&] { return tx.plan(remove_files, added); });
     } catch (const std::system_error&) {  // no thread to be had: planned below
-    }
-    // Everything above planned while the caller's work on the wheels ran on (envfix install: their
-    // unpacking into the cache); it ends here, before the cache is read.
-    if (request.before_cache) {
-        ENVFIX_TRY_VOID(request.before_cache());
-        lap("wheels unpacked");
     }
     // Wheels already unpacked in the cache: their files are linked instead of inflated.
     for (auto& in : inputs) {
@@ -707,8 +708,8 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     // the first failing wheel in order is the one reported. `digest_of(item)`: the digest its
     // staged file has; `wanted(i)`: the wheels to write now.
     using DigestOf = std::function<std::optional<ItemDigest>(size_t item)>;
-    auto write_records = [&](const DigestOf& digest_of, const std::function<bool(size_t)>& wanted) -> Expected<void> {
-        std::vector<std::optional<Error>> record_errors(inputs.size());
+    std::vector<std::optional<Error>> record_errors(inputs.size());  // both batches': the first in order is reported
+    auto write_records = [&](const DigestOf& digest_of, const std::function<bool(size_t)>& wanted) {
         tx::parallel_for(inputs.size(), [&](size_t i) {
             const auto& in = inputs[i];
             if (in.skip || !wanted(i)) return;
@@ -755,9 +756,6 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
             }();
             if (!r) record_errors[i] = std::move(r).error();
         }, 1);
-        for (auto& e : record_errors)
-            if (e) return unexpected(std::move(*e));
-        return {};
     };
     // Known before staging (a wheel's file is checked against its RECORD row, a generated one is
     // its content's sha256), except a #!python script's, rewritten for the interpreter: the
@@ -790,9 +788,9 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         }
         record_early[i] = known;
     }
-    std::future<Expected<void>> early_records;
+    std::future<void> early_records;
     try {
-        early_records = std::async(std::launch::async, [&] { return write_records(predicted, [&](size_t i) { return record_early[i] != 0; }); });
+        early_records = std::async(std::launch::async, [&] { write_records(predicted, [&](size_t i) { return record_early[i] != 0; }); });
     } catch (const std::system_error&) {  // no thread to be had: written after the staging
         std::fill(record_early.begin(), record_early.end(), 0);
     }
@@ -818,12 +816,13 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     }
     const auto on_disk_after_commit = entries_flushed_whole(inputs, item_of, digests);
     // The RECORDs written early, beside the staging, are in; the rest are written now.
-    if (early_records.valid())
-        if (auto r = early_records.get(); !r) return unexpected(std::move(r).error());
-    ENVFIX_TRY_VOID(write_records([&](size_t item) -> std::optional<ItemDigest> {
+    if (early_records.valid()) early_records.get();
+    write_records([&](size_t item) -> std::optional<ItemDigest> {
         const auto& d = digests[item];
         return ItemDigest{d.algorithm, d.digest, d.size};
-    }, [&](size_t i) { return !record_early[i]; }));
+    }, [&](size_t i) { return !record_early[i]; });
+    for (auto& e : record_errors)
+        if (e) return unexpected(std::move(*e));
     dests = {};  // the plans they point into go next
     keeper.finish();  // it reads the wheels moved out below
     std::jthread freeing;

@@ -21,6 +21,7 @@ public:
         s_.append(v);
     }
     std::string& text() { return s_; }
+    void reserve(size_t n) { s_.reserve(n); }
 
 private:
     void put(uint64_t v, int n) {
@@ -70,7 +71,19 @@ private:
 }  // namespace
 
 std::string encode_wheel_directory(const WheelFile& w, std::string_view metadata_text, std::string_view sha256) {
+    // Its size first: torch's is 2.4 MB, and growing by doubling would hold twice that at once,
+    // at a switch's memory peak (the opening, where this runs beside it).
+    size_t size = kHead.size() + 256 + sha256.size() + w.name.filename.size() + w.dist_info.size() + w.data_dir.size() +
+                  w.wheel_version.size() + metadata_text.size() + w.entry_points.size() + kDigest;
+    for (const auto& m : w.warnings) {
+        size += 8 + m.key.size();
+        for (const auto& [k, v] : m.args) size += 8 + k.size() + v.size();
+    }
+    for (const auto& e : w.zip.entries) size += 4 + e.name.size() + 2 + 2 + 4 + 8 * 4 + 4 + 1 + 4;  // with its record_row
+    for (const auto& r : w.record) size += 12 + r.path.size() + r.hash_algorithm.size() + r.hash_digest.size() + 9;
+    size += 4 * w.files.size();
     Out o;
+    o.reserve(size);
     o.text().append(kHead);
     o.u32(kWheelDirectoryVersion);
     o.str(sha256);
