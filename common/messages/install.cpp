@@ -70,6 +70,8 @@ const CatalogEntry entries[] = {
     {"install.no_scheme", "cannot install into {path}: the interpreter did not report its install folders",
      "无法安装到 {path}：解释器没有报告其安装目录"},
     {"install.duplicate_wheel", "{file} is the second wheel given for {name}; give one", "{file} 是 {name} 的第二个 wheel；请只提供一个"},
+    {"install.writes_install_record", "{file}: {entry} would land on {path}, which the install writes itself",
+     "{file}：{entry} 会落到安装过程自己写入的 {path} 上"},
     {"install.record_digest_unknown", "no digest for {path}'s RECORD row before it was staged (an envfix bug)",
      "{path} 暂存前没有可写入 RECORD 的摘要（envfix 的缺陷）"},
     {"install.wheels_mismatch", "the {count} wheels handed over are not the ones planned (an envfix bug)", "交来的 {count} 个 wheel 不是计划中的那些（envfix 的缺陷）"},

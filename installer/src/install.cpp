@@ -558,6 +558,22 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
             it->second = {i, k};
         }
     }
+    // The files an install writes itself are no wheel's to write (a .data/purelib/…dist-info/RECORD,
+    // another wheel's RECORD): refused before anything is staged.
+    for (const auto& in : inputs) {
+        if (in.skip) continue;
+        for (const char* leaf : {"RECORD", "direct_url.json"}) {
+            stdfs::path scratch;
+            const stdfs::path own = (in.plan.dist_info / leaf).lexically_normal();
+            if (auto it = writer.find(&normal_ref(own, scratch)); it != writer.end()) {
+                const auto& by = inputs[it->second.first];
+                const auto& f = by.plan.files[it->second.second];
+                const std::string entry = f.kind == PlannedFile::Kind::Generated ? f.dest.string() : by.wheel.zip.entries[f.entry].name;
+                return fail(ExitCode::BadWheel, "install.writes_install_record",
+                            {{"file", by.wheel.source()}, {"entry", entry}, {"path", own.string()}});
+            }
+        }
+    }
     std::map<std::string, std::map<std::string, size_t>> overwritten;  // new dist -> owner -> files
     PathSet removing_set;
     for (const auto& p : remove_files) removing_set.insert(p);

@@ -150,6 +150,12 @@ TEST_F(BadInput, UnsafeEntries) {
     auto ep = good_spec("2.0");
     ep.entry_points = "[console_scripts]\n../../../outside = demo:main\n";
     refused({bad_wheel(ep)}, 60, "../../../outside");
+    // A file landing where the install writes its own RECORD or direct_url.json.
+    for (const char* leaf : {"RECORD", "direct_url.json"}) {
+        auto own = good_spec("2.0");
+        own.files.push_back({std::string("demo-2.0.data/purelib/demo-2.0.dist-info/") + leaf, "x"});
+        refused({bad_wheel(own)}, 60, "demo-2.0-py3-none-any.whl", "which the install writes itself");
+    }
 }
 
 TEST_F(BadInput, DuplicateAndDisagreeingEntries) {
