@@ -215,4 +215,57 @@ Expected<ProcessResult> run_process(const ProcessSpec& spec) {
     return result;
 }
 
+Expected<void> start_detached(const std::vector<std::string>& argv_in) {
+    if (argv_in.empty()) return fail(ExitCode::Internal, "process.start_failed", {{"program", "(none)"}, {"reason", "empty argv"}});
+    auto program = find_program(argv_in[0]);
+    if (!program) return fail(ExitCode::Internal, "process.start_failed", {{"program", argv_in[0]}, {"reason", "not found or not executable"}});
+    std::vector<std::string> argv_copy = argv_in;
+    std::vector<char*> argv;
+    for (auto& s : argv_copy) argv.push_back(s.data());
+    argv.push_back(nullptr);
+    const std::string prog = program->string();
+    const int null_fd = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null_fd < 0) return fail(ExitCode::Internal, "process.start_failed", {{"program", prog}, {"reason", std::strerror(errno)}});
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+        const int e = errno;
+        ::close(null_fd);
+        return fail(ExitCode::Internal, "process.start_failed", {{"program", prog}, {"reason", std::strerror(e)}});
+    }
+    if (pid == 0) {
+        // A session of its own, then a grandchild that init adopts: nothing for this process to
+        // wait for, and no terminal's Ctrl-C reaches it. Only async-signal-safe calls here.
+        ::setsid();
+        const pid_t g = ::fork();
+        if (g != 0) ::_exit(g < 0 ? 127 : 0);
+        ::dup2(null_fd, 0);
+        ::dup2(null_fd, 1);
+        ::dup2(null_fd, 2);
+        // No lock or file of this process kept open in it (an environment's lock is a
+        // descriptor's flock).
+#if defined(__linux__) && defined(CLOSE_RANGE_UNSHARE)
+        if (::close_range(3, ~0U, 0) != 0)  // a kernel older than 5.9
+#endif
+            for (int fd = 3; fd < 4096; ++fd) ::close(fd);
+        ::signal(SIGPIPE, SIG_DFL);
+        ::signal(SIGINT, SIG_DFL);
+        ::execv(prog.c_str(), argv.data());
+        ::_exit(127);
+    }
+    ::close(null_fd);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return fail(ExitCode::Internal, "process.start_failed", {{"program", prog}, {"reason", "could not start it detached"}});
+    return {};
+}
+
+std::optional<stdfs::path> current_executable() {
+    std::error_code ec;
+    auto p = stdfs::read_symlink("/proc/self/exe", ec);
+    if (ec) return std::nullopt;
+    return p;
+}
+
 }  // namespace envfix

@@ -187,4 +187,33 @@ Expected<ProcessResult> run_process(const ProcessSpec& spec) {
     return result;
 }
 
+Expected<void> start_detached(const std::vector<std::string>& argv) {
+    if (argv.empty()) return fail(ExitCode::Internal, "process.start_failed", {{"program", "(none)"}, {"reason", "empty argv"}});
+    auto program = find_program(argv[0]);
+    if (!program) return fail(ExitCode::Internal, "process.start_failed", {{"program", argv[0]}, {"reason", "not found or not executable"}});
+    std::wstring cmd;
+    for (size_t i = 0; i < argv.size(); ++i) {
+        if (i) cmd += L' ';
+        append_quoted(cmd, i == 0 ? program->wstring() : widen(argv[i]));
+    }
+    STARTUPINFOW si{};
+    si.cb = sizeof si;
+    PROCESS_INFORMATION pi{};
+    // No console, no handle inherited, a process group of its own (no Ctrl-C from this console).
+    if (!CreateProcessW(program->wstring().c_str(), cmd.data(), nullptr, nullptr, FALSE,
+                        DETACHED_PROCESS | CREATE_NEW_PROCESS_GROUP | CREATE_UNICODE_ENVIRONMENT, nullptr, nullptr, &si, &pi))
+        return fail(ExitCode::Internal, "process.start_failed", {{"program", program->string()}, {"reason", last_error_text()}});
+    CloseHandle(pi.hThread);
+    CloseHandle(pi.hProcess);
+    return {};
+}
+
+std::optional<stdfs::path> current_executable() {
+    std::wstring buf(32768, L'\0');
+    const DWORD n = GetModuleFileNameW(nullptr, buf.data(), static_cast<DWORD>(buf.size()));
+    if (n == 0 || n >= buf.size()) return std::nullopt;
+    buf.resize(n);
+    return stdfs::path(buf);
+}
+
 }  // namespace envfix

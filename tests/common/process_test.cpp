@@ -1,6 +1,11 @@
 #include <gtest/gtest.h>
 
+#include "envfix/common/fs.hpp"
 #include "envfix/common/process.hpp"
+#include "support.hpp"
+
+#include <chrono>
+#include <thread>
 
 using namespace envfix;
 
@@ -65,4 +70,25 @@ TEST(Process, ChildThatIgnoresStdinDoesNotKillUs) {
     auto r = run_process(spec);
     ASSERT_TRUE(r);
     EXPECT_TRUE(r->ok());
+}
+
+// A detached program goes on after the call returns, with none of the caller's descriptors: a
+// lock the caller held (an environment's flock) is free once the caller lets it go.
+TEST(Process, ADetachedProgramRunsOnWithoutTheCallersDescriptors) {
+    envfix::test::TempDir dir;
+    const auto lock_file = dir.path() / "lock", done = dir.path() / "done";
+    auto held = fs::FileLock::acquire(lock_file, false);
+    ASSERT_TRUE(held);
+    auto started = std::chrono::steady_clock::now();
+    ASSERT_TRUE(start_detached({"/bin/sh", "-c", "sleep 1; echo ran > \"$0\"", done.string()}));
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(900)) << "not waited for";
+    held = fs::FileLock::acquire(dir.path() / "other", false);  // the first lock let go
+    EXPECT_TRUE(fs::FileLock::acquire(lock_file, false)) << "the detached program holds the caller's lock";
+    for (int i = 0; i < 200 && !std::filesystem::exists(done); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_EQ(envfix::test::read_text(done), "ran\n");
+    EXPECT_FALSE(start_detached({"/no/such/program"}));
+    auto self = current_executable();
+    ASSERT_TRUE(self);
+    EXPECT_EQ(self->filename(), "common_tests");
 }

@@ -38,6 +38,15 @@ struct ProcessResult {
 // started; a program that runs and fails is a ProcessResult.
 Expected<ProcessResult> run_process(const ProcessSpec& spec);
 
+// Starts `argv` (this process's environment, no shell) detached: its own session, stdin,
+// stdout and stderr on the null device, no other descriptor or handle inherited, not waited
+// for; it goes on after this process exits. Fails ("process.start_failed") only when it
+// cannot be started.
+Expected<void> start_detached(const std::vector<std::string>& argv);
+
+// The running program's own file (to start it again), nullopt when the system does not say.
+std::optional<std::filesystem::path> current_executable();
+
 // First executable named `name` on PATH (or `path_value` when given).
 std::optional<std::filesystem::path> find_program(const std::string& name,
                                                    const std::optional<std::string>& path_value = {});
