@@ -63,6 +63,23 @@ void run_clean(Context& ctx) {
     print(msg("cache.cleaned", {{"count", std::to_string(u.files)}, {"size", str::human_bytes(u.bytes)}, {"path", uroot.string()}}));
 }
 
+// The ready trees installs asked for (envfix starts this in the background after an install).
+void run_ready(Context& ctx) {
+    auto root = installer::unpacked_cache_root();
+    auto made = installer::make_ready_trees(root);
+    if (ctx.opts.json) {
+        print_json({{"schema_version", kJsonSchemaVersion}, {"path", root.string()}, {"trees", made.trees}, {"files", made.files},
+                    {"folders", made.folders}, {"skipped", made.skipped}, {"busy", made.busy}, {"seconds", made.seconds}, {"error", nullptr}});
+        return;
+    }
+    if (made.busy) {
+        print(msg("cache.ready_busy", {{"path", root.string()}}));
+        return;
+    }
+    print(msg("cache.ready_made", {{"trees", std::to_string(made.trees)}, {"files", std::to_string(made.files)},
+                                   {"ms", std::to_string(static_cast<long long>(made.seconds * 1000))}, {"skipped", std::to_string(made.skipped)}}));
+}
+
 }  // namespace
 
 void register_cache(CLI::App& app, Context& ctx) {
@@ -71,6 +88,8 @@ void register_cache(CLI::App& app, Context& ctx) {
     cmd->add_subcommand("dir", "print the wheel cache's folder")->callback([&ctx] { run_dir(ctx); });
     cmd->add_subcommand("list", "list the cached wheels and unpacked wheels")->callback([&ctx] { run_list(ctx); });
     cmd->add_subcommand("clean", "remove every cached wheel, partial download and unpacked wheel")->callback([&ctx] { run_clean(ctx); });
+    cmd->add_subcommand("ready", "make the ready trees installs asked for (run in the background after an install)")
+        ->callback([&ctx] { run_ready(ctx); });
 }
 
 }  // namespace envfix::cli

@@ -15,6 +15,7 @@
 #include "envfix/installer/wheel_plan.hpp"
 #include "envfix/resolver/wheel_name.hpp"
 #include "output.hpp"
+#include "ready_trees.hpp"
 #include "probe_view.hpp"
 #include "target_options.hpp"
 #include "terminal_reporter.hpp"
@@ -181,6 +182,7 @@ void run_install(const InstallOptions& o, Context& ctx) {
     req.wait_for_lock = o.wait;
     req.break_system_packages = o.break_system_packages;
     req.threads = o.threads;
+    req.ready_trees_from = ready_trees_from();
     auto result = installer::install_verified(env, req, verify_options(o, env, ctx), *ctx.reporter);
     report_install(ctx, env, o, result, created, nullptr);
 }
@@ -200,6 +202,7 @@ void report_install(Context& ctx, const probe::Environment& env, const InstallOp
         throw Failure(result.error());
     }
     const auto& r = result->install;
+    if (r.ready_trees_wanted) ctx.ready_trees_wanted = true;
     // A framework check that failed after the install undid it: exit RolledBack (65).
     if (result->rolled_back) ctx.exit_code = ExitCode::RolledBack;
     if (!ctx.opts.json) {
@@ -232,6 +235,7 @@ void report_install(Context& ctx, const probe::Environment& env, const InstallOp
                                                              {"files_kept", r.files_kept},
                                                              {"bytes_written", r.bytes_written},
                                                              {"moves", r.moves},
+                                                             {"ready_trees_used", r.ready_trees_used},
                                                              {"seconds_stage", r.seconds_stage},
                                                              {"seconds_commit", r.seconds_commit},
                                                              {"seconds_moving", r.seconds_moving}}},

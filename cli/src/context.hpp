@@ -28,6 +28,8 @@ struct Context {
     // Set by a command that finished but has something to report through its exit code
     // (doctor finding an unserved GPU); errors are thrown as Failure instead.
     ExitCode exit_code = ExitCode::Ok;
+    // An install asked for ready trees: made once the command ends (ready_trees.hpp).
+    bool ready_trees_wanted = false;
 };
 
 // One function per subcommand file (cmd_<verb>.cpp), listed in commands.cpp.

@@ -21,6 +21,7 @@
 #include "install_index.hpp"
 #include "install_run.hpp"
 #include "probe_view.hpp"
+#include "ready_trees.hpp"
 
 namespace envfix::cli {
 
@@ -213,6 +214,7 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
     req.wait_for_lock = o.wait;
     req.break_system_packages = o.break_system_packages;
     req.threads = o.threads;
+    req.ready_trees_from = ready_trees_from();
     req.before_cache = settle;
     if (flushing) req.before_moves = flushed;  // where the downloads were flushed (DownloadFlush::Batch)
     auto result = installer::install_verified(env, req, verify_options(o, env, ctx), *ctx.reporter);

@@ -6,6 +6,7 @@
 #include "envfix/common/error.hpp"
 #include "envfix/common/interrupt.hpp"
 #include "output.hpp"
+#include "ready_trees.hpp"
 #include "terminal_reporter.hpp"
 
 #ifndef ENVFIX_VERSION
@@ -57,6 +58,7 @@ int run(int argc, char** argv) {
 
     try {
         app.parse(argc, argv);
+        make_ready_trees_after(ctx);
     } catch (const CLI::ParseError& e) {
         int rc = app.exit(e);  // prints help/version or the parse error
         return rc == 0 ? 0 : static_cast<int>(ExitCode::Usage);

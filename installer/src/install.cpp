@@ -33,9 +33,11 @@
 #include "install_checks.hpp"
 #include "keep_links.hpp"
 #include "path_under.hpp"
+#include "ready_tree.hpp"
 #include "record_hash.hpp"
 #include "snapshot_internal.hpp"
 #include "stager.hpp"
+#include "store_ops.hpp"
 #include "tx_internal.hpp"
 #include "unpacked_store.hpp"
 
@@ -137,6 +139,112 @@ InPlace files_left_in_place(const Snapshot& present, const InstalledRows& replac
 }
 
 constexpr size_t kNoItem = static_cast<size_t>(-1);
+
+// A wheel's ready tree (ready_tree.hpp): the planned files it holds, their writer keys, its
+// layout (the want, its sha256 filled in once known), and the tree when this install took one,
+// discarded whatever happens.
+struct ReadyUse {
+    std::optional<ready::Claimed> claimed;
+    std::vector<size_t> files;                 // planned files of the input
+    std::vector<const stdfs::path*> dests;     // their writer keys
+    std::vector<char> in_tree;                 // per planned file, when claimed
+    ready::Want want;
+    uint64_t bytes = 0;
+    bool eligible = false, asked = false;
+    std::optional<int64_t> since;              // its entry's mark when claimed (unpacked::entry_on_disk_since)
+    stdfs::path into;                          // the staging folder it went into
+    ReadyUse() = default;
+    ReadyUse(ReadyUse&&) = default;
+    ReadyUse& operator=(ReadyUse&&) = default;
+    ~ReadyUse() {
+        if (claimed) ready::discard(*claimed);
+    }
+};
+
+// Asks for the tree of a local wheel installed the first time, once staging has hashed it.
+void ask_ready_tree(ReadyUse& use, const std::optional<std::string>& sha, const stdfs::path& unpacked_root, bool& wanted) {
+    if (!use.eligible || use.asked || !sha) return;
+    use.asked = true;
+    use.want.sha256 = *sha;
+    const auto encoded = ready::encode_want(use.want);
+    wanted = ready::ask(unpacked_root, ready::tree_name(*sha, encoded), encoded) || wanted;
+}
+
+// Per input, the planned files a ready tree of its wheel holds: extracted, written by it (not
+// by a later wheel, not left in place by a switch) under its lib_dir, where no other area lies
+// below lib_dir and the cache is on the same filesystem (the tree is renamed in). A wheel of at
+// least `from` of them takes its tree when there is one and its entry is there, and asks for the
+// next. Returns whether a tree is asked for.
+bool take_ready_trees(const std::vector<Input>& inputs, const Writer& writer, const InPlace& in_place, const std::vector<stdfs::path>& areas,
+                      const stdfs::path& unpacked_root, size_t from, std::vector<ReadyUse>& uses) {
+    uses.resize(inputs.size());
+    if (from == 0) return false;
+    std::error_code ec;
+    stdfs::create_directories(unpacked::layout_dir(unpacked_root), ec);  // the first install into this cache makes it
+    const auto cache = fs::identity(unpacked::layout_dir(unpacked_root));
+    if (!cache) return false;
+    // A switch's wheel whose unchanged files stay in place gets none: its layout is only this
+    // switch's, and its entry is not all linked, so not marked on the disk.
+    std::vector<char> switched(inputs.size(), 0);
+    for (const auto& [dest, who] : writer) {
+        const auto& in = inputs[who.first];
+        if (in_place.has(who)) switched[who.first] = 1;
+        if (in.skip || in_place.has(who) || in.plan.files[who.second].kind != PlannedFile::Kind::Extracted) continue;
+        uses[who.first].files.push_back(who.second);
+        uses[who.first].dests.push_back(dest);
+    }
+    bool wanted = false;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        auto& use = uses[i];
+        const auto& in = inputs[i];
+        const auto lib = in.plan.lib_dir.lexically_normal();
+        const auto lib_id = fs::identity(lib);
+        if (switched[i] || use.files.size() < from || !lib_id || lib_id->device != cache->device ||
+            std::any_of(areas.begin(), areas.end(), [&](const stdfs::path& a) { return path_under(a.lexically_normal(), lib, false); })) {
+            use = ReadyUse();
+            continue;
+        }
+        use.want.entry_files = extracted_files(in.plan);
+        use.want.files.reserve(use.files.size());
+        size_t kept = 0;
+        for (size_t j = 0; j < use.files.size(); ++j) {
+            const auto& f = in.plan.files[use.files[j]];
+            const auto* dest = use.dests[j];
+            if (!path_under(*dest, lib, false)) continue;
+            std::string rel;
+            if constexpr (stdfs::path::preferred_separator == '/') rel = dest->native().substr(lib.native().size() + (lib.native().ends_with('/') ? 0 : 1));
+            else rel = dest->lexically_relative(lib).generic_string();
+            const uint64_t size = in.wheel.zip.entries[f.entry].size;
+            use.want.files.push_back({f.entry, size, std::move(rel)});
+            use.bytes += size;
+            use.files[kept] = use.files[j];
+            use.dests[kept++] = dest;
+        }
+        use.files.resize(kept);
+        use.dests.resize(kept);
+        if (kept < from) {
+            use = ReadyUse();
+            continue;
+        }
+        use.eligible = true;
+        const auto sha = unpacked::known_sha256(unpacked_root, in.wheel);
+        if (!sha) continue;  // a local file installed the first time: asked for once staging has hashed it
+        use.asked = true;
+        use.want.sha256 = *sha;
+        const auto encoded = ready::encode_want(use.want);
+        const auto name = ready::tree_name(*sha, encoded);
+        // Taken before the next is asked for: the want is only written where no tree is.
+        if (auto entry = unpacked::find_entry(unpacked_root, *sha, use.want.entry_files)) {
+            use.claimed = ready::claim(unpacked_root, name);
+            use.since = unpacked::entry_on_disk_since(*entry);
+        }
+        wanted = ready::ask(unpacked_root, name, encoded) || wanted;
+        if (!use.claimed) continue;
+        use.in_tree.assign(in.plan.files.size(), 0);
+        for (size_t k : use.files) use.in_tree[k] = 1;
+    }
+    return wanted;
+}
 
 // item_of: per input, per planned file, the stage item that wrote it (kNoItem when another wheel did).
 // in_place: per input, per planned file, whether it stays where it is (a switch): linked from there.
@@ -631,6 +739,12 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     // 8. Stage, check, record, take the way back (snapshot), move.
     auto stage_started = Clock::now();
     std::vector<stdfs::path> areas = {scheme.purelib, scheme.platlib, scheme.scripts, scheme.data, scheme.headers_root, env.root};
+    // Large wheels already unpacked take their ready trees (ready_tree.hpp): their files then come
+    // into staging as a few renamed folders, neither made nor linked one by one here.
+    std::vector<ReadyUse> trees;
+    if (!request.force_reinstall)
+        result.ready_trees_wanted = take_ready_trees(inputs, writer, in_place, areas, unpacked_root, request.ready_trees_from, trees);
+    auto in_tree = [&](std::pair<size_t, size_t> who) { return !trees.empty() && !trees[who.first].in_tree.empty() && trees[who.first].in_tree[who.second]; };
     ENVFIX_TRY(auto tx, Transaction::begin(state_dir(env.root), areas, summary_of(inputs, removing)));
     result.transaction = tx.id();
     std::vector<StageItem> items;
@@ -640,7 +754,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     std::vector<const stdfs::path*> dests;
     std::deque<stdfs::path> written_after;
     for (const auto& [dest, who] : writer) {
-        if (in_place.has(who)) continue;
+        if (in_place.has(who) || in_tree(who)) continue;
         const auto& in = inputs[who.first];
         items.push_back({&in.wheel, &in.plan.files[who.second], tx.stage_path(*dest)});
         dests.push_back(dest);
@@ -655,6 +769,55 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         if (inputs[i].plan.direct_url) dests.push_back(&written_after.emplace_back(inputs[i].plan.dist_info / "direct_url.json"));
     }
     ENVFIX_TRY_VOID(tx.make_stage_dirs(dests));
+    // The ready trees' files, after the folders: renamed in whole where staging has no folder of
+    // that name, merged below one it has (a dist-info folder, a namespace package).
+    const size_t tree_dests_from = dests.size();
+    uint64_t tree_bytes = 0;
+    std::vector<std::pair<size_t, size_t>> tree_files;  // (input, index in its tree), in the order of dests
+    for (size_t i = 0; i < trees.size(); ++i) {
+        auto& use = trees[i];
+        if (!use.claimed) continue;
+        use.into = tx.stage_path(inputs[i].plan.lib_dir / "x").parent_path();
+        std::error_code ec;
+        stdfs::create_directories(use.into, ec);
+        ENVFIX_TRY_VOID(ready::merge(use.claimed->tree, use.into));
+        ready::discard(*use.claimed);
+        use.claimed.reset();
+        dests.insert(dests.end(), use.dests.begin(), use.dests.end());
+        for (size_t j = 0; j < use.dests.size(); ++j) tree_files.emplace_back(i, j);
+        tree_bytes += use.bytes;
+        ++result.ready_trees_used;
+    }
+    // Each tree file looked at beside the staging, as a link from the entry is: one whose size
+    // is not its RECORD's (an edit in place through an environment's link, which changes the
+    // entry's inode) is staged again from its wheel; one changed since its entry was marked on
+    // the disk is written back in the commit (on the GPU machine ~17 000 lstat calls, a few ms
+    // on several threads).
+    struct TreeCheck {
+        std::vector<char> bad, on_disk;  // per tree file
+    };
+    std::future<TreeCheck> tree_check;
+    auto check_trees = [&] {
+        TreeCheck c;
+        c.bad.assign(tree_files.size(), 0);
+        c.on_disk.assign(tree_files.size(), 0);
+        tx::parallel_for(tree_files.size(), [&](size_t t) {
+            const auto& use = trees[tree_files[t].first];
+            const auto& f = use.want.files[tree_files[t].second];
+            auto st = storeops::stat_path(join_generic(use.into, f.rel));
+            if (!st || !st->regular || st->size != f.size) c.bad[t] = 1;
+            else c.on_disk[t] = use.since && st->mtime_ns <= *use.since;
+        }, 512);
+        return c;
+    };
+    if (!tree_files.empty()) {
+        try {
+            tree_check = std::async(std::launch::async, check_trees);
+        } catch (const std::system_error&) {  // no thread to be had: checked after the staging
+        }
+    }
+    if (result.ready_trees_used) reporter.debug(msg("install.debug.ready_trees", {{"trees", std::to_string(result.ready_trees_used)},
+                                                                                 {"files", std::to_string(dests.size() - tree_dests_from)}}));
     lap("folders made");
     // Everything above planned while the caller's work on the wheels ran on (envfix install: their
     // unpacking into the cache); it ends here, before the cache is read.
@@ -696,7 +859,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     // The unpacked-wheel cache comes first: it has every file of its wheel.
     size_t item = 0;  // the first items are the writer's, in its order
     for (const auto& [dest, who] : writer) {
-        if (in_place.has(who)) continue;  // kNoItem: the RECORD row is the wheel's
+        if (in_place.has(who) || in_tree(who)) continue;  // kNoItem: the RECORD row is the wheel's
         item_of[who.first][who.second] = item;
         auto& it = items[item++];
         const auto& in = inputs[who.first];
@@ -816,9 +979,30 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     so.line_end = env.layout_os == probe::LayoutOs::Windows ? "\r\n" : "\n";
     so.reporter = &reporter;
     ENVFIX_TRY(auto digests, stage_items(items, so));
+    std::vector<char> tree_on_disk;
+    if (!tree_files.empty()) {
+        auto checked = tree_check.valid() ? tree_check.get() : check_trees();
+        std::vector<StageItem> again;
+        for (size_t t = 0; t < tree_files.size(); ++t) {
+            if (!checked.bad[t]) continue;
+            const auto [i, j] = tree_files[t];
+            const auto& use = trees[i];
+            auto at = join_generic(use.into, use.want.files[j].rel);
+            std::error_code ec;
+            stdfs::remove(at, ec);
+            again.push_back({&inputs[i].wheel, &inputs[i].plan.files[use.files[j]], at.native()});
+        }
+        if (!again.empty()) ENVFIX_TRY_VOID(stage_items(again, so));
+        tree_on_disk = std::move(checked.on_disk);
+    }
     for (const auto& [i, item] : archive_hash_item) {
         inputs[i].sha256 = digests[item].digest;
         unpacked::remember_sha256(unpacked_root, inputs[i].wheel, digests[item].digest);
+        if (!trees.empty()) {
+            bool wanted = false;
+            ask_ready_tree(trees[i], inputs[i].sha256, unpacked_root, wanted);
+            result.ready_trees_wanted = result.ready_trees_wanted || wanted;
+        }
     }
     lap("files staged");
     fill_unpacked_cache(unpacked_root, inputs, items, item_of, in_place.of, reporter);
@@ -830,6 +1014,9 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         else result.bytes_written += digests[k].size;
         on_disk[k] = digests[k].on_disk;
     }
+    // A tree's files are its entry's, on the disk where unchanged since its mark (checked above).
+    for (size_t k = tree_dests_from; k < dests.size(); ++k) on_disk[k] = tree_on_disk[k - tree_dests_from];
+    result.bytes_written += tree_bytes;
     const auto on_disk_after_commit = entries_flushed_whole(inputs, item_of, digests);
     // The RECORDs written early, beside the staging, are in; the rest are written now.
     if (early_records.valid()) early_records.get();

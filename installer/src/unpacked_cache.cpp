@@ -11,6 +11,7 @@
 #include "envfix/installer/unpacked_cache.hpp"
 #include "file_ops.hpp"
 #include "path_under.hpp"
+#include "ready_tree.hpp"
 #include "store_ops.hpp"
 #include "tx_internal.hpp"
 #include "unpacked_store.hpp"
@@ -56,12 +57,6 @@ std::optional<size_t> read_marker(const stdfs::path& entry, const std::string& s
     auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), n);
     if (ec != std::errc() || p != num.data() + num.size()) return std::nullopt;
     return n;
-}
-
-std::string unique_name() {
-    static thread_local std::mt19937_64 rng{std::random_device{}()};
-    uint64_t v = rng();
-    return to_hex(reinterpret_cast<const uint8_t*>(&v), sizeof v);
 }
 
 stdfs::path key_file(const stdfs::path& root, const stdfs::path& wheel) {
@@ -150,6 +145,14 @@ Expected<CleanResult> clean_unpacked_cache(const stdfs::path& root) {
 }
 
 namespace unpacked {
+
+std::string unique_name() {
+    static thread_local std::mt19937_64 rng{std::random_device{}()};
+    uint64_t v = rng();
+    return to_hex(reinterpret_cast<const uint8_t*>(&v), sizeof v);
+}
+
+stdfs::path layout_dir(const stdfs::path& root) { return root / kLayout; }
 
 std::optional<std::string> known_sha256(const stdfs::path& root, const WheelFile& wheel) { return known_sha256(root, wheel.path); }
 
@@ -270,6 +273,7 @@ Expected<stdfs::path> begin_entry(const stdfs::path& root, const std::string& sh
 }
 
 void drop_entry(const stdfs::path& root, const std::string& sha256) {
+    ready::drop_trees(root, sha256);  // links to the same inodes
     std::error_code ec;
     auto dest = root / kLayout / sha256;
     if (!stdfs::exists(dest, ec)) return;

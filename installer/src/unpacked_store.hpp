@@ -13,6 +13,10 @@
 
 namespace envfix::installer::unpacked {
 
+// The cache's folder for its present layout (v2/), and a random name for a folder made there.
+std::filesystem::path layout_dir(const std::filesystem::path& root);
+std::string unique_name();
+
 // The wheel's sha256 without reading it: from the wheel cache's folder name, or from the key
 // recorded for this local file while its size, mtime and inode are unchanged.
 std::optional<std::string> known_sha256(const std::filesystem::path& root, const WheelFile& wheel);

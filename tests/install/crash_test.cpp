@@ -52,7 +52,7 @@ protected:
         venv = dir / "venv";
         make_bare_venv(venv);
         auto w1 = build_wheel(alpha(1), dir / "wheels");
-        auto r = run_envfix({"install", "--env", venv.string(), w1.string()}, {}, home);
+        auto r = envfix_run({"install", "--env", venv.string(), w1.string()}, {});
         ASSERT_EQ(r.code, 0) << r.err;
         write_text(site_packages(venv) / "ns" / "user.txt", "not from any wheel\n");
         old_model = dir / "old-model";
@@ -60,7 +60,7 @@ protected:
         old_tree = env_tree();
         new_args = {"install", "--env", venv.string(), build_wheel(alpha(2), dir / "wheels").string(),
                     build_wheel(beta(), dir / "wheels").string()};
-        auto n = run_envfix(with(new_args, "-v"), {}, home);
+        auto n = envfix_run(with(new_args, "-v"), {});
         ASSERT_EQ(n.code, 0) << n.err;
         new_tree = env_tree();
         std::smatch m;
@@ -68,6 +68,51 @@ protected:
         fault_points = std::stoi(m[1]);
         ASSERT_GT(fault_points, 30);
         ASSERT_NE(tree_diff(old_tree, new_tree), "");
+    }
+
+    // envfix with the ready-tree mode of the test (`trees`) and `extra`, the caches in `home`.
+    RunResult envfix_run(const std::vector<std::string>& args, const EnvList& extra = {}) {
+        EnvList env = trees;
+        env.insert(env.end(), extra.begin(), extra.end());
+        return run_envfix(args, env, home);
+    }
+
+    // Killed at each of `points` fault points (and once after the last), then recovered by
+    // `envfix recover` or by the next install, alternately.
+    void kill_at_every_point(int points) {
+        std::map<std::string, int> seen;
+        for (int n = 1; n <= points + 1; ++n) {
+            SCOPED_TRACE("ENVFIX_FAULT_AFTER=" + std::to_string(n));
+            restore_tree(venv, old_model);
+            ASSERT_EQ(which(), "old");
+            make_ready();
+            auto killed = envfix_run(new_args, {{"ENVFIX_FAULT_AFTER", std::to_string(n)}});
+            EXPECT_EQ(killed.code, n <= points ? 128 + SIGKILL : 0) << killed.err;
+            // Every other time the next install does the recovery, and must then install.
+            if (n % 2 == 1) {
+                auto r = envfix_run({"recover", "--env", venv.string()});
+                ASSERT_EQ(r.code, 0) << r.err;
+                auto state = which();
+                ASSERT_TRUE(state == "old" || state == "new") << state;
+                seen[state]++;
+            } else {
+                auto r = envfix_run(new_args);
+                ASSERT_EQ(r.code, 0) << r.err;
+                ASSERT_EQ(which(), "new");
+                seen["reinstalled"]++;
+            }
+        }
+        // Both outcomes happen: killed before the commit point (old) and after it (new).
+        EXPECT_GT(seen["old"], 0);
+        EXPECT_GT(seen["new"], 0);
+        EXPECT_GT(seen["reinstalled"], 0);
+    }
+
+    // With ready trees on: the ones a killed run took, made again (it asked for them first).
+    void make_ready() {
+        if (trees.front().second == "0") return;
+        auto r = envfix_run({"cache", "ready"});
+        ASSERT_EQ(r.code, 0) << r.err;
     }
 
     static std::vector<std::string> with(std::vector<std::string> args, const std::string& extra) {
@@ -94,40 +139,38 @@ protected:
     Tree old_tree, new_tree;
     std::vector<std::string> new_args;
     int fault_points = 0;
+    // Ready trees off (the set-up and the tests but the one that turns them on): every run goes
+    // the same way whatever the runs before it left in the cache.
+    EnvList trees{{"ENVFIX_READY_TREES", "0"}};
 };
 
 }  // namespace
 
 TEST_F(Crash, KilledAtEveryFaultPointRecoversToOldOrNew) {
-    std::vector<int> points;
-    for (int n = 1; n <= fault_points + 1; ++n) points.push_back(n);
-    ASSERT_GE(points.size(), 50u) << "the crash test needs at least 50 kill points";
+    ASSERT_GE(fault_points + 1, 50) << "the crash test needs at least 50 kill points";
     std::printf("killing the install at each of its %d fault points\n", fault_points);
-    std::map<std::string, int> seen;
-    for (size_t i = 0; i < points.size(); ++i) {
-        int n = points[i];
-        SCOPED_TRACE("ENVFIX_FAULT_AFTER=" + std::to_string(n));
+    kill_at_every_point(fault_points);
+}
+
+TEST_F(Crash, KilledAtEveryFaultPointWhileTakingAReadyTreeRecoversToOldOrNew) {
+    // Trees made before envfix exits. From the old tree twice: beta's entry linked whole and
+    // marked on the disk, its tree made; then taken (alpha 2 keeps alpha 1's unchanged files in
+    // place, so gets none). Every killed run below takes it, made again first (make_ready()).
+    trees = {{"ENVFIX_READY_TREES", "wait"}};
+    RunResult n;
+    for (int k = 0; k < 2; ++k) {
         restore_tree(venv, old_model);
-        ASSERT_EQ(which(), "old");
-        auto killed = run_envfix(new_args, {{"ENVFIX_FAULT_AFTER", std::to_string(n)}}, home);
-        EXPECT_EQ(killed.code, n <= fault_points ? 128 + SIGKILL : 0) << killed.err;
-        // Every other time the next install does the recovery, and must then install.
-        if (i % 2 == 0) {
-            auto r = run_envfix({"recover", "--env", venv.string()}, {}, home);
-            ASSERT_EQ(r.code, 0) << r.err;
-            auto state = which();
-            ASSERT_TRUE(state == "old" || state == "new") << state;
-            seen[state]++;
-        } else {
-            auto r = run_envfix(new_args, {}, home);
-            ASSERT_EQ(r.code, 0) << r.err;
-            ASSERT_EQ(which(), "new");
-            seen["reinstalled"]++;
-        }
+        n = envfix_run(with(new_args, "-vv"));
+        ASSERT_EQ(n.code, 0) << n.err;
+        ASSERT_EQ(env_tree(), new_tree);
     }
-    // Both outcomes happen: killed before the commit point (old) and after it (new).
-    EXPECT_GT(seen["old"], 0);
-    EXPECT_GT(seen["new"], 0);
+    ASSERT_NE(n.err.find("ready trees used: 1 wheels'"), std::string::npos) << n.err;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(n.err, m, std::regex(R"((\d+) fault points passed)"))) << n.err;
+    const int points = std::stoi(m[1]);
+    ASSERT_GE(points, 30);
+    std::printf("killing the install at each of its %d fault points, taking a ready tree\n", points);
+    kill_at_every_point(points);
 }
 
 TEST_F(Crash, CtrlCAtFaultPointsLeavesOldOrNewWithoutRecovery) {
@@ -136,7 +179,7 @@ TEST_F(Crash, CtrlCAtFaultPointsLeavesOldOrNewWithoutRecovery) {
         int n = 1 + static_cast<int>(rng() % static_cast<unsigned>(fault_points));
         SCOPED_TRACE("ENVFIX_FAULT_AFTER=" + std::to_string(n) + ":int");
         restore_tree(venv, old_model);
-        auto r = run_envfix(new_args, {{"ENVFIX_FAULT_AFTER", std::to_string(n) + ":int"}}, home);
+        auto r = envfix_run(new_args, {{"ENVFIX_FAULT_AFTER", std::to_string(n) + ":int"}});
         EXPECT_EQ(r.code, 130) << r.err;
         auto state = which();
         ASSERT_TRUE(state == "old" || state == "new") << state;
@@ -150,17 +193,17 @@ TEST_F(Crash, RealKillNineAtRandomMomentsRecoversToOldOrNew) {
     // How long an install takes here, to spread the kills over it.
     restore_tree(venv, old_model);
     auto t0 = std::chrono::steady_clock::now();
-    ASSERT_EQ(run_envfix(new_args, {}, home).code, 0);
+    ASSERT_EQ(envfix_run(new_args, {}).code, 0);
     auto span = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
     std::mt19937 rng(424242);
     std::map<std::string, int> seen;
     for (int k = 0; k < 15; ++k) {
         restore_tree(venv, old_model);
-        auto pid = spawn_envfix(new_args, {}, home, dir / "kill.log");
+        auto pid = spawn_envfix(new_args, trees, home, dir / "kill.log");
         std::this_thread::sleep_for(std::chrono::microseconds(rng() % static_cast<unsigned>(span)));
         ::kill(pid, SIGKILL);
         int code = wait_exit(pid);
-        auto r = run_envfix({"recover", "--env", venv.string()}, {}, home);
+        auto r = envfix_run({"recover", "--env", venv.string()}, {});
         ASSERT_EQ(r.code, 0) << r.err;
         auto state = which();
         ASSERT_TRUE(state == "old" || state == "new") << "exit " << code << ": " << state;

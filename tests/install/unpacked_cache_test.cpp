@@ -13,6 +13,7 @@
 #include <set>
 #include <thread>
 
+#include "envfix/common/fs.hpp"
 #include "envfix/common/hash.hpp"
 #include "envfix/common/strings.hpp"
 #include "envfix/installer/unpacked_cache.hpp"
@@ -218,7 +219,9 @@ TEST_F(UnpackedCache, CacheListAndCleanCountTheUnpackedWheels) {
     auto clean = run_envfix({"cache", "clean", "--json"}, {}, home);
     ASSERT_EQ(clean.code, 0) << clean.err;
     auto c = clean.json();
-    EXPECT_EQ(c["unpacked"]["files_removed"], files + 4);  // the files, the marker, the wheel's key and directory, v1's file
+    // The files, the marker, the wheel's key and directory, the ready tree asked for and the
+    // makers' lock (ready/), v1's file.
+    EXPECT_EQ(c["unpacked"]["files_removed"], files + 6);
     EXPECT_FALSE(stdfs::exists(v1));
     EXPECT_LT(c["unpacked"]["bytes_freed"].get<uint64_t>(), 300000u);  // big.bin stays linked into the venv
     EXPECT_FALSE(stdfs::exists(cache_of(home)));
@@ -697,4 +700,139 @@ TEST_F(EarlyUnpackCache, ADownloadGivenUpOrNeverCheckedLeavesNothingInflatedEarl
         EXPECT_EQ(files_under(cache_of(home) / "tmp"), 0u);
         EXPECT_FALSE(stdfs::exists(cache_of(home) / sha));
     }
+}
+
+// Ready trees (docs/performance.md, "Ready trees"): the entry's files already linked into the
+// folders they take, renamed into the next environment's staging whole.
+std::vector<std::string> ready_names(const stdfs::path& ready) {
+    std::vector<std::string> out;
+    std::error_code ec;
+    for (stdfs::directory_iterator it(ready, ec), end; !ec && it != end; it.increment(ec)) {
+        auto n = it->path().filename().string();
+        if (n != "claimed" && n != "tmp" && n != ".lock") out.push_back(n);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+TEST_F(UnpackedCache, AWarmInstallRenamesTheReadyTreeMadeForItAndAsksForTheNext) {
+    auto cold = install(dir / "venv", dir / "home-cold");
+    auto home = dir / "home";
+    // ENVFIX_READY_TREES=wait (run_envfix): trees are made before envfix exits. The first
+    // install of a local wheel asks for one once it has hashed it, but its entry is not yet known
+    // to be on the disk; the second links every file from the entry, whose commit makes them
+    // durable, and then the tree is made.
+    install(dir / "other", home);
+    const auto ready = cache_of(home) / "ready";
+    ASSERT_EQ(ready_names(ready).size(), 1u);
+    EXPECT_TRUE(ready_names(ready)[0].ends_with(".want"));
+    install(dir / "other2", home);
+    auto made = ready_names(ready);
+    ASSERT_EQ(made.size(), 1u) << "one tree, no want left";
+    EXPECT_TRUE(made[0].starts_with(sha + "-"));
+    EXPECT_TRUE(stdfs::is_regular_file(ready / made[0] / "t/cached_pkg/big.bin"));
+    std::error_code ec;
+    stdfs::remove_all(dir / "venv", ec);
+    make_bare_venv(dir / "venv");
+    auto r = run_envfix({"install", "-vv", "--env", (dir / "venv").string(), whl.string()}, {}, home);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("ready trees used: 1 wheels'"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("ready trees made: 1"), std::string::npos) << r.err;
+    // Byte for byte a cold install; the files the entry's inodes; the next tree made, nothing left claimed.
+    EXPECT_EQ(tree_diff(cold, snapshot(dir / "venv", {".envfix"})), "");
+    auto inodes = entry_inodes(home);
+    auto sp = site_packages(dir / "venv");
+    for (auto rel : {"cached_pkg/__init__.py", "cached_pkg/big.bin", "cached_pkg/run.sh", "cached_pkg-1.0.dist-info/METADATA"})
+        EXPECT_TRUE(inodes.count(*inode(sp / rel))) << rel;
+    EXPECT_EQ(ready_names(ready), made) << "the same layout asked for and made again";
+    EXPECT_TRUE(stdfs::is_empty(ready / "claimed", ec));
+    EXPECT_FALSE(stdfs::exists(sp / ".envfix-tx")) << "no staging left";
+    auto tool = run_program({(dir / "venv/bin/cached-tool").string()});
+    EXPECT_EQ(tool.out, "1.0\n") << tool.err;
+    // Off: neither used nor asked for.
+    stdfs::remove_all(dir / "third", ec);
+    make_bare_venv(dir / "third");
+    r = run_envfix({"install", "-vv", "--env", (dir / "third").string(), whl.string()}, {{"ENVFIX_READY_TREES", "0"}}, home);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.err.find("ready trees"), std::string::npos) << r.err;
+    EXPECT_EQ(ready_names(ready), made);
+    // --force-reinstall, a repair: the entry and its trees go (they share its inodes); none asked for.
+    r = run_envfix({"install", "--force-reinstall", "--env", (dir / "venv").string(), whl.string()}, {}, home);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(ready_names(ready).empty());
+    // envfix cache clean takes the trees with the rest of the cache.
+    install(dir / "fourth", home);
+    install(dir / "fifth", home);
+    EXPECT_EQ(ready_names(ready).size(), 1u);
+    r = run_envfix({"cache", "clean"}, {}, home);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_FALSE(stdfs::exists(ready));
+}
+
+TEST_F(UnpackedCache, NoTreeIsMadeFromAnEntryWhoseFileChangedAndTheInstallStillMatchesAColdOne) {
+    auto cold = install(dir / "venv", dir / "home-cold");
+    auto home = dir / "home";
+    install(dir / "other", home);
+    install(dir / "other2", home);
+    const auto ready = cache_of(home) / "ready";
+    auto made = ready_names(ready);
+    ASSERT_EQ(made.size(), 1u);
+    std::error_code ec;
+    stdfs::remove_all(ready / made[0], ec);
+    // An edit in place through an environment's link changes the entry's file too.
+    write_text(site_packages(dir / "other") / "cached_pkg/core.py", "edited\n");
+    auto r = run_envfix({"cache", "ready", "--json"}, {}, home);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.json()["trees"], 0) << r.out << " (nothing asked for yet)";
+    stdfs::remove_all(dir / "venv", ec);
+    make_bare_venv(dir / "venv");
+    r = run_envfix({"install", "-vv", "--env", (dir / "venv").string(), whl.string()}, {}, home);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("ready trees made: 0 (0 files, 0 folders) in"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("1 asked for and not made"), std::string::npos) << r.err;
+    EXPECT_TRUE(ready_names(ready).empty()) << "and its want dropped";
+    // The changed file was inflated from the wheel (its size is not the RECORD's), the rest linked.
+    EXPECT_EQ(tree_diff(cold, snapshot(dir / "venv", {".envfix"})), "");
+}
+
+TEST_F(UnpackedCache, ReadyTreesAreMadeInTheBackgroundAfterTheInstallHasEnded) {
+    // Below 64 files a wheel links as before, and asks for nothing: this one has 8.
+    auto home = dir / "home";
+    const auto ready = cache_of(home) / "ready";
+    make_bare_venv(dir / "small");
+    auto r = run_envfix({"install", "--env", (dir / "small").string(), whl.string()}, {{"ENVFIX_READY_TREES", "1"}}, home);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(ready_names(ready).empty());
+    // One of 80 files.
+    Json files = Json::object();
+    for (int i = 0; i < 80; ++i) files["many_pkg/m" + std::to_string(i) + ".py"] = "X = " + std::to_string(i) + "\n";
+    auto many = build_wheel({{"name", "many-pkg"}, {"version", "1.0"}, {"files", files}}, dir / "wheels-many");
+    auto tree_there = [&] {
+        for (const auto& n : ready_names(ready))
+            if (!n.ends_with(".want")) return true;
+        return false;
+    };
+    // `envfix cache ready`, started detached, holds the lock while it works.
+    auto wait_for_maker = [&] {
+        for (int i = 0; i < 600 && !tree_there(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        for (int i = 0; i < 600; ++i) {
+            if (fs::FileLock::acquire(ready / ".lock", false)) break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        return tree_there();
+    };
+    for (auto venv : {"other", "other2"}) {  // the second with the entry on the disk (above)
+        make_bare_venv(dir / venv);
+        r = run_envfix({"install", "--env", (dir / venv).string(), many.string()}, {{"ENVFIX_READY_TREES", "1"}}, home);
+        ASSERT_EQ(r.code, 0) << r.err;
+    }
+    ASSERT_TRUE(wait_for_maker()) << "no tree 30 s after the install";
+    make_bare_venv(dir / "venv");
+    r = run_envfix({"install", "-vv", "--env", (dir / "venv").string(), many.string()}, {{"ENVFIX_READY_TREES", "1"}}, home);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("ready trees used: 1 wheels' 8"), std::string::npos) << r.err;  // 80 files, METADATA, WHEEL
+    EXPECT_EQ(read_text(site_packages(dir / "venv") / "many_pkg/m79.py"), "X = 79\n");
+    auto check = run_program({(dir / "venv/bin/python").string(), "-c", "import many_pkg.m42 as m; print(m.X)"});
+    EXPECT_EQ(check.out, "42\n") << check.err;
+    EXPECT_TRUE(wait_for_maker()) << "the next one";
 }

@@ -70,7 +70,10 @@ RunResult run_isolated(const std::vector<std::string>& argv, EnvList env, int ti
     spec.argv = argv;
     spec.unset_env = kScrubbed;
     for (auto& v : envfix_vars_in_environment()) spec.unset_env.push_back(v);
-    spec.set_env = std::move(env);
+    // Ready trees made before envfix exits (a test's own value comes later and wins): no envfix
+    // left running in the background once the test has removed its folders.
+    spec.set_env = {{"ENVFIX_READY_TREES", "wait"}};
+    spec.set_env.insert(spec.set_env.end(), env.begin(), env.end());
     spec.timeout = std::chrono::seconds(timeout_s);
     spec.cwd = cwd;
     auto r = run_process(spec);

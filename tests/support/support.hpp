@@ -44,7 +44,8 @@ using EnvList = std::vector<std::pair<std::string, std::string>>;
 
 // Runs the built binary with `args`. The environment is the test's, minus anything that
 // could leak the developer's machine into the test (ENVFIX_*, VIRTUAL_ENV, CONDA_PREFIX,
-// proxies, XDG dirs), with caches and config pointed into `home` when given, plus `env`.
+// proxies, XDG dirs), with caches and config pointed into `home` when given, ENVFIX_READY_TREES=wait
+// (ready trees made before envfix exits, none in the background), plus `env`.
 RunResult run_envfix(const std::vector<std::string>& args, const EnvList& env = {},
                      const std::optional<stdfs::path>& home = std::nullopt, int timeout_s = 120);
 

@@ -30,6 +30,7 @@ enum class EnvVar {
     EnvfixInflateHelpers,    // threads lent to one large deflate stream inflated while downloading
     EnvfixInflateStreams,    // how many of a wheel's costliest streams share those threads
     EnvfixInflateHandover,   // 0: those threads, once free, never take over a stream on one thread
+    EnvfixReadyTrees,        // 0: no ready trees; wait: made before envfix exits (tests, measuring)
     // CUDA
     CudaVisibleDevices,
     LdLibraryPath,       // where the loader finds libcuda.so.1 (part of the probe cache's key)

@@ -44,6 +44,10 @@ struct InstallRequest {
     bool wait_for_lock = false;              // wait for another envfix instead of Locked (64)
     bool break_system_packages = false;      // install into an EXTERNALLY-MANAGED system Python
     unsigned threads = 0;                    // 0: twice the cores (4 to 32)
+    // Ready trees (unpacked_cache.hpp): a wheel of at least this many files that links from its
+    // unpacked entry renames the tree made for it into staging when there is one, and asks for
+    // the next (InstallResult::ready_trees_wanted). 0: none used or asked for.
+    size_t ready_trees_from = 0;
     // Runs once the new files are in place, before the change is final: the lock is held and the
     // old files are kept, so a crash or kill meanwhile gives the old environment back. Returns
     // false to undo the change (InstallResult::reverted). install_verified() sets it to the
@@ -105,6 +109,8 @@ struct InstallResult {
     double seconds_moving = 0;              // the window between the old and the new environment
     bool reverted = false;                  // `accept` refused it: the environment is the old one
     double seconds_accept = 0;              // spent in `accept`
+    size_t ready_trees_used = 0;            // wheels whose files came as a ready tree
+    bool ready_trees_wanted = false;        // a tree was asked for: make_ready_trees() has work
 };
 
 // Errors: the wheels' (BadWheel 60, NotInstallable 67, BadInput 3), IncompatibleWheel 61 (tags,

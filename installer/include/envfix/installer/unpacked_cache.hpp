@@ -10,6 +10,9 @@
 //   unpacked/v2/keys/<path digest>               a local wheel's sha256, valid while its size,
 //                                               mtime and inode are the recorded ones
 //   unpacked/v2/tmp/                             entries being made (renamed into place whole)
+//   unpacked/v2/ready/                           ready trees: entries' files already linked in the
+//                                               folders they take in an environment, made in the
+//                                               background for the next install (ready_tree.hpp)
 // Version 1 (all of an entry's files in f/) is removed by the sweep and by clean.
 // An entry is made from files already checked against the wheel's RECORD, as hard links of the
 // staged files, and renamed into place whole with its marker inside: a reader never sees half an
@@ -75,6 +78,17 @@ InstalledContent installed_content(const std::vector<std::filesystem::path>& sit
 // there. Errors: the wheel's (BadWheel, "zip.*"), file errors, Interrupted; nothing is left behind.
 Expected<bool> unpack_into_cache(const std::filesystem::path& root, const std::filesystem::path& wheel,
                                  const std::string& sha256, unsigned threads = 0, const InstalledContent* keep = nullptr);
+
+// Ready trees (docs/performance.md, "Ready trees"): an install that links a large wheel from its
+// entry asks for one (InstallRequest::ready_trees, InstallResult::ready_trees_wanted); this makes
+// every tree asked for whose entry is on the disk. Errors: none (best effort, as the cache).
+struct ReadyTreesMade {
+    size_t trees = 0, files = 0, folders = 0;
+    size_t skipped = 0;  // asked for, not made (entry gone, not yet on the disk, files changed)
+    bool busy = false;   // another envfix was making them
+    double seconds = 0;
+};
+ReadyTreesMade make_ready_trees(const std::filesystem::path& root);
 
 class EarlyUnpack;
 }  // namespace envfix::installer

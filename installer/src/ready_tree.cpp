@@ -1,0 +1,294 @@
+// Ready trees (ready_tree.hpp).
+#include "ready_tree.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <set>
+
+#include "envfix/common/fs.hpp"
+#include "envfix/common/hash.hpp"
+#include "envfix/common/strings.hpp"
+#include "path_under.hpp"
+#include "store_ops.hpp"
+#include "tx_internal.hpp"
+#include "envfix/installer/unpacked_cache.hpp"
+#include "unpacked_store.hpp"
+
+namespace envfix::installer::ready {
+
+namespace stdfs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kWantHead = "envfix-ready-want 1\n";
+constexpr std::string_view kStateText = "envfix-ready-tree 1\n";
+constexpr const char* kWantSuffix = ".want";
+
+template <class T>
+bool parse_number(std::string_view s, T& out) {
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+    return ec == std::errc() && p == s.data() + s.size() && !s.empty();
+}
+
+bool is_hex64(std::string_view s) {
+    return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+// A path under the area: '/'-separated parts, none empty, "." or "..", no tab, newline or NUL,
+// no drive or backslash (Windows reads it as a separator).
+bool safe_rel(std::string_view rel) {
+    if (rel.empty() || rel.front() == '/' || !plainly_normal(rel)) return false;
+    return rel.find_first_of(std::string_view("\t\n\r\\:\0", 6)) == std::string_view::npos;
+}
+
+void remove_tree(const stdfs::path& p) {
+    std::error_code ec;
+    stdfs::remove_all(p, ec);
+}
+
+// Folders under `dir` unchanged for `older_than` removed (a process killed while making or
+// emptying a tree).
+void sweep(const stdfs::path& dir, std::chrono::seconds older_than) {
+    const auto now = stdfs::file_time_type::clock::now();
+    std::error_code ec;
+    for (stdfs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        std::error_code tec;
+        auto t = stdfs::last_write_time(it->path(), tec);
+        if (!tec && now - t >= older_than) remove_tree(it->path());
+    }
+}
+
+}  // namespace
+
+std::string encode_want(const Want& want) {
+    std::string out;
+    size_t n = kWantHead.size() + 100;
+    for (const auto& f : want.files) n += f.rel.size() + 32;
+    out.reserve(n);
+    out += kWantHead;
+    out += "sha256 " + want.sha256 + "\nfiles " + std::to_string(want.entry_files) + "\n";
+    for (const auto& f : want.files) {
+        out += std::to_string(f.entry);
+        out += '\t';
+        out += std::to_string(f.size);
+        out += '\t';
+        out += f.rel;
+        out += '\n';
+    }
+    return out;
+}
+
+std::optional<Want> decode_want(std::string_view text) {
+    if (!text.starts_with(kWantHead) || text.empty() || text.back() != '\n') return std::nullopt;
+    text.remove_prefix(kWantHead.size());
+    Want w;
+    auto line = [&](std::string_view& out) {
+        auto nl = text.find('\n');
+        if (nl == std::string_view::npos) return false;
+        out = text.substr(0, nl);
+        text.remove_prefix(nl + 1);
+        return true;
+    };
+    std::string_view l;
+    if (!line(l) || !l.starts_with("sha256 ") || !is_hex64(l.substr(7))) return std::nullopt;
+    w.sha256 = std::string(l.substr(7));
+    if (!line(l) || !l.starts_with("files ") || !parse_number(l.substr(6), w.entry_files)) return std::nullopt;
+    while (!text.empty()) {
+        if (!line(l)) return std::nullopt;
+        auto t1 = l.find('\t');
+        auto t2 = t1 == std::string_view::npos ? t1 : l.find('\t', t1 + 1);
+        if (t2 == std::string_view::npos) return std::nullopt;
+        TreeFile f;
+        if (!parse_number(l.substr(0, t1), f.entry) || !parse_number(l.substr(t1 + 1, t2 - t1 - 1), f.size)) return std::nullopt;
+        f.rel = std::string(l.substr(t2 + 1));
+        if (!safe_rel(f.rel)) return std::nullopt;
+        w.files.push_back(std::move(f));
+    }
+    return w;
+}
+
+std::string tree_name(const std::string& sha256, std::string_view encoded) { return sha256 + "-" + sha256_hex(encoded).substr(0, 16); }
+
+stdfs::path ready_dir(const stdfs::path& unpacked_root) { return unpacked::layout_dir(unpacked_root) / "ready"; }
+
+bool ask(const stdfs::path& unpacked_root, const std::string& name, std::string_view encoded) {
+    const auto dir = ready_dir(unpacked_root);
+    const auto want = dir / (name + kWantSuffix);
+    if (storeops::stat_path(want)) return true;
+    if (storeops::stat_path(dir / name)) return false;
+    std::error_code ec;
+    stdfs::create_directories(dir, ec);
+    return !ec && fs::write_file_atomic(want, std::string(encoded), fs::Sync::Cache).has_value();
+}
+
+std::optional<Claimed> claim(const stdfs::path& unpacked_root, const std::string& name) {
+    const auto dir = ready_dir(unpacked_root);
+    Claimed c{dir / "claimed" / unpacked::unique_name(), {}};
+    c.tree = c.dir / "t";
+    std::error_code ec;
+    // The rename is the claim: of two installs, one finds the tree gone.
+    stdfs::rename(dir / name, c.dir, ec);
+    if (ec == std::errc::no_such_file_or_directory) {
+        stdfs::create_directories(c.dir.parent_path(), ec);
+        if (ec) return std::nullopt;
+        stdfs::rename(dir / name, c.dir, ec);
+    }
+    if (ec) return std::nullopt;
+    if (fs::read_file(c.dir / "state").value_or("") != kStateText) {
+        discard(c);
+        return std::nullopt;
+    }
+    return c;
+}
+
+Expected<size_t> merge(const stdfs::path& from, const stdfs::path& into) {
+    size_t renamed = 0;
+    std::error_code ec;
+    auto failed = [](const stdfs::path& p, const std::error_code& e) {
+        return fail(fs::exit_code_for_errno(e.value()), "fs.write_failed", {{"path", p.string()}, {"reason", e.message()}});
+    };
+    std::vector<stdfs::directory_entry> children;
+    for (stdfs::directory_iterator it(from, ec), end; !ec && it != end; it.increment(ec)) children.push_back(*it);
+    if (ec) return failed(from, ec);
+    for (const auto& c : children) {
+        const auto to = into / c.path().filename();
+        auto there = storeops::stat_path(to);
+        if (!there) {
+            stdfs::rename(c.path(), to, ec);
+            if (ec) return failed(to, ec);
+            ++renamed;
+            continue;
+        }
+        std::error_code tec;
+        if (!there->directory || !c.is_directory(tec) || c.is_symlink(tec))
+            return fail(ExitCode::Internal, "fs.write_failed", {{"path", to.string()}, {"reason", "already staged"}});
+        ENVFIX_TRY(auto n, merge(c.path(), to));
+        renamed += n;
+    }
+    return renamed;
+}
+
+void discard(const Claimed& claimed) { remove_tree(claimed.dir); }
+
+void drop_trees(const stdfs::path& unpacked_root, const std::string& sha256) {
+    const auto dir = ready_dir(unpacked_root);
+    const std::string prefix = sha256 + "-";
+    std::vector<stdfs::path> gone;
+    std::error_code ec;
+    for (stdfs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+        if (it->path().filename().string().starts_with(prefix)) gone.push_back(it->path());
+    for (const auto& p : gone) {
+        // A tree out of sight at once (renamed as an install claims it), then removed.
+        if (p.extension() != kWantSuffix) {
+            if (auto c = claim(unpacked_root, p.filename().string())) discard(*c);
+            else remove_tree(p);
+        } else {
+            remove_tree(p);
+        }
+    }
+}
+
+MadeTrees make_wanted(const stdfs::path& unpacked_root) {
+    const auto started = std::chrono::steady_clock::now();
+    MadeTrees out;
+    const auto dir = ready_dir(unpacked_root);
+    std::error_code ec;
+    stdfs::create_directories(dir, ec);
+    auto lock = fs::FileLock::acquire(dir / ".lock", false);
+    if (!lock) {
+        out.busy = true;
+        return out;
+    }
+    sweep(dir / "claimed", std::chrono::hours(1));
+    sweep(dir / "tmp", std::chrono::hours(1));
+    std::vector<stdfs::path> wants;
+    for (stdfs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+        if (it->path().extension() == kWantSuffix) wants.push_back(it->path());
+    std::sort(wants.begin(), wants.end());
+    for (const auto& want_file : wants) {
+        const std::string name = want_file.stem().string();
+        auto forget = [&] { remove_tree(want_file); };
+        if (storeops::stat_path(dir / name)) {
+            forget();
+            continue;
+        }
+        auto text = fs::read_file(want_file);
+        auto want = text ? decode_want(*text) : std::nullopt;
+        if (!want || tree_name(want->sha256, *text) != name) {
+            forget();
+            ++out.skipped;
+            continue;
+        }
+        auto entry = unpacked::find_entry(unpacked_root, want->sha256, want->entry_files);
+        auto since = entry ? unpacked::entry_on_disk_since(*entry) : std::nullopt;
+        if (!entry || !since) {
+            // Gone: the next install asks again. Not yet on the disk: left for a later maker.
+            if (!entry) forget();
+            ++out.skipped;
+            continue;
+        }
+        const auto tmp = dir / "tmp" / (name.substr(0, 16) + "-" + unpacked::unique_name());
+        const auto tree = tmp / "t";
+        stdfs::create_directories(tree, ec);
+        if (ec) {
+            ++out.skipped;
+            continue;
+        }
+        // Folders first, each after its parent (a parent sorts before its children).
+        std::set<std::string> folders;
+        for (const auto& f : want->files)
+            for (size_t at = f.rel.find('/'); at != std::string::npos; at = f.rel.find('/', at + 1)) folders.insert(f.rel.substr(0, at));
+        bool ok = true;
+        for (const auto& f : folders) {
+            stdfs::create_directory(join_generic(tree, f), ec);
+            if (ec) {
+                ok = false;
+                break;
+            }
+        }
+        // Each file the entry's, the size its RECORD gives, unchanged since the entry was marked
+        // on the disk; links from one filesystem to itself (the cache), on several threads.
+        std::atomic<bool> good{ok};
+        if (ok)
+            tx::parallel_for(want->files.size(), [&](size_t k) {
+                if (!good.load(std::memory_order_relaxed)) return;
+                const auto& f = want->files[k];
+                const auto from = unpacked::entry_file(*entry, f.entry);
+                auto st = storeops::stat_path(from);
+                if (!st || !st->regular || st->size != f.size || st->mtime_ns > *since || !storeops::hard_link(from, join_generic(tree, f.rel)))
+                    good = false;
+            }, 256);
+        if (!good || !fs::write_file_atomic(tmp / "state", std::string(kStateText), fs::Sync::Cache)) {
+            // A file changed (an edit in place through an environment's link): asked for again
+            // by the next install, and made once its entry is whole again.
+            remove_tree(tmp);
+            forget();
+            ++out.skipped;
+            continue;
+        }
+        stdfs::rename(tmp, dir / name, ec);
+        if (ec) {
+            remove_tree(tmp);  // another maker was quicker
+            continue;
+        }
+        forget();
+        ++out.trees;
+        out.files += want->files.size();
+        out.folders += folders.size();
+    }
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return out;
+}
+
+}  // namespace envfix::installer::ready
+
+namespace envfix::installer {
+
+ReadyTreesMade make_ready_trees(const std::filesystem::path& root) {
+    auto m = ready::make_wanted(root);
+    return {m.trees, m.files, m.folders, m.skipped, m.busy, m.seconds};
+}
+
+}  // namespace envfix::installer

@@ -1,0 +1,82 @@
+#pragma once
+// Ready trees: a wheel of the unpacked-wheel cache with its files already hard-linked into the
+// folders they take under site-packages, made after an install by envfix in the background, so
+// the next install of that wheel renames a few folders into its staging instead of making ~1 000
+// folders and linking 17 000 files (torch's stack; docs/performance.md, "Ready trees"). One tree
+// serves one install; the install asks for the next one. Under <unpacked>/v2/ready/:
+//   <name>.want  an install's request: the wheel's sha256, its entry's file count, and per file
+//                (entry, size, path under the area)
+//   <name>/      a tree: its state file and t/ (the files)
+//   claimed/     trees an install took (renamed there first: one install per tree), then emptied
+//   tmp/         trees being made
+// <name> is <sha256>-<16 hex digits of the want's sha256>: only an install whose plan puts the
+// same files at the same paths finds it.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "envfix/common/error.hpp"
+
+namespace envfix::installer::ready {
+
+struct TreeFile {
+    size_t entry = 0;   // the zip entry: the entry's file f/<entry % 16>/<entry>
+    uint64_t size = 0;  // checked where the maker links it
+    std::string rel;    // '/'-separated, under the area (no "." or ".." part, no tab or newline)
+};
+
+struct Want {
+    std::string sha256;      // the wheel's
+    size_t entry_files = 0;  // its unpacked entry's marker count (unpacked::find_entry)
+    std::vector<TreeFile> files;
+};
+
+// Version 1 text; decode returns nullopt for anything else, or a path that is not plainly
+// relative and normal.
+std::string encode_want(const Want& want);
+std::optional<Want> decode_want(std::string_view text);
+// "<sha256>-<16 hex>" of this encoding.
+std::string tree_name(const std::string& sha256, std::string_view encoded);
+
+std::filesystem::path ready_dir(const std::filesystem::path& unpacked_root);
+
+// Records the want for the maker unless its tree or want is there already. Best effort (the
+// trees are only an optimisation). True when a want is waiting for the maker.
+bool ask(const std::filesystem::path& unpacked_root, const std::string& name, std::string_view encoded);
+
+// Takes the tree for this install: renamed under claimed/ (another install cannot take it too).
+// nullopt when there is none, or its state is not version 1.
+struct Claimed {
+    std::filesystem::path dir;   // claimed/<unique>
+    std::filesystem::path tree;  // dir/t
+};
+std::optional<Claimed> claim(const std::filesystem::path& unpacked_root, const std::string& name);
+
+// Moves the tree's contents into `into` (a staging folder): each entry renamed whole where
+// `into` has nothing of that name, a folder that exists there on both sides merged below it, a
+// file that exists there an error. Returns the renames made.
+Expected<size_t> merge(const std::filesystem::path& from, const std::filesystem::path& into);
+
+// What is left of a claimed tree (empty folders; a whole tree the install did not use).
+void discard(const Claimed& claimed);
+
+// Every tree and want of this wheel (--force-reinstall: the entry's inodes may have been edited).
+void drop_trees(const std::filesystem::path& unpacked_root, const std::string& sha256);
+
+struct MadeTrees {
+    size_t trees = 0, files = 0, folders = 0;
+    size_t skipped = 0;  // wants whose entry is gone or not yet on the disk, or whose files differ
+    bool busy = false;   // another maker holds the lock
+    double seconds = 0;
+};
+// The maker (envfix cache ready, started in the background after an install): one tree per
+// waiting want, for wheels whose entry is on the disk (unpacked::entry_on_disk_since) with
+// every file the right size and unchanged since, so an install that uses the tree brings in no
+// data that still needs writing back. Takes ready/.lock without waiting; removes claimed trees
+// and unfinished ones older than an hour.
+MadeTrees make_wanted(const std::filesystem::path& unpacked_root);
+
+}  // namespace envfix::installer::ready
