@@ -744,6 +744,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     std::vector<ReadyUse> trees;
     if (!request.force_reinstall)
         result.ready_trees_wanted = take_ready_trees(inputs, writer, in_place, areas, unpacked_root, request.ready_trees_from, trees);
+    if (request.ready_trees_from) lap("ready trees taken");
     auto in_tree = [&](std::pair<size_t, size_t> who) { return !trees.empty() && !trees[who.first].in_tree.empty() && trees[who.first].in_tree[who.second]; };
     ENVFIX_TRY(auto tx, Transaction::begin(state_dir(env.root), areas, summary_of(inputs, removing)));
     result.transaction = tx.id();

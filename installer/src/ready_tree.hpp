@@ -9,8 +9,8 @@
 //   <name>/      a tree: its state file and t/ (the files)
 //   claimed/     trees an install took (renamed there first: one install per tree), then emptied
 //   tmp/         trees being made
-// <name> is <sha256>-<16 hex digits of the want's sha256>: only an install whose plan puts the
-// same files at the same paths finds it.
+// <name> is <sha256>-<16 hex digits of the want's 64-bit FNV-1a hash>: only an install whose plan
+// puts the same files at the same paths finds it.
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -38,7 +38,7 @@ struct Want {
 // relative and normal.
 std::string encode_want(const Want& want);
 std::optional<Want> decode_want(std::string_view text);
-// "<sha256>-<16 hex>" of this encoding.
+// "<sha256>-<16 hex digits of the encoding's FNV-1a hash>".
 std::string tree_name(const std::string& sha256, std::string_view encoded);
 
 std::filesystem::path ready_dir(const std::filesystem::path& unpacked_root);
