@@ -248,27 +248,35 @@ bool take_ready_trees(const std::vector<Input>& inputs, const Writer& writer, co
 
 // item_of: per input, per planned file, the stage item that wrote it (kNoItem when another wheel did).
 // in_place: per input, per planned file, whether it stays where it is (a switch): linked from there.
-void fill_unpacked_cache(const stdfs::path& root, const std::vector<Input>& inputs, const std::vector<StageItem>& items,
-                         const std::vector<std::vector<size_t>>& item_of, const std::vector<std::vector<char>>& in_place,
-                         Reporter& reporter) {
+// Returns the entries made of this install's staged files alone (none left in place by a switch),
+// all hard links: the commit's flush makes them durable, and they are marked then.
+std::vector<std::pair<stdfs::path, fs::FileIdentity>> fill_unpacked_cache(const stdfs::path& root, const std::vector<Input>& inputs,
+                                                                          const std::vector<StageItem>& items,
+                                                                          const std::vector<std::vector<size_t>>& item_of,
+                                                                          const std::vector<std::vector<char>>& in_place, Reporter& reporter) {
+    std::vector<std::pair<stdfs::path, fs::FileIdentity>> made;
     for (size_t i = 0; i < inputs.size(); ++i) {
         const auto& in = inputs[i];
         if (in.skip || !in.sha256 || in.unpacked) continue;
         std::vector<std::pair<size_t, const PathText*>> files;
-        bool whole = true;
+        bool whole = true, staged_only = true;
         for (size_t k = 0; k < in.plan.files.size() && whole; ++k) {
             const auto& f = in.plan.files[k];
             if (f.kind != PlannedFile::Kind::Extracted) continue;
             if (!in_place.empty() && in_place[i][k]) {
                 files.emplace_back(f.entry, &f.dest.native());
+                staged_only = false;
                 continue;
             }
             whole = item_of[i][k] != kNoItem;
             if (whole) files.emplace_back(f.entry, &items[item_of[i][k]].stage);
         }
         if (!whole) continue;
-        if (auto r = unpacked::add_entry(root, *in.sha256, files); !r) reporter.debug(r.error().message);
+        auto r = unpacked::add_entry(root, *in.sha256, files);
+        if (!r) reporter.debug(r.error().message);
+        else if (*r && staged_only) made.emplace_back(unpacked::layout_dir(root) / *in.sha256, **r);
     }
+    return made;
 }
 
 // The unpacked entries not yet marked on the disk whose every file this install hard-linked
@@ -1006,7 +1014,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         }
     }
     lap("files staged");
-    fill_unpacked_cache(unpacked_root, inputs, items, item_of, in_place.of, reporter);
+    auto filled = fill_unpacked_cache(unpacked_root, inputs, items, item_of, in_place.of, reporter);
     lap("unpacked cache filled");
     // A file hard-linked unchanged from an entry on the disk needs no write-back in the commit.
     std::vector<char> on_disk(dests.size(), 0);  // dests: the items' files first, in their order
@@ -1018,7 +1026,10 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     // A tree's files are its entry's, on the disk where unchanged since its mark (checked above).
     for (size_t k = tree_dests_from; k < dests.size(); ++k) on_disk[k] = tree_on_disk[k - tree_dests_from];
     result.bytes_written += tree_bytes;
-    const auto on_disk_after_commit = entries_flushed_whole(inputs, item_of, digests);
+    auto on_disk_after_commit = entries_flushed_whole(inputs, item_of, digests);
+    // Entries made above of staged files: flushed with them (a local wheel's first install, whose
+    // next install can then take a ready tree).
+    for (auto& f : filled) on_disk_after_commit.push_back(std::move(f));
     // The RECORDs written early, beside the staging, are in; the rest are written now.
     if (early_records.valid()) early_records.get();
     write_records([&](size_t item) -> std::optional<ItemDigest> {

@@ -283,12 +283,13 @@ void drop_entry(const stdfs::path& root, const std::string& sha256) {
     if (!ec) remove_tree(aside);
 }
 
-Expected<void> add_entry(const stdfs::path& root, const std::string& sha256, const std::vector<std::pair<size_t, const stdfs::path::string_type*>>& files) {
+Expected<std::optional<fs::FileIdentity>> add_entry(const stdfs::path& root, const std::string& sha256,
+                                                     const std::vector<std::pair<size_t, const stdfs::path::string_type*>>& files) {
     ENVFIX_TRY(auto tmp, begin_entry(root, sha256));
     auto cleanup = [&] { remove_tree(tmp); };
     // Links are metadata writes that wait on the filesystem's journal: several threads for a
     // large wheel (torch's 13 000 files), one for small ones.
-    std::atomic<bool> failed{false};
+    std::atomic<bool> failed{false}, copied{false};
     tx::parallel_for(files.size(), [&](size_t k) {
         if (failed.load(std::memory_order_relaxed)) return;
         const auto& [entry, staged_at] = files[k];
@@ -296,6 +297,7 @@ Expected<void> add_entry(const stdfs::path& root, const std::string& sha256, con
         auto to = entry_file(tmp, entry);
         bool cross = false;
         if (storeops::hard_link(staged, to, &cross)) return;
+        copied = true;
         auto st = storeops::stat_path(staged);
         if (!cross || !st || !storeops::copy_file(staged, to, st->mode)) failed = true;
     }, 512);
@@ -303,10 +305,12 @@ Expected<void> add_entry(const stdfs::path& root, const std::string& sha256, con
         cleanup();
         return fail(ExitCode::Internal, "fs.write_failed", {{"path", tmp.string()}, {"reason", "cannot link or copy the staged files"}});
     }
-    return seal_entry(root, tmp, sha256, files.size());
+    ENVFIX_TRY(auto mine, seal_entry(root, tmp, sha256, files.size()));
+    if (!mine || copied) return std::optional<fs::FileIdentity>();
+    return fs::identity(root / kLayout / sha256);
 }
 
-Expected<void> seal_entry(const stdfs::path& root, const stdfs::path& tmp, const std::string& sha256, size_t files) {
+Expected<bool> seal_entry(const stdfs::path& root, const stdfs::path& tmp, const std::string& sha256, size_t files) {
     auto cleanup = [&] { remove_tree(tmp); };
     std::error_code ec;
     // Inside the entry's own temporary folder, which the rename below publishes. Not flushed
@@ -328,7 +332,7 @@ Expected<void> seal_entry(const stdfs::path& root, const stdfs::path& tmp, const
     ec.clear();
     stdfs::rename(tmp, dest, ec);
     if (ec) cleanup();  // another process renamed its entry first: same files
-    return {};
+    return !ec;
 }
 
 }  // namespace unpacked

@@ -56,7 +56,9 @@ std::filesystem::path entry_file(const std::filesystem::path& entry, size_t zip_
 // Makes the entry from staged, verified files: (zip entry, staged path; the caller's, not a
 // copy: torch's 13 000 paths would be 9 MB more at the install's memory peak). Hard links,
 // copies across filesystems; renamed into place whole. Fails without leaving anything behind.
-Expected<void> add_entry(const std::filesystem::path& root, const std::string& sha256,
+// Returns the entry's folder as this call put it in place when every file is a hard link of its
+// staged file (the install's commit then makes the entry durable: mark_on_disk), else nullopt.
+Expected<std::optional<fs::FileIdentity>> add_entry(const std::filesystem::path& root, const std::string& sha256,
                          const std::vector<std::pair<size_t, const std::filesystem::path::string_type*>>& files);
 
 // Removes what processes killed while making an entry left under tmp/: folders unchanged for
@@ -66,7 +68,8 @@ size_t sweep_tmp(const std::filesystem::path& root, std::chrono::seconds older_t
 // An entry being made: a new folder under tmp/ with its empty f/, then sealed (its marker
 // written, renamed into place whole; removed when that fails or another process was quicker).
 Expected<std::filesystem::path> begin_entry(const std::filesystem::path& root, const std::string& sha256);
-Expected<void> seal_entry(const std::filesystem::path& root, const std::filesystem::path& tmp, const std::string& sha256,
+// true: this folder became the entry (false: another process's was there first).
+Expected<bool> seal_entry(const std::filesystem::path& root, const std::filesystem::path& tmp, const std::string& sha256,
                           size_t files);
 
 }  // namespace envfix::installer::unpacked

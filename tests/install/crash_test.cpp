@@ -153,9 +153,10 @@ TEST_F(Crash, KilledAtEveryFaultPointRecoversToOldOrNew) {
 }
 
 TEST_F(Crash, KilledAtEveryFaultPointWhileTakingAReadyTreeRecoversToOldOrNew) {
-    // Trees made before envfix exits. From the old tree twice: beta's entry linked whole and
-    // marked on the disk, its tree made; then taken (alpha 2 keeps alpha 1's unchanged files in
-    // place, so gets none). Every killed run below takes it, made again first (make_ready()).
+    // Trees made before envfix exits. From the old tree twice: beta's tree asked for and made
+    // (its entry, made by the set-up's install, is on the disk), then taken (alpha 2 keeps alpha
+    // 1's unchanged files in place, so gets none). Every killed run below takes it, made again
+    // first (make_ready()).
     trees = {{"ENVFIX_READY_TREES", "wait"}};
     RunResult n;
     for (int k = 0; k < 2; ++k) {
