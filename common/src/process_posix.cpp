@@ -249,6 +249,8 @@ Expected<void> start_detached(const std::vector<std::string>& argv_in) {
             for (int fd = 3; fd < 4096; ++fd) ::close(fd);
         ::signal(SIGPIPE, SIG_DFL);
         ::signal(SIGINT, SIG_DFL);
+        // Holding no folder of the caller's (a CI job's working folder, a mount).
+        if (::chdir("/") != 0) ::_exit(127);
         ::execv(prog.c_str(), argv.data());
         ::_exit(127);
     }

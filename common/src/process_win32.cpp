@@ -199,9 +199,15 @@ Expected<void> start_detached(const std::vector<std::string>& argv) {
     STARTUPINFOW si{};
     si.cb = sizeof si;
     PROCESS_INFORMATION pi{};
-    // No console, no handle inherited, a process group of its own (no Ctrl-C from this console).
-    if (!CreateProcessW(program->wstring().c_str(), cmd.data(), nullptr, nullptr, FALSE,
-                        DETACHED_PROCESS | CREATE_NEW_PROCESS_GROUP | CREATE_UNICODE_ENVIRONMENT, nullptr, nullptr, &si, &pi))
+    // No console, no handle inherited, a process group of its own (no Ctrl-C from this console),
+    // out of the caller's job where the job allows it (a CI job object that kills what it holds
+    // when it closes), and its working folder the program's own (not holding the caller's).
+    const std::wstring folder = program->parent_path().wstring();
+    const DWORD flags = DETACHED_PROCESS | CREATE_NEW_PROCESS_GROUP | CREATE_UNICODE_ENVIRONMENT;
+    if (!CreateProcessW(program->wstring().c_str(), cmd.data(), nullptr, nullptr, FALSE, flags | CREATE_BREAKAWAY_FROM_JOB, nullptr,
+                        folder.empty() ? nullptr : folder.c_str(), &si, &pi) &&
+        !CreateProcessW(program->wstring().c_str(), cmd.data(), nullptr, nullptr, FALSE, flags, nullptr,
+                        folder.empty() ? nullptr : folder.c_str(), &si, &pi))
         return fail(ExitCode::Internal, "process.start_failed", {{"program", program->string()}, {"reason", last_error_text()}});
     CloseHandle(pi.hThread);
     CloseHandle(pi.hProcess);

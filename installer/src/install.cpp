@@ -151,7 +151,8 @@ struct ReadyUse {
     ready::Want want;
     uint64_t bytes = 0;
     bool eligible = false, asked = false;
-    std::optional<int64_t> since;              // its entry's mark when claimed (unpacked::entry_on_disk_since)
+    std::optional<stdfs::path> entry;          // its unpacked entry, when claimed
+    std::optional<int64_t> since;              // that entry's mark (unpacked::entry_on_disk_since)
     stdfs::path into;                          // the staging folder it went into
     ReadyUse() = default;
     ReadyUse(ReadyUse&&) = default;
@@ -211,9 +212,7 @@ bool take_ready_trees(const std::vector<Input>& inputs, const Writer& writer, co
             const auto& f = in.plan.files[use.files[j]];
             const auto* dest = use.dests[j];
             if (!path_under(*dest, lib, false)) continue;
-            std::string rel;
-            if constexpr (stdfs::path::preferred_separator == '/') rel = dest->native().substr(lib.native().size() + (lib.native().ends_with('/') ? 0 : 1));
-            else rel = dest->lexically_relative(lib).generic_string();
+            std::string rel = relative_generic(*dest, lib);
             const uint64_t size = in.wheel.zip.entries[f.entry].size;
             use.want.files.push_back({f.entry, size, std::move(rel)});
             use.bytes += size;
@@ -234,9 +233,15 @@ bool take_ready_trees(const std::vector<Input>& inputs, const Writer& writer, co
         const auto encoded = ready::encode_want(use.want);
         const auto name = ready::tree_name(*sha, encoded);
         // Taken before the next is asked for: the want is only written where no tree is.
+        // Only the tree made from the entry as it is now (ready_tree.hpp, state_text).
         if (auto entry = unpacked::find_entry(unpacked_root, *sha, use.want.entry_files)) {
-            use.claimed = ready::claim(unpacked_root, name);
-            use.since = unpacked::entry_on_disk_since(*entry);
+            const auto id = fs::identity(*entry);
+            const auto since = unpacked::entry_on_disk_since(*entry);
+            if (id && since) {
+                use.claimed = ready::claim(unpacked_root, name, ready::state_text(id->to_string(), *since));
+                use.entry = entry;
+                use.since = since;
+            }
         }
         wanted = ready::ask(unpacked_root, name, encoded) || wanted;
         if (!use.claimed) continue;
@@ -789,7 +794,10 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         use.into = tx.stage_path(inputs[i].plan.lib_dir / "x").parent_path();
         std::error_code ec;
         stdfs::create_directories(use.into, ec);
-        ENVFIX_TRY_VOID(ready::merge(use.claimed->tree, use.into));
+        // A rename refused (two mounts of one filesystem, a folder held open on Windows, the
+        // cache cleaned meanwhile): what did not move is found missing below and linked from the
+        // entry or inflated, as without a tree.
+        if (auto merged = ready::merge(use.claimed->tree, use.into); !merged) reporter.debug(merged.error().message);
         ready::discard(*use.claimed);
         use.claimed.reset();
         dests.insert(dests.end(), use.dests.begin(), use.dests.end());
@@ -999,7 +1007,11 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
             auto at = join_generic(use.into, use.want.files[j].rel);
             std::error_code ec;
             stdfs::remove(at, ec);
-            again.push_back({&inputs[i].wheel, &inputs[i].plan.files[use.files[j]], at.native()});
+            stdfs::create_directories(at.parent_path(), ec);
+            StageItem item{&inputs[i].wheel, &inputs[i].plan.files[use.files[j]], at.native()};
+            // From the entry where its file is right (its size is checked there), else inflated.
+            item.linked_from = unpacked::entry_file(*use.entry, use.want.files[j].entry).native();
+            again.push_back(std::move(item));
         }
         if (!again.empty()) ENVFIX_TRY_VOID(stage_items(again, so));
         tree_on_disk = std::move(checked.on_disk);

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 namespace envfix::installer {
 
@@ -75,19 +76,31 @@ Path normal_path(const Path& p) {
 // `dir` joined with a '/'-separated relative path: on POSIX one path made from one string, as every
 // staged and cached file asks for one (`operator/` splits and copies part by part).
 // The same path as `dir / rel` (no second '/' after a folder ending in one; an empty `dir` adds none).
-inline std::filesystem::path join_generic(const std::filesystem::path& dir, const std::string& rel) {
-    if constexpr (std::filesystem::path::preferred_separator == '/') {
+// (The work in a template, so the branch of the other platform is never instantiated: Windows
+// paths are wide.)
+template <class Path>
+Path join_generic_as(const Path& dir, const std::string& rel) {
+    if constexpr (Path::preferred_separator == '/') {
         const auto& d = dir.native();
-        if (d.empty()) return std::filesystem::path(rel);
+        if (d.empty()) return Path(rel);
         std::string s;
         s.reserve(d.size() + 1 + rel.size());
         s += d;
         if (d.back() != '/') s += '/';
         s += rel;
-        return std::filesystem::path(std::move(s));
+        return Path(std::move(s));
     } else {
-        return dir / std::filesystem::path(rel);
+        return dir / Path(rel);
     }
+}
+inline std::filesystem::path join_generic(const std::filesystem::path& dir, const std::string& rel) { return join_generic_as(dir, rel); }
+
+// A native path string as '/'-separated text (POSIX: itself; a template, so Windows' wide branch
+// is only instantiated there).
+template <class Str>
+std::string generic_of(const Str& native) {
+    if constexpr (std::is_same_v<typename Str::value_type, char>) return native;
+    else return std::filesystem::path(native).generic_string();
 }
 
 // `p` relative to `dir`, '/'-separated, when `p` lies strictly under it (both lexically

@@ -23,7 +23,7 @@ namespace stdfs = std::filesystem;
 namespace {
 
 constexpr std::string_view kWantHead = "envfix-ready-want 1\n";
-constexpr std::string_view kStateText = "envfix-ready-tree 1\n";
+constexpr std::string_view kStateHead = "envfix-ready-tree 2\n";
 constexpr const char* kWantSuffix = ".want";
 
 template <class T>
@@ -37,10 +37,16 @@ bool is_hex64(std::string_view s) {
 }
 
 // A path under the area: '/'-separated parts, none empty, "." or "..", no tab, newline or NUL,
-// no drive or backslash (Windows reads it as a separator).
+// no drive or backslash (Windows reads it as a separator), no part ending in a dot or a space
+// (Windows drops those).
 bool safe_rel(std::string_view rel) {
     if (rel.empty() || rel.front() == '/' || !plainly_normal(rel)) return false;
-    return rel.find_first_of(std::string_view("\t\n\r\\:\0", 6)) == std::string_view::npos;
+    if (rel.find_first_of(std::string_view("\t\n\r\\:\0", 6)) != std::string_view::npos) return false;
+    for (size_t end = rel.find('/');; end = rel.find('/', end + 1)) {
+        const size_t at = end == std::string_view::npos ? rel.size() : end;
+        if (rel[at - 1] == '.' || rel[at - 1] == ' ') return false;
+        if (end == std::string_view::npos) return true;
+    }
 }
 
 void remove_tree(const stdfs::path& p) {
@@ -142,20 +148,26 @@ bool ask(const stdfs::path& unpacked_root, const std::string& name, std::string_
     return !ec && fs::write_file_atomic(want, std::string(encoded), fs::Sync::Cache).has_value();
 }
 
-std::optional<Claimed> claim(const stdfs::path& unpacked_root, const std::string& name) {
+std::string state_text(const std::string& entry_identity, int64_t on_disk_since_ns) {
+    return std::string(kStateHead) + "entry " + entry_identity + "\non-disk " + std::to_string(on_disk_since_ns) + "\n";
+}
+
+std::optional<Claimed> claim(const stdfs::path& unpacked_root, const std::string& name, const std::string& state) {
     const auto dir = ready_dir(unpacked_root);
-    Claimed c{dir / "claimed" / unpacked::unique_name(), {}};
-    c.tree = c.dir / "t";
     std::error_code ec;
-    // The rename is the claim: of two installs, one finds the tree gone.
-    stdfs::rename(dir / name, c.dir, ec);
-    if (ec == std::errc::no_such_file_or_directory) {
-        stdfs::create_directories(c.dir.parent_path(), ec);
-        if (ec) return std::nullopt;
-        stdfs::rename(dir / name, c.dir, ec);
-    }
+    if (!storeops::stat_path(dir / name)) return std::nullopt;
+    // A new folder (its time now, whatever the tree's), then the rename into it is the claim: of
+    // two installs, one finds the tree gone.
+    Claimed c{dir / "claimed" / unpacked::unique_name(), {}};
+    stdfs::create_directories(c.dir, ec);
     if (ec) return std::nullopt;
-    if (fs::read_file(c.dir / "state").value_or("") != kStateText) {
+    stdfs::rename(dir / name, c.dir / "tree", ec);
+    if (ec) {
+        discard(c);
+        return std::nullopt;
+    }
+    c.tree = c.dir / "tree" / "t";
+    if (fs::read_file(c.dir / "tree" / "state").value_or("") != state) {
         discard(c);
         return std::nullopt;
     }
@@ -201,8 +213,12 @@ void drop_trees(const stdfs::path& unpacked_root, const std::string& sha256) {
     for (const auto& p : gone) {
         // A tree out of sight at once (renamed as an install claims it), then removed.
         if (p.extension() != kWantSuffix) {
-            if (auto c = claim(unpacked_root, p.filename().string())) discard(*c);
-            else remove_tree(p);
+            // Out of sight at once, as a claim moves it, then removed.
+            const auto aside = dir / "claimed" / unpacked::unique_name();
+            std::error_code rec;
+            stdfs::create_directories(aside.parent_path(), rec);
+            stdfs::rename(p, aside, rec);
+            remove_tree(rec ? p : aside);
         } else {
             remove_tree(p);
         }
@@ -279,7 +295,8 @@ MadeTrees make_wanted(const stdfs::path& unpacked_root) {
                 if (!st || !st->regular || st->size != f.size || st->mtime_ns > *since || !storeops::hard_link(from, join_generic(tree, f.rel)))
                     good = false;
             }, 256);
-        if (!good || !fs::write_file_atomic(tmp / "state", std::string(kStateText), fs::Sync::Cache)) {
+        const auto entry_id = fs::identity(*entry);
+        if (!good || !entry_id || !fs::write_file_atomic(tmp / "state", state_text(entry_id->to_string(), *since), fs::Sync::Cache)) {
             // A file changed (an edit in place through an environment's link): asked for again
             // by the next install, and made once its entry is whole again.
             remove_tree(tmp);

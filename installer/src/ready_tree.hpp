@@ -47,13 +47,19 @@ std::filesystem::path ready_dir(const std::filesystem::path& unpacked_root);
 // trees are only an optimisation). True when a want is waiting for the maker.
 bool ask(const std::filesystem::path& unpacked_root, const std::string& name, std::string_view encoded);
 
-// Takes the tree for this install: renamed under claimed/ (another install cannot take it too).
-// nullopt when there is none, or its state is not version 1.
+// A tree's state file: the version, and the entry it was linked from as it was then (its
+// folder's identity and on-disk mark), so a tree outliving its entry (dropped by --force-reinstall
+// or cache clean while the maker worked, then made again) is never taken.
+std::string state_text(const std::string& entry_identity, int64_t on_disk_since_ns);
+
+// Takes the tree for this install: moved into a new folder under claimed/ (another install
+// cannot take it too; the new folder's time keeps the maker's sweep off it). nullopt when there
+// is none, or its state is not `state` (it is then removed).
 struct Claimed {
     std::filesystem::path dir;   // claimed/<unique>
-    std::filesystem::path tree;  // dir/t
+    std::filesystem::path tree;  // dir/tree/t
 };
-std::optional<Claimed> claim(const std::filesystem::path& unpacked_root, const std::string& name);
+std::optional<Claimed> claim(const std::filesystem::path& unpacked_root, const std::string& name, const std::string& state);
 
 // Moves the tree's contents into `into` (a staging folder): each entry renamed whole where
 // `into` has nothing of that name, a folder that exists there on both sides merged below it, a

@@ -67,11 +67,7 @@ const Area* area_for(const std::vector<Area>& areas, const stdfs::path& p, std::
             best = &a;
     if (!best) return nullptr;
     // p is normal, so what follows the prefix is a relative path without "." or ".." parts.
-    std::string r;
-    if constexpr (std::is_same_v<stdfs::path::value_type, char>)
-        r = s.substr(best->prefix.size());  // POSIX: the native string is the generic one
-    else
-        r = stdfs::path(s.substr(best->prefix.size())).generic_string();
+    std::string r = generic_of(s.substr(best->prefix.size()));  // POSIX: the native string is the generic one
     const std::string_view first = std::string_view(r).substr(0, r.find('/'));
     if (first.empty() || first == ".." || first == ".") return nullptr;
     // envfix's own folders (staging, state) are never a destination or a file to remove.

@@ -85,25 +85,34 @@ TEST(ReadyTree, MergeRenamesWholeFoldersAndDescendsOnlyWhereStagingHasOne) {
     EXPECT_EQ(read_text(into / "top.py"), "t");
 }
 
-TEST(ReadyTree, OneInstallTakesATreeAndADamagedOneIsDropped) {
+TEST(ReadyTree, OneInstallTakesATreeAndOneOfAnotherEntryIsDropped) {
     TempDir dir;
     const auto root = dir.path() / "unpacked";
     const auto ready_dir = ready::ready_dir(root);
-    write(ready_dir / "t1/state", "envfix-ready-tree 1\n");
+    const auto state = ready::state_text("1:2:3:4", 5);
+    write(ready_dir / "t1/state", state);
     write(ready_dir / "t1/t/pkg/a.py", "a");
-    auto first = ready::claim(root, "t1");
+    auto first = ready::claim(root, "t1", state);
     ASSERT_TRUE(first);
     EXPECT_EQ(read_text(first->tree / "pkg/a.py"), "a");
-    EXPECT_FALSE(ready::claim(root, "t1")) << "taken already";
+    EXPECT_FALSE(ready::claim(root, "t1", state)) << "taken already";
     ready::discard(*first);
     EXPECT_FALSE(stdfs::exists(first->dir));
-    // Another version's state: not used, and gone.
-    write(ready_dir / "t2/state", "envfix-ready-tree 2\n");
+    // Made from the entry as it was before it was dropped and made again: not used, and gone.
+    write(ready_dir / "t2/state", ready::state_text("1:2:3:4", 6));
     write(ready_dir / "t2/t/pkg/a.py", "a");
-    EXPECT_FALSE(ready::claim(root, "t2"));
+    EXPECT_FALSE(ready::claim(root, "t2", state));
     EXPECT_FALSE(stdfs::exists(ready_dir / "t2"));
     std::error_code ec;
     EXPECT_TRUE(stdfs::is_empty(ready_dir / "claimed", ec));
+}
+
+TEST(ReadyTree, AWindowsManglingNameIsNoTreePath) {
+    for (const std::string rel : {"pkg./x.py", "pkg/x.py ", "pkg /x.py"}) {
+        auto w = want();
+        w.files[0].rel = rel;
+        EXPECT_FALSE(ready::decode_want(ready::encode_want(w))) << rel;
+    }
 }
 
 TEST(ReadyTree, AWantIsWrittenOnceAndNotBesideItsTree) {

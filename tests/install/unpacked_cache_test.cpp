@@ -832,3 +832,36 @@ TEST_F(UnpackedCache, ReadyTreesAreMadeInTheBackgroundAfterTheInstallHasEnded) {
     EXPECT_EQ(check.out, "42\n") << check.err;
     EXPECT_TRUE(wait_for_maker()) << "the next one";
 }
+
+TEST_F(UnpackedCache, ATreeMissingFilesIsCompletedFromTheEntryAndOneOfADroppedEntryIsNotTaken) {
+    auto cold = install(dir / "venv", dir / "home-cold");
+    auto home = dir / "home";
+    install(dir / "other", home);
+    const auto ready = cache_of(home) / "ready";
+    auto made = ready_names(ready);
+    ASSERT_EQ(made.size(), 1u);
+    // A file gone from the tree (as when a rename into staging is refused half way): found
+    // missing beside the staging and linked from the entry.
+    std::error_code ec;
+    ASSERT_TRUE(stdfs::remove(ready / made[0] / "t/cached_pkg/big.bin", ec));
+    stdfs::remove_all(dir / "venv", ec);
+    make_bare_venv(dir / "venv");
+    auto r = run_envfix({"install", "-vv", "--env", (dir / "venv").string(), whl.string()}, {}, home);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("ready trees used: 1 wheels'"), std::string::npos) << r.err;
+    EXPECT_EQ(tree_diff(cold, snapshot(dir / "venv", {".envfix"})), "");
+    EXPECT_TRUE(entry_inodes(home).count(*inode(site_packages(dir / "venv") / "cached_pkg/big.bin")));
+    // The entry dropped and made again while its tree stayed (a maker racing --force-reinstall):
+    // that tree holds the old entry's inodes, and is never taken.
+    ASSERT_EQ(ready_names(ready), made);
+    stdfs::remove_all(entry_of(home), ec);
+    install(dir / "third", home);  // makes the entry again (and its tree would be asked for)
+    stdfs::remove_all(dir / "venv", ec);
+    make_bare_venv(dir / "venv");
+    r = run_envfix({"install", "-vv", "--env", (dir / "venv").string(), whl.string()}, {}, home);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.err.find("ready trees used"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("ready trees made: 1"), std::string::npos) << r.err << " (one of the entry as it is now)";
+    EXPECT_EQ(tree_diff(cold, snapshot(dir / "venv", {".envfix"})), "");
+    EXPECT_EQ(ready_names(ready), made);
+}

@@ -39,8 +39,9 @@ struct ProcessResult {
 Expected<ProcessResult> run_process(const ProcessSpec& spec);
 
 // Starts `argv` (this process's environment, no shell) detached: its own session, stdin,
-// stdout and stderr on the null device, no other descriptor or handle inherited, not waited
-// for; it goes on after this process exits. Fails ("process.start_failed") only when it
+// stdout and stderr on the null device, no other descriptor or handle inherited, its working
+// folder "/" (Windows: the program's folder), not waited for; it goes on after this process
+// exits. Fails ("process.start_failed") only when it
 // cannot be started.
 Expected<void> start_detached(const std::vector<std::string>& argv);
 
