@@ -20,6 +20,9 @@ namespace envfix::installer::ready {
 
 namespace stdfs = std::filesystem;
 
+using unpacked::is_hex64;
+using unpacked::remove_tree;
+
 namespace {
 
 constexpr std::string_view kWantHead = "envfix-ready-want 1\n";
@@ -30,10 +33,6 @@ template <class T>
 bool parse_number(std::string_view s, T& out) {
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
     return ec == std::errc() && p == s.data() + s.size() && !s.empty();
-}
-
-bool is_hex64(std::string_view s) {
-    return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
 // A path under the area: '/'-separated parts, none empty, "." or "..", no tab, newline or NUL,
@@ -47,11 +46,6 @@ bool safe_rel(std::string_view rel) {
         if (rel[at - 1] == '.' || rel[at - 1] == ' ') return false;
         if (end == std::string_view::npos) return true;
     }
-}
-
-void remove_tree(const stdfs::path& p) {
-    std::error_code ec;
-    stdfs::remove_all(p, ec);
 }
 
 // Folders under `dir` unchanged for `older_than` removed (a process killed while making or

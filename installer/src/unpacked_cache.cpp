@@ -20,6 +20,8 @@
 namespace envfix::installer {
 
 namespace stdfs = std::filesystem;
+using unpacked::is_hex64;
+using unpacked::remove_tree;
 
 namespace {
 
@@ -36,10 +38,6 @@ constexpr const char* kMarkerHead = "envfix-unpacked 1";
 constexpr const char* kKeyHead = "envfix-wheel-key 1";
 constexpr const char* kOnDisk = "ENVFIX-ON-DISK";
 constexpr const char* kOnDiskText = "envfix-on-disk 1\n";
-
-bool is_hex64(std::string_view s) {
-    return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
-}
 
 std::string marker_text(const std::string& sha256, size_t files) {
     return std::string(kMarkerHead) + "\nsha256 " + sha256 + "\nfiles " + std::to_string(files) + "\n";
@@ -66,11 +64,6 @@ stdfs::path key_file(const stdfs::path& root, const stdfs::path& wheel) {
     const auto& n = abs.native();
     auto bytes = std::string_view(reinterpret_cast<const char*>(n.data()), n.size() * sizeof(n[0]));
     return root / kLayout / "keys" / sha256_hex(bytes).substr(0, 32);
-}
-
-void remove_tree(const stdfs::path& p) {
-    std::error_code ec;
-    stdfs::remove_all(p, ec);
 }
 
 std::string stat_line(const storeops::FileStat& s) {
@@ -145,6 +138,15 @@ Expected<CleanResult> clean_unpacked_cache(const stdfs::path& root) {
 }
 
 namespace unpacked {
+
+bool is_hex64(std::string_view s) {
+    return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+void remove_tree(const stdfs::path& p) {
+    std::error_code ec;
+    stdfs::remove_all(p, ec);
+}
 
 std::string unique_name() {
     static thread_local std::mt19937_64 rng{std::random_device{}()};
