@@ -64,6 +64,19 @@ std::vector<stdfs::path> regular_files(const stdfs::path& p) {
     return out;
 }
 
+// Ready trees (docs/performance.md, "Ready trees"): the entry's files already linked into the
+// folders they take, renamed into the next environment's staging whole.
+std::vector<std::string> ready_names(const stdfs::path& ready) {
+    std::vector<std::string> out;
+    std::error_code ec;
+    for (stdfs::directory_iterator it(ready, ec), end; !ec && it != end; it.increment(ec)) {
+        auto n = it->path().filename().string();
+        if (n != "claimed" && n != "tmp" && n != ".lock") out.push_back(n);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
 class UnpackedCache : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -88,9 +101,24 @@ protected:
         return out;
     }
 
+    // A cold install's tree for reference (caches of its own) in `cold`, then the wheel installed
+    // into `other` with the caches of `home`, which makes its one ready tree
+    // (ENVFIX_READY_TREES=wait, run_envfix): `made` names it, under `ready`.
+    void cold_and_tree() {
+        cold = install(dir / "venv", dir / "home-cold");
+        home = dir / "home";
+        install(dir / "other", home);
+        ready = cache_of(home) / "ready";
+        made = ready_names(ready);
+        ASSERT_EQ(made.size(), 1u);
+    }
+
     TempDir dir;
     stdfs::path whl;
     std::string sha;
+    Tree cold;
+    stdfs::path home, ready;
+    std::vector<std::string> made;
 };
 
 TEST_F(UnpackedCache, SecondEnvironmentLinksTheCachedFilesAndMatchesAColdInstall) {
@@ -704,19 +732,6 @@ TEST_F(EarlyUnpackCache, ADownloadGivenUpOrNeverCheckedLeavesNothingInflatedEarl
     }
 }
 
-// Ready trees (docs/performance.md, "Ready trees"): the entry's files already linked into the
-// folders they take, renamed into the next environment's staging whole.
-std::vector<std::string> ready_names(const stdfs::path& ready) {
-    std::vector<std::string> out;
-    std::error_code ec;
-    for (stdfs::directory_iterator it(ready, ec), end; !ec && it != end; it.increment(ec)) {
-        auto n = it->path().filename().string();
-        if (n != "claimed" && n != "tmp" && n != ".lock") out.push_back(n);
-    }
-    std::sort(out.begin(), out.end());
-    return out;
-}
-
 TEST_F(UnpackedCache, AWarmInstallRenamesTheReadyTreeMadeForItAndAsksForTheNext) {
     auto cold = install(dir / "venv", dir / "home-cold");
     auto home = dir / "home";
@@ -769,12 +784,7 @@ TEST_F(UnpackedCache, AWarmInstallRenamesTheReadyTreeMadeForItAndAsksForTheNext)
 }
 
 TEST_F(UnpackedCache, NoTreeIsMadeFromAnEntryWhoseFileChangedAndTheInstallStillMatchesAColdOne) {
-    auto cold = install(dir / "venv", dir / "home-cold");
-    auto home = dir / "home";
-    install(dir / "other", home);
-    const auto ready = cache_of(home) / "ready";
-    auto made = ready_names(ready);
-    ASSERT_EQ(made.size(), 1u);
+    ASSERT_NO_FATAL_FAILURE(cold_and_tree());
     std::error_code ec;
     stdfs::remove_all(ready / made[0], ec);
     // An edit in place through an environment's link changes the entry's file too.
@@ -834,12 +844,7 @@ TEST_F(UnpackedCache, ReadyTreesAreMadeInTheBackgroundAfterTheInstallHasEnded) {
 }
 
 TEST_F(UnpackedCache, ATreeMissingFilesIsCompletedFromTheEntryAndOneOfADroppedEntryIsNotTaken) {
-    auto cold = install(dir / "venv", dir / "home-cold");
-    auto home = dir / "home";
-    install(dir / "other", home);
-    const auto ready = cache_of(home) / "ready";
-    auto made = ready_names(ready);
-    ASSERT_EQ(made.size(), 1u);
+    ASSERT_NO_FATAL_FAILURE(cold_and_tree());
     // A file gone from the tree (as when a rename into staging is refused half way): found
     // missing beside the staging and linked from the entry.
     std::error_code ec;
