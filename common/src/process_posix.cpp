@@ -226,6 +226,14 @@ Expected<void> start_detached(const std::vector<std::string>& argv_in) {
     const std::string prog = program->string();
     const int null_fd = ::open("/dev/null", O_RDWR | O_CLOEXEC);
     if (null_fd < 0) return fail(ExitCode::Internal, "process.start_failed", {{"program", prog}, {"reason", std::strerror(errno)}});
+    // Closed by the program's exec (CLOEXEC), or carrying exec's errno: read to its end, so this
+    // returns once the program holds none of this process's descriptors any more.
+    Pipe status;
+    if (!status.open()) {
+        const int e = errno;
+        ::close(null_fd);
+        return fail(ExitCode::Internal, "process.start_failed", {{"program", prog}, {"reason", std::strerror(e)}});
+    }
     const pid_t pid = ::fork();
     if (pid < 0) {
         const int e = errno;
@@ -241,24 +249,33 @@ Expected<void> start_detached(const std::vector<std::string>& argv_in) {
         ::dup2(null_fd, 0);
         ::dup2(null_fd, 1);
         ::dup2(null_fd, 2);
-        // No lock or file of this process kept open in it (an environment's lock is a
-        // descriptor's flock).
+        // The status pipe as descriptor 3 (close-on-exec), then no other lock or file of this
+        // process kept open in it (an environment's lock is a descriptor's flock).
+        if (status.fd[1] != 3) ::dup2(status.fd[1], 3);
+        ::fcntl(3, F_SETFD, FD_CLOEXEC);
 #if defined(__linux__) && defined(CLOSE_RANGE_UNSHARE)
-        if (::close_range(3, ~0U, 0) != 0)  // a kernel older than 5.9
+        if (::close_range(4, ~0U, 0) != 0)  // a kernel older than 5.9
 #endif
-            for (int fd = 3; fd < 4096; ++fd) ::close(fd);
+            for (int fd = 4; fd < 4096; ++fd) ::close(fd);
         ::signal(SIGPIPE, SIG_DFL);
         ::signal(SIGINT, SIG_DFL);
         // Holding no folder of the caller's (a CI job's working folder, a mount).
-        if (::chdir("/") != 0) ::_exit(127);
-        ::execv(prog.c_str(), argv.data());
+        if (::chdir("/") == 0) ::execv(prog.c_str(), argv.data());
+        const int e = errno;
+        (void)!::write(3, &e, sizeof e);
         ::_exit(127);
     }
     ::close(null_fd);
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    status.close_end(1);
+    int exit_status = 0;
+    while (::waitpid(pid, &exit_status, 0) < 0 && errno == EINTR) {
     }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    int child_errno = 0;
+    ssize_t got;
+    do { got = ::read(status.fd[0], &child_errno, sizeof child_errno); } while (got < 0 && errno == EINTR);
+    if (got == sizeof child_errno)
+        return fail(ExitCode::Internal, "process.start_failed", {{"program", prog}, {"reason", std::strerror(child_errno)}});
+    if (!WIFEXITED(exit_status) || WEXITSTATUS(exit_status) != 0)
         return fail(ExitCode::Internal, "process.start_failed", {{"program", prog}, {"reason", "could not start it detached"}});
     return {};
 }
