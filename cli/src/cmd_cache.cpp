@@ -7,6 +7,7 @@
 #include "envfix/installer/unpacked_cache.hpp"
 #include "envfix/installer/wheel_cache.hpp"
 #include "output.hpp"
+#include "ready_trees.hpp"
 
 namespace envfix::cli {
 
@@ -76,8 +77,7 @@ void run_ready(Context& ctx) {
         print(msg("cache.ready_busy", {{"path", root.string()}}));
         return;
     }
-    print(msg("cache.ready_made", {{"trees", std::to_string(made.trees)}, {"files", std::to_string(made.files)},
-                                   {"ms", std::to_string(static_cast<long long>(made.seconds * 1000))}, {"skipped", std::to_string(made.skipped)}}));
+    print(ready_trees_made(made));
 }
 
 }  // namespace

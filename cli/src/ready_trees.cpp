@@ -22,6 +22,13 @@ Mode mode() {
 
 }  // namespace
 
+Message ready_trees_made(const installer::ReadyTreesMade& made) {
+    return msg("cache.ready_made", {{"trees", std::to_string(made.trees)}, {"files", std::to_string(made.files)},
+                                    {"folders", std::to_string(made.folders)},
+                                    {"ms", std::to_string(static_cast<long long>(made.seconds * 1000))},
+                                    {"skipped", std::to_string(made.skipped)}});
+}
+
 size_t ready_trees_from() {
     switch (mode()) {
         case Mode::Off: return 0;
@@ -38,10 +45,7 @@ void make_ready_trees_after(Context& ctx) {
     if (mode() == Mode::Wait) {
         auto made = installer::make_ready_trees(installer::unpacked_cache_root());
         if (ctx.reporter)
-            ctx.reporter->debug(msg("cache.debug.ready_trees", {{"trees", std::to_string(made.trees)}, {"files", std::to_string(made.files)},
-                                                                {"folders", std::to_string(made.folders)},
-                                                                {"ms", std::to_string(static_cast<long long>(made.seconds * 1000))},
-                                                                {"skipped", std::to_string(made.skipped)}}));
+            ctx.reporter->debug(ready_trees_made(made));
         return;
     }
     auto self = current_executable();

@@ -3,12 +3,18 @@
 // trees"): which wheels an install uses them for, and their making once the command has ended.
 #include <cstddef>
 
+#include "envfix/common/message.hpp"
+#include "envfix/installer/unpacked_cache.hpp"
+
 namespace envfix::cli {
 
 struct Context;
 
 // InstallRequest::ready_trees_from by ENVFIX_READY_TREES: 0 ("0"), 1 ("wait"), else 64.
 size_t ready_trees_from();
+
+// What the maker did, in one line (`envfix cache ready`, and -v after an install with "wait").
+Message ready_trees_made(const installer::ReadyTreesMade& made);
 
 // When an install asked for trees (Context::ready_trees_wanted): "wait" makes them here, else
 // `envfix cache ready` is started in the background (the command's output is complete by then).

@@ -148,9 +148,9 @@ struct ReadyUse {
     std::vector<size_t> files;                 // planned files of the input
     std::vector<const stdfs::path*> dests;     // their writer keys
     std::vector<char> in_tree;                 // per planned file, when claimed
-    ready::Want want;
+    ready::Want want;                          // its sha256 set once asked for
     uint64_t bytes = 0;
-    bool eligible = false, asked = false;
+    bool eligible = false;
     std::optional<stdfs::path> entry;          // its unpacked entry, when claimed
     std::optional<int64_t> since;              // that entry's mark (unpacked::entry_on_disk_since)
     stdfs::path into;                          // the staging folder it went into
@@ -162,13 +162,20 @@ struct ReadyUse {
     }
 };
 
+// The wheel's want, for its sha256 (known before staging for a wheel from the wheel cache, after
+// it for a local file installed the first time): its tree's name, and its text.
+std::pair<std::string, std::string> name_want(ReadyUse& use, const std::string& sha) {
+    use.want.sha256 = sha;
+    auto encoded = ready::encode_want(use.want);
+    return {ready::tree_name(sha, encoded), std::move(encoded)};
+}
+
 // Asks for the tree of a local wheel installed the first time, once staging has hashed it.
-void ask_ready_tree(ReadyUse& use, const std::optional<std::string>& sha, const stdfs::path& unpacked_root, bool& wanted) {
-    if (!use.eligible || use.asked || !sha) return;
-    use.asked = true;
-    use.want.sha256 = *sha;
-    const auto encoded = ready::encode_want(use.want);
-    wanted = ready::ask(unpacked_root, ready::tree_name(*sha, encoded), encoded) || wanted;
+// Returns whether a tree is asked for.
+bool ask_ready_tree(ReadyUse& use, const std::optional<std::string>& sha, const stdfs::path& unpacked_root) {
+    if (!use.eligible || !use.want.sha256.empty() || !sha) return false;
+    const auto [name, encoded] = name_want(use, *sha);
+    return ready::ask(unpacked_root, name, encoded);
 }
 
 // Per input, the planned files a ready tree of its wheel holds: extracted, written by it (not
@@ -228,10 +235,7 @@ bool take_ready_trees(const std::vector<Input>& inputs, const Writer& writer, co
         use.eligible = true;
         const auto sha = unpacked::known_sha256(unpacked_root, in.wheel);
         if (!sha) continue;  // a local file installed the first time: asked for once staging has hashed it
-        use.asked = true;
-        use.want.sha256 = *sha;
-        const auto encoded = ready::encode_want(use.want);
-        const auto name = ready::tree_name(*sha, encoded);
+        const auto [name, encoded] = name_want(use, *sha);
         // Taken before the next is asked for: the want is only written where no tree is.
         // Only the tree made from the entry as it is now (ready_tree.hpp, state_text).
         if (auto entry = unpacked::find_entry(unpacked_root, *sha, use.want.entry_files)) {
@@ -1019,11 +1023,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     for (const auto& [i, item] : archive_hash_item) {
         inputs[i].sha256 = digests[item].digest;
         unpacked::remember_sha256(unpacked_root, inputs[i].wheel, digests[item].digest);
-        if (!trees.empty()) {
-            bool wanted = false;
-            ask_ready_tree(trees[i], inputs[i].sha256, unpacked_root, wanted);
-            result.ready_trees_wanted = result.ready_trees_wanted || wanted;
-        }
+        if (!trees.empty() && ask_ready_tree(trees[i], inputs[i].sha256, unpacked_root)) result.ready_trees_wanted = true;
     }
     lap("files staged");
     auto filled = fill_unpacked_cache(unpacked_root, inputs, items, item_of, in_place.of, reporter);

@@ -219,9 +219,15 @@ void drop_trees(const stdfs::path& unpacked_root, const std::string& sha256) {
     }
 }
 
-MadeTrees make_wanted(const stdfs::path& unpacked_root) {
+}  // namespace envfix::installer::ready
+
+namespace envfix::installer {
+
+ReadyTreesMade make_ready_trees(const std::filesystem::path& unpacked_root) {
+    namespace stdfs = std::filesystem;
+    using namespace ready;
     const auto started = std::chrono::steady_clock::now();
-    MadeTrees out;
+    ReadyTreesMade out;
     const auto dir = ready_dir(unpacked_root);
     std::error_code ec;
     stdfs::create_directories(dir, ec);
@@ -310,15 +316,6 @@ MadeTrees make_wanted(const stdfs::path& unpacked_root) {
     }
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return out;
-}
-
-}  // namespace envfix::installer::ready
-
-namespace envfix::installer {
-
-ReadyTreesMade make_ready_trees(const std::filesystem::path& root) {
-    auto m = ready::make_wanted(root);
-    return {m.trees, m.files, m.folders, m.skipped, m.busy, m.seconds};
 }
 
 }  // namespace envfix::installer

@@ -72,17 +72,6 @@ void discard(const Claimed& claimed);
 // Every tree and want of this wheel (--force-reinstall: the entry's inodes may have been edited).
 void drop_trees(const std::filesystem::path& unpacked_root, const std::string& sha256);
 
-struct MadeTrees {
-    size_t trees = 0, files = 0, folders = 0;
-    size_t skipped = 0;  // wants whose entry is gone or not yet on the disk, or whose files differ
-    bool busy = false;   // another maker holds the lock
-    double seconds = 0;
-};
-// The maker (envfix cache ready, started in the background after an install): one tree per
-// waiting want, for wheels whose entry is on the disk (unpacked::entry_on_disk_since) with
-// every file the right size and unchanged since, so an install that uses the tree brings in no
-// data that still needs writing back. Takes ready/.lock without waiting; removes claimed trees
-// and unfinished ones older than an hour.
-MadeTrees make_wanted(const std::filesystem::path& unpacked_root);
+// The maker is make_ready_trees() (envfix/installer/unpacked_cache.hpp), defined with these.
 
 }  // namespace envfix::installer::ready

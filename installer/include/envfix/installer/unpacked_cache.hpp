@@ -80,8 +80,12 @@ Expected<bool> unpack_into_cache(const std::filesystem::path& root, const std::f
                                  const std::string& sha256, unsigned threads = 0, const InstalledContent* keep = nullptr);
 
 // Ready trees (docs/performance.md, "Ready trees"): an install that links a large wheel from its
-// entry asks for one (InstallRequest::ready_trees, InstallResult::ready_trees_wanted); this makes
-// every tree asked for whose entry is on the disk. Errors: none (best effort, as the cache).
+// entry asks for one (InstallRequest::ready_trees, InstallResult::ready_trees_wanted); this, the
+// maker (`envfix cache ready`, started in the background after an install), makes one tree per
+// waiting want, for wheels whose entry is on the disk (every file the right size and unchanged
+// since, so an install that uses the tree brings in no data that still needs writing back).
+// Takes ready/.lock without waiting; removes claimed trees and unfinished ones older than an
+// hour. Errors: none (best effort, as the cache).
 struct ReadyTreesMade {
     size_t trees = 0, files = 0, folders = 0;
     size_t skipped = 0;  // asked for, not made (entry gone, not yet on the disk, files changed)
