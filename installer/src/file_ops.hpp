@@ -34,9 +34,11 @@ public:
     // comes and the flush before the commit finds little left.
     Expected<void> write(std::string_view data);
     // Sets the mode and closes. Linux starts the write-back of the rest of a file of 1 MiB or more
-    // (on that same thread, without waiting here); Windows flushes the file to disk, since it
-    // cannot flush a whole volume without administrator rights.
-    Expected<void> finish(FileMode mode);
+    // (on that same thread, without waiting here), and of a smaller one too with `write_back_now`
+    // (the few files an install writes itself: RECORD, INSTALLER, launchers, which every install
+    // must flush before its commit, and which then are on the disk or nearly); Windows flushes the
+    // file to disk, since it cannot flush a whole volume without administrator rights.
+    Expected<void> finish(FileMode mode, bool write_back_now = false);
 
 private:
     OutFile() = default;

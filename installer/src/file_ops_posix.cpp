@@ -214,7 +214,7 @@ Expected<void> OutFile::write(std::string_view data) {
     return {};
 }
 
-Expected<void> OutFile::finish(FileMode mode) {
+Expected<void> OutFile::finish(FileMode mode, bool write_back_now) {
     int fd = static_cast<int>(handle_);
     uint32_t mask = umask_value();
     if (mode != FileMode::Regular) {
@@ -224,7 +224,7 @@ Expected<void> OutFile::finish(FileMode mode) {
 #ifdef __linux__
     // The rest's write-back started now, without waiting: the flush before "committed" then
     // finds little left to write.
-    if (written_ >= kStartAtClose) WritebackStarter::get().start(fd, started_, 0);
+    if (written_ >= kStartAtClose || (write_back_now && written_ > started_)) WritebackStarter::get().start(fd, started_, 0);
 #endif
     handle_ = -1;
     if (::close(fd) != 0) {

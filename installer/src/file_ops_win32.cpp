@@ -90,7 +90,7 @@ Expected<void> OutFile::write(std::string_view data) {
     return {};
 }
 
-Expected<void> OutFile::finish(FileMode) {
+Expected<void> OutFile::finish(FileMode, bool) {
     HANDLE h = reinterpret_cast<HANDLE>(handle_);
     // No volume-wide flush without administrator rights: each file is flushed before the
     // journal that names it is written.

@@ -474,7 +474,9 @@ private:
             ENVFIX_TRY_VOID(check_digest(it, row.hash_algorithm, digest));
             out = {row.hash_algorithm, std::move(digest), output.size()};
         }
-        ENVFIX_TRY_VOID(file.finish(mode));
+        // What staging writes itself is written back now: the flush before the commit then waits
+        // for little (on the GPU machine its 76 small files were 13-35 ms of a warm install).
+        ENVFIX_TRY_VOID(file.finish(mode, f.kind != PlannedFile::Kind::Extracted));
         fault_point();
         return {};
     }
