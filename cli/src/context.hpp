@@ -1,5 +1,6 @@
 #pragma once
 // What every command gets: the global options and the reporter the libraries talk to.
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -30,6 +31,12 @@ struct Context {
     ExitCode exit_code = ExitCode::Ok;
     // An install asked for ready trees: made once the command ends (ready_trees.hpp).
     bool ready_trees_wanted = false;
+    // When the command began (after the program was loaded): -vv says how long its steps took
+    // from here, the time a warm install spends before its own steps among them.
+    std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+    long long ms_since_start() const {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
+    }
 };
 
 // One function per subcommand file (cmd_<verb>.cpp), listed in commands.cpp.

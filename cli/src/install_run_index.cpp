@@ -74,6 +74,7 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
     PlanCliOptions plan_opts = o.plan;
     if (!o.venv.empty()) plan_opts.target = TargetOptions{.env = o.venv};
     auto choice = plan_for_install(ctx, plan_opts, sources, o.items);
+    ctx.reporter->debug(msg("install.debug.planned_at", {{"ms", std::to_string(ctx.ms_since_start())}}));
     const auto& plan = choice.plan;
     if (!plan.failure && (!plan_opts.target.app.empty() || !plan_opts.target.path.empty()))
         check_app_before_install(ctx, plan_opts.target, env, plan);
@@ -219,6 +220,7 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
     req.before_cache = settle;
     if (flushing) req.before_moves = flushed;  // where the downloads were flushed (DownloadFlush::Batch)
     auto result = installer::install_verified(env, req, verify_options(o, env, ctx), *ctx.reporter);
+    ctx.reporter->debug(msg("install.debug.installed_at", {{"ms", std::to_string(ctx.ms_since_start())}}));
     // The install stopped before it took the wheels: their downloads end first, and a failed one
     // is the error to report where the install's own is not.
     if (fetching.valid()) {
