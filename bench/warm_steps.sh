@@ -16,7 +16,7 @@ for rep in $(seq "$REPS"); do for e in "${BUILDS[@]}"; do
   rm -rf "$W/$n/v"; "$BASE" -m venv --without-pip "$W/$n/v"; sync
   ENVFIX_CACHE_DIR=$W/$n/c ENVFIX_DATA_DIR=$W/$n/d /usr/bin/time -f "warm $n: %e s wall, %U user, %S sys" "$e" install -vv \
     --no-verify --env "$W/$n/v" --torch-from index --index-url "$URL" -y "${R1[@]}" 2>&1 |
-    grep -E "wall|folders made|files staged|committed|made durable|ready trees used" | tr '\n' ' '
+    grep -E "wall|after the command|opened and planned|checks:|ready trees taken|folders made|files staged|RECORD files|committed|made durable|ready trees used" | tr '\n' ' '
   echo
   # The ready trees an install asked for are made by `envfix cache ready` in the background: the
   # next run starts once it has ended (docs/performance.md, "Ready trees").
