@@ -142,8 +142,8 @@ InPlace files_left_in_place(const Snapshot& present, const InstalledRows& replac
 constexpr size_t kNoItem = static_cast<size_t>(-1);
 
 // A wheel's ready tree (ready_tree.hpp): the planned files it holds, their writer keys, its
-// layout (the want, its sha256 filled in once known), and the tree when this install took one,
-// discarded whatever happens.
+// layout (the want, its sha256 filled in once known), and the tree when this install took one
+// (in the install's ClaimHolder, released whatever happens).
 struct ReadyUse {
     std::optional<ready::Claimed> claimed;
     std::vector<size_t> files;                 // planned files of the input
@@ -156,11 +156,17 @@ struct ReadyUse {
     std::optional<stdfs::path> entry;          // its unpacked entry, when claimed
     std::optional<int64_t> since;              // that entry's mark (unpacked::entry_on_disk_since)
     stdfs::path into;                          // the staging folder it went into
-    ReadyUse() = default;
-    ReadyUse(ReadyUse&&) = default;
-    ReadyUse& operator=(ReadyUse&&) = default;
-    ~ReadyUse() {
-        if (claimed) ready::discard(*claimed);
+};
+
+// The install's folder under ready/claimed/ (ready::new_holder): the trees it took, moved to
+// done/ by one rename when they are merged, or when the install ends without merging them.
+struct ClaimHolder {
+    stdfs::path dir;
+    explicit ClaimHolder(stdfs::path d) : dir(std::move(d)) {}
+    ClaimHolder(const ClaimHolder&) = delete;
+    ClaimHolder& operator=(const ClaimHolder&) = delete;
+    ~ClaimHolder() {
+        if (!dir.empty()) ready::release(dir);
     }
 };
 
@@ -187,7 +193,7 @@ bool ask_ready_tree(ReadyUse& use, const std::optional<std::string>& sha, const 
 // next in its `ask` (written by ask_ready_trees, beside the staging). The wheels on several
 // threads: torch's want alone is 12 000 rows to encode and hash.
 void take_ready_trees(const std::vector<Input>& inputs, const Writer& writer, const InPlace& in_place, const std::vector<stdfs::path>& areas,
-                      const stdfs::path& unpacked_root, size_t from, std::vector<ReadyUse>& uses) {
+                      const stdfs::path& unpacked_root, size_t from, const stdfs::path& holder, std::vector<ReadyUse>& uses) {
     uses.resize(inputs.size());
     if (from == 0) return;
     std::error_code ec;
@@ -248,7 +254,7 @@ void take_ready_trees(const std::vector<Input>& inputs, const Writer& writer, co
             const auto id = fs::identity(*entry);
             const auto since = unpacked::entry_on_disk_since(*entry);
             if (id && since) {
-                use.claimed = ready::claim(unpacked_root, name, ready::state_text(id->to_string(), *since));
+                use.claimed = ready::claim(unpacked_root, name, ready::state_text(id->to_string(), *since), holder);
                 use.entry = entry;
                 use.since = since;
             }
@@ -771,8 +777,9 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     std::vector<stdfs::path> areas = {scheme.purelib, scheme.platlib, scheme.scripts, scheme.data, scheme.headers_root, env.root};
     // Large wheels already unpacked take their ready trees (ready_tree.hpp): their files then come
     // into staging as a few renamed folders, neither made nor linked one by one here.
+    ClaimHolder holder{ready::new_holder(unpacked_root)};
     std::vector<ReadyUse> trees;
-    if (!request.force_reinstall) take_ready_trees(inputs, writer, in_place, areas, unpacked_root, request.ready_trees_from, trees);
+    if (!request.force_reinstall) take_ready_trees(inputs, writer, in_place, areas, unpacked_root, request.ready_trees_from, holder.dir, trees);
     // The next trees asked for beside the staging; known before the install returns (the command
     // starts their maker after it).
     std::future<bool> asking;
@@ -833,13 +840,14 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         // cache cleaned meanwhile): what did not move is found missing below and linked from the
         // entry or inflated, as without a tree.
         if (auto merged = ready::merge(use.claimed->tree, use.into); !merged) reporter.debug(merged.error().message);
-        ready::discard(*use.claimed);
         use.claimed.reset();
         dests.insert(dests.end(), use.dests.begin(), use.dests.end());
         for (size_t j = 0; j < use.dests.size(); ++j) tree_files.emplace_back(i, j);
         tree_bytes += use.bytes;
         ++result.ready_trees_used;
     }
+    // What the merges left: out of the way by one rename (ready::release).
+    if (result.ready_trees_used) ready::release(std::exchange(holder.dir, {}));
     // Each tree file looked at beside the staging, as a link from the entry is: one whose size
     // is not its RECORD's (an edit in place through an environment's link, which changes the
     // entry's inode) is staged again from its wheel; one changed since its entry was marked on

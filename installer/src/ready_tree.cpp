@@ -146,22 +146,22 @@ std::string state_text(const std::string& entry_identity, int64_t on_disk_since_
     return std::string(kStateHead) + "entry " + entry_identity + "\non-disk " + std::to_string(on_disk_since_ns) + "\n";
 }
 
-std::optional<Claimed> claim(const stdfs::path& unpacked_root, const std::string& name, const std::string& state) {
+stdfs::path new_holder(const stdfs::path& unpacked_root) { return ready_dir(unpacked_root) / "claimed" / unpacked::unique_name(); }
+
+std::optional<Claimed> claim(const stdfs::path& unpacked_root, const std::string& name, const std::string& state, const stdfs::path& holder) {
     const auto dir = ready_dir(unpacked_root);
     std::error_code ec;
     if (!storeops::stat_path(dir / name)) return std::nullopt;
-    // A new folder (its time now, whatever the tree's), then the rename into it is the claim: of
-    // two installs, one finds the tree gone.
-    Claimed c{dir / "claimed" / unpacked::unique_name(), {}};
-    stdfs::create_directories(c.dir, ec);
+    // The install's own new folder (its time now, whatever the tree's; made once, by whichever
+    // claim comes first), then the rename into it is the claim: of two installs, one finds the
+    // tree gone.
+    stdfs::create_directories(holder, ec);
     if (ec) return std::nullopt;
-    stdfs::rename(dir / name, c.dir / "tree", ec);
-    if (ec) {
-        discard(c);
-        return std::nullopt;
-    }
-    c.tree = c.dir / "tree" / "t";
-    if (fs::read_file(c.dir / "tree" / "state").value_or("") != state) {
+    Claimed c{holder / name, {}};
+    stdfs::rename(dir / name, c.dir, ec);
+    if (ec) return std::nullopt;
+    c.tree = c.dir / "t";
+    if (fs::read_file(c.dir / "state").value_or("") != state) {
         discard(c);
         return std::nullopt;
     }
@@ -195,7 +195,26 @@ Expected<size_t> merge(const stdfs::path& from, const stdfs::path& into) {
     return renamed;
 }
 
-void discard(const Claimed& claimed) { remove_tree(claimed.dir); }
+namespace {
+// Into ready/done/ by one rename (`ready` is the ready folder), else removed here.
+void move_to_done(const stdfs::path& p, const stdfs::path& ready) {
+    std::error_code ec;
+    stdfs::rename(p, ready / "done" / unpacked::unique_name(), ec);
+    if (ec) {
+        stdfs::create_directories(ready / "done", ec);
+        stdfs::rename(p, ready / "done" / unpacked::unique_name(), ec);
+    }
+    if (ec) remove_tree(p);
+}
+}  // namespace
+
+// ready/claimed/<holder>/<name>
+void discard(const Claimed& claimed) { move_to_done(claimed.dir, claimed.dir.parent_path().parent_path().parent_path()); }
+
+// ready/claimed/<holder>
+void release(const stdfs::path& holder) {
+    if (storeops::stat_path(holder)) move_to_done(holder, holder.parent_path().parent_path());
+}
 
 void drop_trees(const stdfs::path& unpacked_root, const std::string& sha256) {
     const auto dir = ready_dir(unpacked_root);
@@ -238,6 +257,7 @@ ReadyTreesMade make_ready_trees(const std::filesystem::path& unpacked_root) {
     }
     sweep(dir / "claimed", std::chrono::hours(1));
     sweep(dir / "tmp", std::chrono::hours(1));
+    sweep(dir / "done", std::chrono::seconds(0));  // no install uses what is there
     std::vector<stdfs::path> wants;
     for (stdfs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
         if (it->path().extension() == kWantSuffix) wants.push_back(it->path());

@@ -2,6 +2,9 @@
 
 #include "envfix/common/hash.hpp"
 
+#include <future>
+#include <system_error>
+
 namespace envfix::installer {
 
 namespace {
@@ -133,10 +136,10 @@ std::string encode_wheel_directory(const WheelFile& w, std::string_view metadata
     return std::move(o.text());
 }
 
-std::optional<WheelFile> decode_wheel_directory(std::string_view bytes, std::string_view sha256, const std::filesystem::path& file) {
-    if (!bytes.starts_with(kHead) || bytes.size() < kHead.size() + kDigest) return std::nullopt;
-    const auto body = bytes.substr(0, bytes.size() - kDigest);
-    if (sha256_hex(body) != bytes.substr(body.size())) return std::nullopt;
+namespace {
+
+// The body after its seal is checked (or while it is: decoding bounds-checks every read).
+std::optional<WheelFile> decode_body(std::string_view body, std::string_view sha256, const std::filesystem::path& file) {
     In in(body.substr(kHead.size()));
     if (in.u32() != kWheelDirectoryVersion || in.str() != sha256) return std::nullopt;
     WheelFile w;
@@ -214,6 +217,26 @@ std::optional<WheelFile> decode_wheel_directory(std::string_view bytes, std::str
     w.metadata_text = metadata_text;
     w.lazy = std::make_shared<WheelFile::LazyMap>();
     w.lazy->path = file;
+    return w;
+}
+
+}  // namespace
+
+std::optional<WheelFile> decode_wheel_directory(std::string_view bytes, std::string_view sha256, const std::filesystem::path& file) {
+    if (!bytes.starts_with(kHead) || bytes.size() < kHead.size() + kDigest) return std::nullopt;
+    const auto body = bytes.substr(0, bytes.size() - kDigest);
+    auto sealed = [&] { return sha256_hex(body) == bytes.substr(body.size()); };
+    // torch's directory (2.7 MB): hashed on another thread while it is decoded, which is the
+    // longest piece of a warm install's opening of its wheels.
+    std::future<bool> checking;
+    if (body.size() >= (256u << 10)) {
+        try {
+            checking = std::async(std::launch::async, sealed);
+        } catch (const std::system_error&) {  // no thread to be had: checked here
+        }
+    }
+    auto w = decode_body(body, sha256, file);
+    if (!(checking.valid() ? checking.get() : sealed())) return std::nullopt;
     return w;
 }
 

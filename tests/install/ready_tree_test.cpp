@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "envfix/common/fs.hpp"
+#include "envfix/installer/unpacked_cache.hpp"
 #include "ready_tree.hpp"
 #include "support.hpp"
 
@@ -92,19 +93,30 @@ TEST(ReadyTree, OneInstallTakesATreeAndOneOfAnotherEntryIsDropped) {
     const auto state = ready::state_text("1:2:3:4", 5);
     write(ready_dir / "t1/state", state);
     write(ready_dir / "t1/t/pkg/a.py", "a");
-    auto first = ready::claim(root, "t1", state);
+    const auto holder = ready::new_holder(root), other = ready::new_holder(root);
+    auto first = ready::claim(root, "t1", state, holder);
     ASSERT_TRUE(first);
     EXPECT_EQ(read_text(first->tree / "pkg/a.py"), "a");
-    EXPECT_FALSE(ready::claim(root, "t1", state)) << "taken already";
+    EXPECT_FALSE(ready::claim(root, "t1", state, other)) << "taken already";
     ready::discard(*first);
     EXPECT_FALSE(stdfs::exists(first->dir));
     // Made from the entry as it was before it was dropped and made again: not used, and gone.
     write(ready_dir / "t2/state", ready::state_text("1:2:3:4", 6));
     write(ready_dir / "t2/t/pkg/a.py", "a");
-    EXPECT_FALSE(ready::claim(root, "t2", state));
+    EXPECT_FALSE(ready::claim(root, "t2", state, holder));
     EXPECT_FALSE(stdfs::exists(ready_dir / "t2"));
     std::error_code ec;
+    EXPECT_TRUE(stdfs::is_empty(holder, ec));
+    // The install's holder, its trees with it, out of claimed/ by one rename; the maker empties done/.
+    write(ready_dir / "t3/state", state);
+    write(ready_dir / "t3/t/pkg/a.py", "a");
+    ASSERT_TRUE(ready::claim(root, "t3", state, holder));
+    ready::release(holder);
+    EXPECT_FALSE(stdfs::exists(holder));
     EXPECT_TRUE(stdfs::is_empty(ready_dir / "claimed", ec));
+    EXPECT_FALSE(stdfs::is_empty(ready_dir / "done", ec));
+    (void)make_ready_trees(root);
+    EXPECT_TRUE(stdfs::is_empty(ready_dir / "done", ec));
 }
 
 TEST(ReadyTree, AWindowsManglingNameIsNoTreePath) {

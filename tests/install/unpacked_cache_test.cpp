@@ -71,7 +71,7 @@ std::vector<std::string> ready_names(const stdfs::path& ready) {
     std::error_code ec;
     for (stdfs::directory_iterator it(ready, ec), end; !ec && it != end; it.increment(ec)) {
         auto n = it->path().filename().string();
-        if (n != "claimed" && n != "tmp" && n != ".lock") out.push_back(n);
+        if (n != "claimed" && n != "done" && n != "tmp" && n != ".lock") out.push_back(n);
     }
     std::sort(out.begin(), out.end());
     return out;
@@ -760,6 +760,7 @@ TEST_F(UnpackedCache, AWarmInstallRenamesTheReadyTreeMadeForItAndAsksForTheNext)
         EXPECT_TRUE(inodes.count(*inode(sp / rel))) << rel;
     EXPECT_EQ(ready_names(ready), made) << "the same layout asked for and made again";
     EXPECT_TRUE(stdfs::is_empty(ready / "claimed", ec));
+    EXPECT_TRUE(!stdfs::exists(ready / "done") || stdfs::is_empty(ready / "done", ec)) << "what the install left, removed by the maker";
     EXPECT_FALSE(stdfs::exists(sp / ".envfix-tx")) << "no staging left";
     auto tool = run_program({(dir / "venv/bin/cached-tool").string()});
     EXPECT_EQ(tool.out, "1.0\n") << tool.err;
