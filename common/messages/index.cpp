@@ -41,6 +41,8 @@ const CatalogEntry entries[] = {
     {"http.bad_url", "cannot fetch {url}: {reason}", "无法获取 {url}：{reason}"},
     {"http.interrupted", "interrupted while fetching {url}", "获取 {url} 时被中断"},
     {"http.failed", "fetching {url} failed: {reason}", "获取 {url} 失败：{reason}"},
+    {"http.no_libcurl", "cannot fetch {url}: {reason} (envfix downloads through libcurl: install libcurl4)",
+     "无法获取 {url}：{reason}（envfix 通过 libcurl 下载：请安装 libcurl4）"},
     {"http.status", "{url} answered HTTP {status}", "{url} 返回 HTTP {status}"},
     {"http.too_large", "{url} is larger than {limit}; refusing it as an index page", "{url} 超过 {limit}；不作为索引页面读取"},
     {"http.not_cached", "offline, and {url} is not in the cache", "处于离线模式，而缓存中没有 {url}"},

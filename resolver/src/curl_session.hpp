@@ -13,6 +13,9 @@
 namespace envfix::resolver::detail {
 
 void ensure_curl_global();
+// Where libcurl could not be loaded (POSIX loads it on first use: curl_lazy_posix.cpp), why;
+// else nullptr. Asked before a transfer starts.
+const std::string* curl_load_error();
 
 struct CurlEasy {
     CURL* h = nullptr;

@@ -611,6 +611,11 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
             results[i].error = make_error(ExitCode::NotCached, "http.not_cached", {{"url", redact_url(items[i].url)}});
         return results;
     }
+    if (auto* missing = detail::curl_load_error()) {
+        for (size_t i = 0; i < items.size(); ++i)
+            results[i].error = make_error(ExitCode::Internal, "http.no_libcurl", {{"url", redact_url(items[i].url)}, {"reason", *missing}});
+        return results;
+    }
     detail::ensure_curl_global();
     const size_t parallel = static_cast<size_t>(std::max(1, options.parallel));
     const DownloadFlush flush = chosen_flush(options.flush);

@@ -164,6 +164,7 @@ Expected<HttpResponse> HttpClient::fetch(const HttpRequest& req) {
         }
         return fail(ExitCode::NotCached, "http.not_cached", {{"url", redact_url(req.url)}});
     }
+    if (auto* missing = detail::curl_load_error()) return fail(ExitCode::Internal, "http.no_libcurl", {{"url", redact_url(req.url)}, {"reason", *missing}});
     for (int attempt = 0;; ++attempt) {
         if (interrupt_requested()) return fail(ExitCode::Interrupted, "http.interrupted", {{"url", redact_url(req.url)}});
         detail::CurlEasy e;

@@ -535,6 +535,14 @@ TEST_F(IndexInstall, BadIndexAnswersLeaveTheEnvironmentAsItWas) {
     auto r = run_envfix(install_args("cu128", {"--offline"}), {}, empty_home.path());
     EXPECT_EQ(r.code, 55) << r.err;
     EXPECT_EQ(tree_diff(before, snapshot(venv)), "");
+
+    // No libcurl to load (envfix loads it when it first downloads): one line naming it, the
+    // Internal exit code, nothing changed.
+    r = run_envfix(install_args("cu128", {"--refresh"}), {{"ENVFIX_LIBCURL", "/nonexistent/libcurl.so.4"}}, empty_home.path());
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(first_error_line(r).find("/nonexistent/libcurl.so.4 could not be loaded"), std::string::npos) << r.err;
+    EXPECT_NE(first_error_line(r).find("install libcurl4"), std::string::npos) << r.err;
+    EXPECT_EQ(tree_diff(before, snapshot(venv)), "");
 }
 
 TEST_F(IndexInstall, CtrlCDuringDownloadChangesNothing) {

@@ -1,0 +1,75 @@
+// The libarchive entry points envfix calls (the planner's METADATA out of part of a wheel, the
+// installer's reader of odd zips), defined here: each loads libarchive.so.13 on first use and
+// calls it (system_library_posix.hpp says why). Where it cannot be loaded, each fails as on a
+// damaged archive, and archive_error_string says which library is missing and why, so the
+// caller's one-line error names it.
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "system_library_posix.hpp"
+
+namespace {
+
+using envfix::resolver::detail::SystemLibrary;
+
+const SystemLibrary& archive_library() {
+    static const SystemLibrary lib({"libarchive.so.13"});
+    return lib;
+}
+
+template <class Fn>
+Fn archive_symbol(const char* name) {
+    return archive_library().symbol<Fn>(name);
+}
+
+}  // namespace
+
+extern "C" {
+
+archive* archive_read_new(void) {
+    static const auto fn = archive_symbol<archive* (*)()>("archive_read_new");
+    return fn ? fn() : nullptr;
+}
+
+int archive_read_free(archive* a) {
+    static const auto fn = archive_symbol<int (*)(archive*)>("archive_read_free");
+    return fn && a ? fn(a) : ARCHIVE_OK;
+}
+
+int archive_read_support_format_zip_seekable(archive* a) {
+    static const auto fn = archive_symbol<int (*)(archive*)>("archive_read_support_format_zip_seekable");
+    return fn && a ? fn(a) : ARCHIVE_FATAL;
+}
+
+int archive_read_support_format_zip_streamable(archive* a) {
+    static const auto fn = archive_symbol<int (*)(archive*)>("archive_read_support_format_zip_streamable");
+    return fn && a ? fn(a) : ARCHIVE_FATAL;
+}
+
+int archive_read_open_memory(archive* a, const void* bytes, size_t size) {
+    static const auto fn = archive_symbol<int (*)(archive*, const void*, size_t)>("archive_read_open_memory");
+    return fn && a ? fn(a, bytes, size) : ARCHIVE_FATAL;
+}
+
+int archive_read_next_header(archive* a, archive_entry** entry) {
+    static const auto fn = archive_symbol<int (*)(archive*, archive_entry**)>("archive_read_next_header");
+    return fn && a ? fn(a, entry) : ARCHIVE_FATAL;
+}
+
+la_ssize_t archive_read_data(archive* a, void* into, size_t size) {
+    static const auto fn = archive_symbol<la_ssize_t (*)(archive*, void*, size_t)>("archive_read_data");
+    return fn && a ? fn(a, into, size) : ARCHIVE_FATAL;
+}
+
+const char* archive_error_string(archive* a) {
+    static const auto fn = archive_symbol<const char* (*)(archive*)>("archive_error_string");
+    if (fn && a) return fn(a);
+    return archive_library().handle ? "out of memory" : archive_library().error.c_str();
+}
+
+const char* archive_entry_pathname(archive_entry* e) {
+    static const auto fn = archive_symbol<const char* (*)(archive_entry*)>("archive_entry_pathname");
+    return fn && e ? fn(e) : nullptr;
+}
+
+}  // extern "C"
