@@ -27,23 +27,6 @@ namespace stdfs = std::filesystem;
 
 namespace tx {
 
-void parallel_for(size_t n, const std::function<void(size_t)>& fn, size_t per_thread) {
-    // Latency-bound work (metadata writes), so more threads than cores help.
-    std::atomic<size_t> next{0};
-    auto work = [&] {
-        for (size_t i; (i = next.fetch_add(1)) < n;) fn(i);
-    };
-    size_t threads = std::min<size_t>(16, n / std::max<size_t>(1, per_thread));
-    std::vector<std::thread> pool;
-    // No thread to be had (a limit reached): those started, and this one, do the work.
-    try {
-        for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-    } catch (const std::system_error&) {
-    }
-    work();
-    for (auto& t : pool) t.join();
-}
-
 std::string stage_dir_name(const std::string& id) { return ".envfix-tx-" + id; }
 
 std::vector<Area> make_areas(const std::vector<std::string>& roots, const std::string& id) {
