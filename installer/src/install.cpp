@@ -688,7 +688,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         for (size_t k = 0; k < inputs[i].plan.files.size(); ++k) {
             const auto& f = inputs[i].plan.files[k];
             stdfs::path scratch;
-            const stdfs::path* key = &normal_ref(f.dest, scratch);
+            const stdfs::path* key = f.dest_normal ? &f.dest : &normal_ref(f.dest, scratch);
             if (key == &scratch) key = &normal_dests.emplace_back(std::move(scratch));
             auto [it, fresh] = writer.try_emplace(key, i, k);
             if (fresh) continue;
@@ -824,12 +824,13 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         dests.push_back(&written_after.emplace_back(inputs[i].plan.dist_info / "RECORD"));
         if (inputs[i].plan.direct_url) dests.push_back(&written_after.emplace_back(inputs[i].plan.dist_info / "direct_url.json"));
     }
-    ENVFIX_TRY_VOID(tx.make_stage_dirs(dests));
-    // The ready trees' files, after the folders: renamed in whole where staging has no folder of
-    // that name, merged below one it has (a dist-info folder, a namespace package).
-    const size_t tree_dests_from = dests.size();
+    // The ready trees' files first, each top folder renamed in whole where staging has none of
+    // that name yet (a tree's dist-info folder too: made first for INSTALLER, it took a rename
+    // per file), merged below one another tree brought (a namespace package); then the folders
+    // of the other files, which a tree may have brought already.
     uint64_t tree_bytes = 0;
     std::vector<std::pair<size_t, size_t>> tree_files;  // (input, index in its tree), in the order of dests
+    std::vector<const stdfs::path*> tree_dests;
     for (size_t i = 0; i < trees.size(); ++i) {
         auto& use = trees[i];
         if (!use.claimed) continue;
@@ -841,11 +842,14 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         // entry or inflated, as without a tree.
         if (auto merged = ready::merge(use.claimed->tree, use.into); !merged) reporter.debug(merged.error().message);
         use.claimed.reset();
-        dests.insert(dests.end(), use.dests.begin(), use.dests.end());
+        tree_dests.insert(tree_dests.end(), use.dests.begin(), use.dests.end());
         for (size_t j = 0; j < use.dests.size(); ++j) tree_files.emplace_back(i, j);
         tree_bytes += use.bytes;
         ++result.ready_trees_used;
     }
+    ENVFIX_TRY_VOID(tx.make_stage_dirs(dests));
+    const size_t tree_dests_from = dests.size();
+    dests.insert(dests.end(), tree_dests.begin(), tree_dests.end());
     // What the merges left: out of the way by one rename (ready::release).
     if (result.ready_trees_used) ready::release(std::exchange(holder.dir, {}));
     // Each tree file looked at beside the staging, as a link from the entry is: one whose size
@@ -864,7 +868,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         tx::parallel_for(tree_files.size(), [&](size_t t) {
             const auto& use = trees[tree_files[t].first];
             const auto& f = use.want.files[tree_files[t].second];
-            auto st = storeops::stat_path(join_generic(use.into, f.rel));
+            auto st = storeops::stat_text(join_generic_text(use.into, f.rel));
             if (!st || !st->regular || st->size != f.size) c.bad[t] = 1;
             else c.on_disk[t] = use.since && st->mtime_ns <= *use.since;
         }, 512);

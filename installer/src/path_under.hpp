@@ -44,6 +44,13 @@ bool ends_with_ascii(const Str& s, std::string_view suffix) {
     return true;
 }
 
+// A path plainly normal (POSIX; false on Windows, whose paths are always normalised).
+template <class Path = std::filesystem::path>
+bool plainly_normal_path(const Path& p) {
+    if constexpr (Path::preferred_separator == '/') return plainly_normal(p.native());
+    else return false;
+}
+
 // `p` itself when it is plainly normal, else its lexically normal form kept in `scratch`: no copy
 // for the 17 000 paths of an install, which are all normal.
 template <class Path = std::filesystem::path>
@@ -73,25 +80,35 @@ Path normal_path(const Path& p) {
     return normal_ref(p, scratch);
 }
 
-// `dir` joined with a '/'-separated relative path: on POSIX one path made from one string, as every
-// staged and cached file asks for one (`operator/` splits and copies part by part).
-// The same path as `dir / rel` (no second '/' after a folder ending in one; an empty `dir` adds none).
-// (The work in a template, so the branch of the other platform is never instantiated: Windows
-// paths are wide.)
+// `dir` joined with a '/'-separated relative path, as native text: on POSIX one string, never a
+// std::filesystem::path (for storeops::stat_text and hard_link_text: a ready tree's 16 000 files
+// are looked at in every warm install). The same path as `dir / rel` (no second '/' after a
+// folder ending in one; an empty `dir` adds none). (The work in a template, so the branch of
+// the other platform is never instantiated: Windows paths are wide.)
 template <class Path>
-Path join_generic_as(const Path& dir, const std::string& rel) {
+typename Path::string_type join_generic_text_as(const Path& dir, const std::string& rel) {
     if constexpr (Path::preferred_separator == '/') {
         const auto& d = dir.native();
-        if (d.empty()) return Path(rel);
+        if (d.empty()) return rel;
         std::string s;
         s.reserve(d.size() + 1 + rel.size());
         s += d;
         if (d.back() != '/') s += '/';
         s += rel;
-        return Path(std::move(s));
+        return s;
     } else {
-        return dir / Path(rel);
+        return (dir / Path(rel)).native();
     }
+}
+inline std::filesystem::path::string_type join_generic_text(const std::filesystem::path& dir, const std::string& rel) {
+    return join_generic_text_as(dir, rel);
+}
+
+// The same as a path: on POSIX one path made from one string, as every staged and cached file
+// asks for one (`operator/` splits and copies part by part).
+template <class Path>
+Path join_generic_as(const Path& dir, const std::string& rel) {
+    return Path(join_generic_text_as(dir, rel));
 }
 inline std::filesystem::path join_generic(const std::filesystem::path& dir, const std::string& rel) { return join_generic_as(dir, rel); }
 

@@ -38,6 +38,7 @@ TEST(JoinGeneric, SameAsOperatorSlash) {
         for (const char* rel : {"torch/lib/x.so", "a", ".hidden/x"}) {
             EXPECT_EQ(join_generic(dir, rel), stdfs::path(dir) / rel) << dir << " + " << rel;
             EXPECT_EQ(join_generic(dir, rel).native(), (stdfs::path(dir) / rel).native()) << dir << " + " << rel;
+            EXPECT_EQ(join_generic_text(dir, rel), (stdfs::path(dir) / rel).native()) << dir << " + " << rel;
         }
 }
 
@@ -297,5 +298,17 @@ TEST(WheelPlan, ADataFileOverARootFileWinsAndRootFilesAreOnceEach) {
         if (!many_wheel.zip.entries[idx].name.ends_with("/INSTALLER")) expected.push_back(idx);
     EXPECT_EQ(planned_entries, expected);
     EXPECT_GE(expected.size(), 5000u);
+    // Root files under a normal library folder are marked normal (the install checks them no
+    // more), and only those: a folder written with "." or ".." in it, as a scheme may give it, is not.
+    for (const auto& f : many_plan.files) {
+        if (f.kind == PlannedFile::Kind::Extracted) {
+            EXPECT_EQ(f.dest_normal, f.dest == f.dest.lexically_normal()) << f.dest;
+        }
+    }
+    const InstallScheme odd{dir / "v/lib/./python3.12/site-packages", dir / "v/lib/./python3.12/site-packages", dir / "v/bin", dir / "v",
+                            dir / "v/include/site/python3.12"};
+    auto odd_plan = plan_wheel(plain_wheel, odd, target, {});
+    ASSERT_TRUE(odd_plan);
+    for (const auto& f : odd_plan->files) EXPECT_FALSE(f.dest_normal) << f.dest;
     stdfs::remove_all(dir);
 }

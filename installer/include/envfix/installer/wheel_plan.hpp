@@ -51,6 +51,7 @@ struct PlannedFile {
     };
     Kind kind = Kind::Extracted;
     std::filesystem::path dest;   // absolute
+    bool dest_normal = false;     // dest lexically normal as made (a normal folder and a safe name): not checked again
     size_t entry = 0;             // archive entry (Extracted, Script)
     std::string content;          // Generated
     bool executable = false;      // exec bits (POSIX)
