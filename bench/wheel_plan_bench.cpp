@@ -4,7 +4,9 @@
 // (docs/performance.md, "The sixteenth session"). Given several wheels, they are opened and
 // planned on up to 16 threads at once, one wheel per task, as the install does (its step's wall
 // time, and each wheel's own time, the slowest first).
-// Usage: build/tests/lowmem/wheel_plan_bench WHEEL... [REPS=5]
+// With --kept UNPACKED_ROOT (the unpacked-wheel cache, `<cache>/unpacked`), each wheel (a file of the
+// wheel cache) is opened as a warm install opens it: from the directory kept with its entry.
+// Usage: build/tests/lowmem/wheel_plan_bench [--kept UNPACKED_ROOT] WHEEL... [REPS=5]
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -16,15 +18,18 @@
 
 #include "envfix/installer/wheel.hpp"
 #include "envfix/installer/wheel_plan.hpp"
+#include "unpacked_store.hpp"
 
 using namespace envfix::installer;
 
 int main(int argc, char** argv) {
     std::vector<std::string> wheels;
     int reps = 5;
+    std::string kept;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
-        if (a.ends_with(".whl")) wheels.push_back(a);
+        if (a == "--kept" && i + 1 < argc) kept = argv[++i];
+        else if (a.ends_with(".whl")) wheels.push_back(a);
         else reps = std::atoi(argv[i]);
     }
     if (wheels.empty()) {
@@ -49,7 +54,12 @@ int main(int argc, char** argv) {
         auto work = [&] {
             for (size_t i; (i = next.fetch_add(1)) < wheels.size();) {
                 const auto a = Clock::now();
-                auto wheel = open_wheel(wheels[i]);
+                std::optional<WheelFile> wheel;
+                if (kept.empty()) {
+                    if (auto w = open_wheel(wheels[i])) wheel = std::move(*w);
+                } else if (auto sha = unpacked::known_sha256(kept, wheels[i])) {
+                    wheel = unpacked::load_directory(kept, *sha, wheels[i]);
+                }
                 if (!wheel) continue;
                 const auto b = Clock::now();
                 auto plan = plan_wheel(*wheel, scheme, target, {});

@@ -271,6 +271,26 @@ TEST(InstallApi, TwoWheelsWritingOnePathTheLaterWinsAndBothRecordsSayWhatIsThere
     EXPECT_NE(read_text(site_packages(venv) / "bbb-1.0.dist-info" / "RECORD").find("__init__.py" + row), std::string::npos);
 }
 
+TEST(InstallApi, ThreeWheelsWritingOnePathTheLastWinsAndEachClashIsSaid) {
+    TempDir dir;
+    auto venv = dir / "v";
+    make_bare_venv(venv);
+    std::vector<WheelSpec> specs;
+    for (const char* n : {"aaa", "bbb", "ccc"})
+        specs.push_back({.name = n, .files = {{std::string(n) + "/__init__.py", ""}, {"shared/x.py", std::string("from ") + n + "\n"}}});
+    auto env = resolved(venv);
+    Answer rep(false);
+    auto r = install(env, {.wheels = {{write_wheel(specs[0], dir / "w")}, {write_wheel(specs[1], dir / "w")}, {write_wheel(specs[2], dir / "w")}}}, rep);
+    ASSERT_TRUE(r) << render(r.error().message, Lang::En);
+    EXPECT_EQ(read_text(site_packages(venv) / "shared" / "x.py"), "from ccc\n");
+    size_t clashes = 0;
+    for (const auto& n : rep.notes) clashes += n.find("shared") != std::string::npos;
+    EXPECT_EQ(clashes, 2u) << ::testing::PrintToString(rep.notes);
+    const std::string row = "shared/x.py," + record_hash("from ccc\n") + ",9";
+    for (const char* n : {"aaa", "bbb", "ccc"})
+        EXPECT_NE(read_text(site_packages(venv) / (std::string(n) + "-1.0.dist-info") / "RECORD").find(row), std::string::npos) << n;
+}
+
 TEST(InstallApi, EmbeddedPythonGetsImportSiteOnlyWithConsent) {
     TempDir dir;
     auto venv = dir / "v";
