@@ -1,7 +1,10 @@
 #include "wheel_directory.hpp"
 
 #include "envfix/common/hash.hpp"
+#include "tx_internal.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <future>
 #include <system_error>
 
@@ -48,6 +51,20 @@ public:
         std::string v(b_.substr(at_, n));
         at_ += n;
         return v;
+    }
+    // Past n bytes, or a string, without reading them (the offsets of a long list's pieces).
+    void skip(size_t n) {
+        if (!ok_ || n > b_.size() - at_) return fail();
+        at_ += n;
+    }
+    void skip_str() { skip(u32()); }
+    size_t pos() const { return at_; }
+    // The same bytes read from `at` on (a piece of a list, decoded on another thread).
+    In from(size_t at) const {
+        In o(b_);
+        o.at_ = at;
+        o.ok_ = ok_ && at <= b_.size();
+        return o;
     }
     // A count of items each at least `min_bytes` long: one that could not fit is damage, not a
     // reason to reserve gigabytes.
@@ -138,6 +155,36 @@ std::string encode_wheel_directory(const WheelFile& w, std::string_view metadata
 
 namespace {
 
+// A list of `count` items, read by `one(in, index)`: where it is long (torch's 12 000 entries and
+// RECORD rows), its pieces' offsets found by `skip_one` first, then the pieces read on several
+// threads: allocating each name and digest was the longest piece of a warm install's opening of
+// its wheels. False on damage: a piece that does not end where the next begins, or a read past
+// the end.
+template <class One, class SkipOne>
+bool read_list(In& in, size_t count, const One& one, const SkipOne& skip_one) {
+    constexpr size_t kPiece = 2048;
+    if (count < 2 * kPiece) {
+        for (size_t k = 0; k < count && in.ok(); ++k) one(in, k);
+        return in.ok();
+    }
+    std::vector<size_t> starts;
+    In scan = in;
+    for (size_t k = 0; k < count && scan.ok(); ++k) {
+        if (k % kPiece == 0) starts.push_back(scan.pos());
+        skip_one(scan);
+    }
+    if (!scan.ok()) return false;
+    starts.push_back(scan.pos());
+    std::atomic<bool> ok{true};
+    tx::parallel_for(starts.size() - 1, [&](size_t p) {
+        In part = in.from(starts[p]);
+        for (size_t k = p * kPiece; k < std::min(count, (p + 1) * kPiece); ++k) one(part, k);
+        if (!part.ok() || part.pos() != starts[p + 1]) ok = false;
+    }, 1);
+    in = in.from(starts.back());
+    return ok;
+}
+
 // The body after its seal is checked (or while it is: decoding bounds-checks every read).
 std::optional<WheelFile> decode_body(std::string_view body, std::string_view sha256, const std::filesystem::path& file) {
     In in(body.substr(kHead.size()));
@@ -165,27 +212,48 @@ std::optional<WheelFile> decode_body(std::string_view body, std::string_view sha
     w.zip.total_size = in.u64();
     const uint32_t entries = in.count(4 + 2 + 2 + 4 + 8 * 4 + 4 + 1);
     w.zip.entries.resize(entries);
-    for (auto& e : w.zip.entries) {
-        e.name = in.str();
-        e.method = in.u16();
-        e.flags = in.u16();
-        e.crc32 = in.u32();
-        e.compressed_size = in.u64();
-        e.size = in.u64();
-        e.local_header_offset = in.u64();
-        e.data_offset = in.u64();
-        e.external_attr = in.u32();
-        e.made_by_host = in.u8();
-    }
+    // Each entry's name checked as open_wheel checks it, where it is read.
+    std::atomic<bool> names_safe{true};
+    const bool entries_read = read_list(
+        in, entries,
+        [&](In& at, size_t k) {
+            auto& e = w.zip.entries[k];
+            e.name = at.str();
+            e.method = at.u16();
+            e.flags = at.u16();
+            e.crc32 = at.u32();
+            e.compressed_size = at.u64();
+            e.size = at.u64();
+            e.local_header_offset = at.u64();
+            e.data_offset = at.u64();
+            e.external_attr = at.u32();
+            e.made_by_host = at.u8();
+            if (at.ok() && (unsafe_entry_name(e.name) || e.is_symlink() || e.is_special())) names_safe = false;
+        },
+        [](In& at) {
+            at.skip_str();
+            at.skip(2 + 2 + 4 + 8 * 4 + 4 + 1);
+        });
+    if (!entries_read || !names_safe) return std::nullopt;
     w.record.resize(in.count(4 * 3 + 1 + 8));
-    for (auto& r : w.record) {
-        r.path = in.str();
-        r.hash_algorithm = in.str();
-        r.hash_digest = in.str();
-        const bool has_size = in.u8() != 0;
-        const uint64_t size = in.u64();
-        if (has_size) r.size = size;
-    }
+    const bool rows_read = read_list(
+        in, w.record.size(),
+        [&](In& at, size_t k) {
+            auto& r = w.record[k];
+            r.path = at.str();
+            r.hash_algorithm = at.str();
+            r.hash_digest = at.str();
+            const bool has_size = at.u8() != 0;
+            const uint64_t size = at.u64();
+            if (has_size) r.size = size;
+        },
+        [](In& at) {
+            at.skip_str();
+            at.skip_str();
+            at.skip_str();
+            at.skip(1 + 8);
+        });
+    if (!rows_read) return std::nullopt;
     w.record_row.resize(entries);
     for (auto& row : w.record_row) {
         row = static_cast<int>(in.u32());
@@ -202,8 +270,6 @@ std::optional<WheelFile> decode_body(std::string_view body, std::string_view sha
     if (!w.data_dir.empty() && (!w.data_dir.ends_with(".data") || w.data_dir.find('/') != std::string::npos ||
                                 !wheel_folder_matches(std::string_view(w.data_dir).substr(0, w.data_dir.size() - 5), w.name)))
         return std::nullopt;
-    for (const auto& e : w.zip.entries)
-        if (unsafe_entry_name(e.name) || e.is_symlink() || e.is_special()) return std::nullopt;
     for (size_t k = 0; k < w.files.size(); ++k) {
         const size_t f = w.files[k];
         if (f >= entries || (k > 0 && f <= w.files[k - 1]) || w.zip.entries[f].is_directory() || w.record_row[f] < 0) return std::nullopt;

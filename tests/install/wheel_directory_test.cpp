@@ -163,3 +163,34 @@ TEST_F(WheelDirectory, AFileThatCannotBeMappedGivesNoBytes) {
     EXPECT_TRUE(kept->bytes().empty());
     EXPECT_FALSE(read_zip_entry_text(kept->bytes(), kept->zip.entries.front(), kept->source()));
 }
+
+TEST(WheelDirectoryLarge, ALongListIsReadInPiecesAsItWasWrittenAndDamageInAnyPieceIsNothing) {
+    // torch's 12 000 entries and rows are decoded in pieces on several threads: the same WheelFile,
+    // and a cut, a resealed change or an unsafe name in any piece still decodes as nothing.
+    test::TempDir dir;
+    nlohmann::ordered_json big{{"name", "big-pkg"}, {"version", "1.0"}, {"files", nlohmann::ordered_json::object()}};
+    for (int i = 0; i < 9000; ++i) big["files"]["big_pkg/m" + std::to_string(i % 53) + "/f" + std::to_string(i) + ".py"] = "x\n";
+    const auto file = test::build_wheel(big, dir.path() / "wheels");
+    auto opened = open_wheel(file);
+    ASSERT_TRUE(opened);
+    const auto sha = sha256_hex(test::read_text(file));
+    const auto bytes = encode_wheel_directory(*opened, metadata_of(*opened), sha);
+    auto kept = decode_wheel_directory(bytes, sha, file);
+    ASSERT_TRUE(kept);
+    expect_same(*opened, *kept);
+    auto resealed = [](std::string b) {
+        b.resize(b.size() - 64);
+        return b + sha256_hex(b);
+    };
+    for (size_t n = 0; n < bytes.size(); n += bytes.size() / 97) EXPECT_FALSE(decode_wheel_directory(std::string_view(bytes).substr(0, n), sha, file)) << n;
+    for (size_t at : {bytes.size() / 5, bytes.size() / 3, bytes.size() / 2, bytes.size() * 4 / 5}) {
+        auto changed = bytes;
+        changed.erase(at, 1);  // every later offset moves: a piece no longer ends where the next begins
+        EXPECT_FALSE(decode_wheel_directory(resealed(changed + "x"), sha, file)) << at;
+    }
+    for (size_t k : {size_t{10}, size_t{4500}, size_t{8999}}) {
+        auto w = decode_wheel_directory(bytes, sha, file).value();
+        w.zip.entries[w.files[k]].name = "big_pkg/../../escape" + std::to_string(k) + ".py";
+        EXPECT_FALSE(decode_wheel_directory(encode_wheel_directory(w, metadata_of(*opened), sha), sha, file)) << k;
+    }
+}
