@@ -929,13 +929,18 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         TreeCheck c;
         c.bad.assign(tree_files.size(), 0);
         c.on_disk.assign(tree_files.size(), 0);
-        tx::parallel_for(tree_files.size(), [&](size_t t) {
-            const auto& use = trees[tree_files[t].first];
-            const auto& f = use.want.files[tree_files[t].second];
-            auto st = storeops::stat_text(join_generic_text(use.into, f.rel));
-            if (!st || !st->regular || st->size != f.size) c.bad[t] = 1;
-            else c.on_disk[t] = use.since && st->mtime_ns <= *use.since;
-        }, 512);
+        // In pieces of 512 files, in the trees' order (folder by folder): each folder opened once.
+        constexpr size_t kPiece = 512;
+        tx::parallel_for((tree_files.size() + kPiece - 1) / kPiece, [&](size_t piece) {
+            storeops::FolderStats folders;
+            for (size_t t = piece * kPiece; t < std::min(tree_files.size(), (piece + 1) * kPiece); ++t) {
+                const auto& use = trees[tree_files[t].first];
+                const auto& f = use.want.files[tree_files[t].second];
+                auto st = folders.stat(use.into, f.rel);
+                if (!st || !st->regular || st->size != f.size) c.bad[t] = 1;
+                else c.on_disk[t] = use.since && st->mtime_ns <= *use.since;
+            }
+        }, 1);
         return c;
     };
     if (!tree_files.empty()) {

@@ -80,11 +80,10 @@ Path normal_path(const Path& p) {
     return normal_ref(p, scratch);
 }
 
-// `dir` joined with a '/'-separated relative path, as native text: on POSIX one string, never a
-// std::filesystem::path (for storeops::stat_text and hard_link_text: a ready tree's 16 000 files
-// are looked at in every warm install). The same path as `dir / rel` (no second '/' after a
-// folder ending in one; an empty `dir` adds none). (The work in a template, so the branch of
-// the other platform is never instantiated: Windows paths are wide.)
+// `dir` joined with a '/'-separated relative path, as native text: on POSIX one string. The same
+// path as `dir / rel` (no second '/' after a folder ending in one; an empty `dir` adds none).
+// (The work in a template, so the branch of the other platform is never instantiated: Windows
+// paths are wide.)
 template <class Path>
 typename Path::string_type join_generic_text_as(const Path& dir, const std::string& rel) {
     if constexpr (Path::preferred_separator == '/') {
@@ -99,9 +98,6 @@ typename Path::string_type join_generic_text_as(const Path& dir, const std::stri
     } else {
         return (dir / Path(rel)).native();
     }
-}
-inline std::filesystem::path::string_type join_generic_text(const std::filesystem::path& dir, const std::string& rel) {
-    return join_generic_text_as(dir, rel);
 }
 
 // The same as a path: on POSIX one path made from one string, as every staged and cached file

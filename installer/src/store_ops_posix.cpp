@@ -42,9 +42,7 @@ struct timespec to_timespec(int64_t ns) {
 
 std::optional<FileStat> stat_path(const std::filesystem::path& p) { return stat_text(p.native()); }
 
-std::optional<FileStat> stat_text(const std::string& p) {
-    struct stat st {};
-    if (::lstat(p.c_str(), &st) != 0) return std::nullopt;
+FileStat from_stat(const struct stat& st) {
     FileStat s;
     s.device = static_cast<uint64_t>(st.st_dev);
     s.inode = static_cast<uint64_t>(st.st_ino);
@@ -55,6 +53,38 @@ std::optional<FileStat> stat_text(const std::string& p) {
     s.regular = S_ISREG(st.st_mode);
     s.directory = S_ISDIR(st.st_mode);
     return s;
+}
+
+std::optional<FileStat> stat_text(const std::string& p) {
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) != 0) return std::nullopt;
+    return from_stat(st);
+}
+
+FolderStats::~FolderStats() {
+    if (handle_ >= 0) ::close(static_cast<int>(handle_));
+}
+
+std::optional<FileStat> FolderStats::stat(const std::filesystem::path& base, const std::string& rel) {
+    const size_t slash = rel.rfind('/');
+    const std::string_view folder = slash == std::string::npos ? std::string_view() : std::string_view(rel).substr(0, slash);
+    if (base_ != &base || folder != folder_ || handle_ < 0) {
+        if (handle_ >= 0) ::close(static_cast<int>(handle_));
+        base_ = &base;
+        folder_.assign(folder);
+        std::string dir = base.native();
+        if (!folder.empty()) dir.append("/").append(folder);
+#ifdef O_PATH
+        handle_ = ::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+#else
+        handle_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+#endif
+        if (handle_ < 0) return std::nullopt;  // no folder: no file in it
+    }
+    leaf_.assign(rel, slash == std::string::npos ? 0 : slash + 1);
+    struct stat st {};
+    if (::fstatat(static_cast<int>(handle_), leaf_.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return std::nullopt;
+    return from_stat(st);
 }
 
 Expected<void> hard_link(const std::filesystem::path& from, const std::filesystem::path& to, bool* cross_device) {

@@ -63,6 +63,12 @@ Expected<void> hard_link(const std::filesystem::path& from, const std::filesyste
 
 std::optional<FileStat> stat_text(const std::wstring& p) { return stat_path(std::filesystem::path(p)); }
 
+// Each file by its whole path (Windows opens a handle per file in stat_path anyway).
+FolderStats::~FolderStats() = default;
+std::optional<FileStat> FolderStats::stat(const std::filesystem::path& base, const std::string& rel) {
+    return stat_path(base / std::filesystem::path(rel));
+}
+
 Expected<void> hard_link_text(const std::wstring& from, const std::wstring& to, bool* cross_device) {
     return hard_link(std::filesystem::path(from), std::filesystem::path(to), cross_device);
 }
