@@ -1167,10 +1167,11 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     std::jthread freeing;
     try {
         freeing = std::jthread([items = std::move(items), digests = std::move(digests), writer = std::move(writer),
-                                state = take_staging_state(inputs)]() mutable {
+                                state = take_staging_state(inputs), trees = std::move(trees)]() mutable {
             items = std::vector<StageItem>();  // first: it points into the plans
             digests = std::vector<StagedDigest>();
             writer.clear();
+            trees.clear();  // their wants: torch's alone is 12 000 paths
             state.clear();
         });
     } catch (const std::system_error&) {  // no thread left: freed here, as the lambda goes
