@@ -130,6 +130,7 @@ public:
         return nullptr;
     }
     const_iterator find(const stdfs::path* p) const {
+        if (slots_.empty()) return end();  // cleared
         const uint32_t slot = slots_[slot_of(p->native())];
         return slot ? entries_.begin() + (slot - 1) : entries_.end();
     }
@@ -273,6 +274,16 @@ void take_ready_trees(const std::vector<Input>& inputs, const Writer& writer, co
             std::any_of(areas.begin(), areas.end(), [&](const stdfs::path& a) { return path_under(a.lexically_normal(), lib, false); })) {
             use = ReadyUse();
             return;
+        }
+        // In the order of their destinations, whatever the other wheels (a path won from an
+        // earlier wheel comes where that wheel's file was): the want, and so the tree's name, is
+        // the wheel's and its layout's alone.
+        {
+            std::vector<std::pair<const stdfs::path*, size_t>> order;
+            order.reserve(use.files.size());
+            for (size_t j = 0; j < use.files.size(); ++j) order.emplace_back(use.dests[j], use.files[j]);
+            sort_nearly_sorted(order, [](const auto& a, const auto& b) { return DestLess()(a.first, b.first); });
+            for (size_t j = 0; j < order.size(); ++j) std::tie(use.dests[j], use.files[j]) = order[j];
         }
         use.want.entry_files = extracted_files(in.plan);
         use.want.files.reserve(use.files.size());

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <system_error>
@@ -19,6 +20,7 @@ namespace {
 // helpers and works itself; idle helpers join in. It waits only for helpers that have started
 // on its work, never for help still queued (withdrawn once its own share is done), so a call
 // made from inside another's work, or while every helper is busy, runs on its caller's thread.
+// What a share throws, the caller's or a helper's, the call throws once no helper is in its work.
 class Helpers {
 public:
     static Helpers& get() {
@@ -44,13 +46,21 @@ public:
             }
         }
         if (helpers) ready_.notify_all();
-        work();
+        std::exception_ptr failed;
+        try {
+            work();
+        } catch (...) {  // the helpers in it end first: they use the caller's work and counter
+            failed = std::current_exception();
+        }
         std::unique_lock lock(mu_);
         if (job.queued) {
             queue_.erase(std::remove(queue_.begin(), queue_.end(), &job), queue_.end());
             job.queued = 0;
         }
         done_.wait(lock, [&] { return job.running == 0; });
+        if (!failed) failed = job.failed;
+        lock.unlock();
+        if (failed) std::rethrow_exception(failed);
     }
 
 private:
@@ -58,6 +68,7 @@ private:
         const std::function<void()>* work;
         size_t queued = 0;   // help asked for and not yet taken
         size_t running = 0;  // helpers in it
+        std::exception_ptr failed;  // the first a helper's share threw, thrown again by the caller
     };
     static constexpr size_t kMost = 48;
 
@@ -72,8 +83,14 @@ private:
             --job->queued;
             ++job->running;
             lock.unlock();
-            (*job->work)();
+            std::exception_ptr failed;
+            try {
+                (*job->work)();
+            } catch (...) {
+                failed = std::current_exception();
+            }
             lock.lock();
+            if (failed && !job->failed) job->failed = failed;
             if (--job->running == 0) done_.notify_all();
         }
     }

@@ -3,6 +3,7 @@
 // calls it (system_library_posix.hpp says why). Where it cannot be loaded, each fails as on a
 // damaged archive, and archive_error_string says which library is missing and why, so the
 // caller's one-line error names it.
+#ifndef ENVFIX_LINKED_CURL_ARCHIVE  // else linked when envfix is built (systems other than Linux)
 #include <archive.h>
 #include <archive_entry.h>
 
@@ -13,7 +14,10 @@ namespace {
 using envfix::resolver::detail::SystemLibrary;
 
 const SystemLibrary& archive_library() {
-    static const SystemLibrary lib({"libarchive.so.13"});
+    static const SystemLibrary lib({"libarchive.so.13"},
+                                   {"archive_read_new", "archive_read_free", "archive_read_support_format_zip_seekable",
+                                    "archive_read_support_format_zip_streamable", "archive_read_open_memory", "archive_read_next_header",
+                                    "archive_read_data", "archive_error_string", "archive_entry_pathname"});
     return lib;
 }
 
@@ -73,3 +77,4 @@ const char* archive_entry_pathname(archive_entry* e) {
 }
 
 }  // extern "C"
+#endif

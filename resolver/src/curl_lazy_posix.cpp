@@ -1,7 +1,15 @@
-// The libcurl entry points envfix calls, defined here: each loads libcurl.so.4 on first use and
-// calls it (system_library_posix.hpp says why). Where it cannot be loaded, each fails as libcurl
-// fails without a handle, and curl_easy_strerror says which library is missing and why: a
-// transfer then ends in the HTTP client's usual one-line error naming the URL.
+// On Linux, the libcurl entry points envfix calls, defined here: each loads libcurl.so.4 on first
+// use and calls it (system_library_posix.hpp says why). Where it cannot be loaded, each fails as
+// libcurl fails without a handle, and a transfer ends before it starts, in one line naming the
+// library and why (curl_load_error).
+#ifdef ENVFIX_LINKED_CURL_ARCHIVE
+// Linked when envfix is built (systems other than Linux): always there.
+#include "curl_session.hpp"
+
+namespace envfix::resolver::detail {
+const std::string* curl_load_error() { return nullptr; }
+}  // namespace envfix::resolver::detail
+#else
 #include <curl/curl.h>
 
 #include <cstdarg>
@@ -14,11 +22,18 @@ namespace {
 
 using envfix::resolver::detail::SystemLibrary;
 
+// Every entry point defined below (curl_multi_poll: libcurl 7.66 or later).
+constexpr std::initializer_list<const char*> kEntryPoints = {
+    "curl_global_init", "curl_easy_init", "curl_easy_cleanup", "curl_easy_setopt", "curl_easy_getinfo", "curl_easy_perform",
+    "curl_easy_strerror", "curl_getdate", "curl_version_info", "curl_slist_append", "curl_slist_free_all", "curl_multi_init",
+    "curl_multi_setopt", "curl_multi_add_handle", "curl_multi_remove_handle", "curl_multi_perform", "curl_multi_poll",
+    "curl_multi_info_read", "curl_multi_cleanup"};
+
 // Debian's libcurl4 (OpenSSL), else the GnuTLS build desktops have for git (the same API);
 // ENVFIX_LIBCURL names another, and only that one is tried.
 SystemLibrary load_curl() {
-    if (auto named = envfix::env::get(envfix::EnvVar::EnvfixLibcurl); named && !named->empty()) return SystemLibrary({*named});
-    return SystemLibrary({"libcurl.so.4", "libcurl-gnutls.so.4"});
+    if (auto named = envfix::env::get(envfix::EnvVar::EnvfixLibcurl); named && !named->empty()) return SystemLibrary({*named}, kEntryPoints);
+    return SystemLibrary({"libcurl.so.4", "libcurl-gnutls.so.4"}, kEntryPoints);
 }
 
 const SystemLibrary& curl_library() {
@@ -162,3 +177,4 @@ CURLMcode curl_multi_cleanup(CURLM* m) {
 }
 
 }  // extern "C"
+#endif

@@ -12,14 +12,25 @@ namespace envfix::resolver::detail {
 
 struct SystemLibrary {
     void* handle = nullptr;
-    std::string error;  // "<name> could not be loaded: <dlerror>", for the first name tried
-    // The first of `names` that loads.
-    explicit SystemLibrary(std::initializer_list<std::string> names) {
+    std::string error;  // "<name> could not be loaded: <reason>", for the first name tried
+    // The first of `names` that loads and has every entry point of `needed` (an older library
+    // without one is refused here, as the loader refused to start envfix when it was linked).
+    SystemLibrary(std::initializer_list<std::string> names, std::initializer_list<const char*> needed) {
         for (const auto& n : names) {
             handle = ::dlopen(n.c_str(), RTLD_NOW | RTLD_LOCAL);
+            std::string why;
+            if (!handle) {
+                const char* e = ::dlerror();
+                why = e ? e : "no reason given";
+            }
+            for (const char* sym : needed) {
+                if (!handle || ::dlsym(handle, sym)) continue;
+                why = std::string("it has no ") + sym + " (too old)";
+                ::dlclose(handle);
+                handle = nullptr;
+            }
             if (handle) return;
-            const char* e = ::dlerror();
-            if (error.empty()) error = n + " could not be loaded: " + (e ? e : "no reason given");
+            if (error.empty()) error = n + " could not be loaded: " + why;
         }
     }
     // The entry point, or nullptr (the library or the symbol missing).
