@@ -784,6 +784,32 @@ TEST_F(UnpackedCache, AWarmInstallRenamesTheReadyTreeMadeForItAndAsksForTheNext)
     EXPECT_FALSE(stdfs::exists(ready));
 }
 
+TEST_F(UnpackedCache, AWheelsTreeIsTheSameWhateverWheelsComeWithIt) {
+    // bbb wins a path aaa writes too (as CUDA wheels share nvidia/__init__.py): its want, and so
+    // its tree's name, is the one it has installed alone, so each install finds the other's tree.
+    auto with_shared = [&](const char* name, const char* text) {
+        return build_wheel({{"name", name}, {"version", "1.0"},
+                            {"files", {{std::string(name) + "/mod.py", "x = 1\n"}, {"zzz_shared/common.py", text}}}},
+                           dir / "pair");
+    };
+    const auto a = with_shared("aaa", "from aaa\n"), b = with_shared("bbb", "from bbb\n");
+    const auto b_sha = sha256_hex(read_text(b));
+    auto tree_of_b = [&](const stdfs::path& home) {
+        for (const auto& n : ready_names(cache_of(home) / "ready"))
+            if (n.starts_with(b_sha + "-")) return n;
+        return std::string();
+    };
+    make_bare_venv(dir / "alone");
+    auto r = run_envfix({"install", "--env", (dir / "alone").string(), b.string()}, {}, dir / "home-alone");
+    ASSERT_EQ(r.code, 0) << r.err;
+    make_bare_venv(dir / "pair-venv");
+    r = run_envfix({"install", "--env", (dir / "pair-venv").string(), a.string(), b.string()}, {}, dir / "home-pair");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(read_text(site_packages(dir / "pair-venv") / "zzz_shared/common.py"), "from bbb\n");
+    EXPECT_FALSE(tree_of_b(dir / "home-alone").empty());
+    EXPECT_EQ(tree_of_b(dir / "home-pair"), tree_of_b(dir / "home-alone"));
+}
+
 TEST_F(UnpackedCache, NoTreeIsMadeFromAnEntryWhoseFileChangedAndTheInstallStillMatchesAColdOne) {
     ASSERT_NO_FATAL_FAILURE(cold_and_tree());
     std::error_code ec;
