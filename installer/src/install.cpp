@@ -981,9 +981,12 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         planned = std::async(std::launch::async, [&] { return tx.plan(remove_files, added); });
     } catch (const std::system_error&) {  // no thread to be had: planned below
     }
-    // Wheels already unpacked in the cache: their files are linked instead of inflated.
-    for (auto& in : inputs) {
-        if (in.skip) continue;
+    // Wheels already unpacked in the cache: their files are linked instead of inflated. Looked up
+    // on several threads, each wheel's own (a few files read and looked at per wheel: 5 ms of a
+    // warm install on the GPU machine, one wheel after another).
+    tx::parallel_for(inputs.size(), [&](size_t i) {
+        auto& in = inputs[i];
+        if (in.skip) return;
         in.sha256 = unpacked::known_sha256(unpacked_root, in.wheel);
         // --force-reinstall writes from the wheel itself, and its entry is made again below: the
         // entry's files share inodes with earlier installs, which may have been edited in place.
@@ -995,7 +998,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
                 in.unpacked_on_disk = unpacked::entry_on_disk_since(*in.unpacked);
             }
         }
-    }
+    }, 1);
     std::vector<std::vector<size_t>> item_of(inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) item_of[i].assign(inputs[i].plan.files.size(), kNoItem);
     // A switch: what the replaced distributions installed with the same bytes is linked from
