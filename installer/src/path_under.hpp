@@ -80,31 +80,25 @@ Path normal_path(const Path& p) {
     return normal_ref(p, scratch);
 }
 
-// `dir` joined with a '/'-separated relative path, as native text: on POSIX one string. The same
-// path as `dir / rel` (no second '/' after a folder ending in one; an empty `dir` adds none).
+// `dir` joined with a '/'-separated relative path: on POSIX one path made from one string, as every
+// staged and cached file asks for one (`operator/` splits and copies part by part).
+// The same path as `dir / rel` (no second '/' after a folder ending in one; an empty `dir` adds none).
 // (The work in a template, so the branch of the other platform is never instantiated: Windows
 // paths are wide.)
 template <class Path>
-typename Path::string_type join_generic_text_as(const Path& dir, const std::string& rel) {
+Path join_generic_as(const Path& dir, const std::string& rel) {
     if constexpr (Path::preferred_separator == '/') {
         const auto& d = dir.native();
-        if (d.empty()) return rel;
+        if (d.empty()) return Path(rel);
         std::string s;
         s.reserve(d.size() + 1 + rel.size());
         s += d;
         if (d.back() != '/') s += '/';
         s += rel;
-        return s;
+        return Path(std::move(s));
     } else {
-        return (dir / Path(rel)).native();
+        return dir / Path(rel);
     }
-}
-
-// The same as a path: on POSIX one path made from one string, as every staged and cached file
-// asks for one (`operator/` splits and copies part by part).
-template <class Path>
-Path join_generic_as(const Path& dir, const std::string& rel) {
-    return Path(join_generic_text_as(dir, rel));
 }
 inline std::filesystem::path join_generic(const std::filesystem::path& dir, const std::string& rel) { return join_generic_as(dir, rel); }
 
