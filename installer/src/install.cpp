@@ -97,7 +97,7 @@ std::deque<StagingState> take_staging_state(std::vector<Input>& inputs) {
 // reads them normalises nothing again). Ordered by the native strings: comparing
 // std::filesystem::path component by component took 50-75 ms of a warm install.
 struct DestLess {
-    bool operator()(const stdfs::path* a, const stdfs::path* b) const { return a->native() < b->native(); }
+    bool operator()(const PathText* a, const PathText* b) const { return *a < *b; }
 };
 // The new files by destination (lexically normal), each once: each wheel's in the order of its
 // destinations (its ready tree's want follows it), the wheels in order; found by a hash of the
@@ -105,7 +105,7 @@ struct DestLess {
 // made one by one and every insert ~14 comparisons of long shared prefixes.
 class Writer {
 public:
-    using value_type = std::pair<const stdfs::path*, std::pair<size_t, size_t>>;
+    using value_type = std::pair<const PathText*, std::pair<size_t, size_t>>;
     using const_iterator = std::vector<value_type>::const_iterator;
     explicit Writer(size_t most) {
         size_t n = 16;
@@ -122,31 +122,31 @@ public:
     }
     // Adds `key` written by `who`, or, where an earlier wheel writes it, returns that entry, which
     // the caller gives to `who` (a later wheel wins a path two wheels write).
-    value_type* add(const stdfs::path* key, std::pair<size_t, size_t> who) {
-        uint32_t& slot = slots_[slot_of(key->native())];
+    value_type* add(const PathText* key, std::pair<size_t, size_t> who) {
+        uint32_t& slot = slots_[slot_of(*key)];
         if (slot) return &entries_[slot - 1];
         entries_.emplace_back(key, who);
         slot = static_cast<uint32_t>(entries_.size());
         return nullptr;
     }
-    const_iterator find(const stdfs::path* p) const {
+    const_iterator find(const PathText& p) const {
         if (slots_.empty()) return end();  // cleared
-        const uint32_t slot = slots_[slot_of(p->native())];
+        const uint32_t slot = slots_[slot_of(p)];
         return slot ? entries_.begin() + (slot - 1) : entries_.end();
     }
-    const std::pair<size_t, size_t>& at(const stdfs::path* p) const {
+    const std::pair<size_t, size_t>& at(const PathText& p) const {
         auto it = find(p);
-        if (it == end()) throw std::out_of_range("no writer for " + p->string());
+        if (it == end()) throw std::out_of_range("no writer for " + stdfs::path(p).string());
         return it->second;
     }
 
 private:
     // Open addressing, linear probing (at most half the slots used); 0 is an empty slot, else the
     // entry's index + 1. The slot holding `text`, or the empty one where it would go.
-    size_t slot_of(const stdfs::path::string_type& text) const {
+    size_t slot_of(const PathText& text) const {
         const size_t mask = slots_.size() - 1;
-        for (size_t h = std::hash<stdfs::path::string_type>()(text) & mask;; h = (h + 1) & mask)
-            if (!slots_[h] || entries_[slots_[h] - 1].first->native() == text) return h;
+        for (size_t h = std::hash<PathText>()(text) & mask;; h = (h + 1) & mask)
+            if (!slots_[h] || *entries_[slots_[h] - 1].first == text) return h;
     }
     std::vector<value_type> entries_;
     std::vector<uint32_t> slots_;
@@ -180,7 +180,7 @@ InPlace files_left_in_place(const Snapshot& present, const InstalledRows& replac
         if (!same[w]) continue;
         const auto who = wanted_by[w];
         ++out.count;
-        out.paths.insert(wanted[w].dest->native());
+        out.paths.insert(*wanted[w].dest);
         if (out.of.empty()) {
             out.of.resize(inputs.size());
             for (size_t i = 0; i < inputs.size(); ++i) out.of[i].assign(inputs[i].plan.files.size(), 0);
@@ -198,7 +198,7 @@ constexpr size_t kNoItem = static_cast<size_t>(-1);
 struct ReadyUse {
     std::optional<ready::Claimed> claimed;
     std::vector<size_t> files;                 // planned files of the input
-    std::vector<const stdfs::path*> dests;     // their writer keys
+    std::vector<const PathText*> dests;        // their writer keys
     std::vector<char> in_tree;                 // per planned file, when claimed
     ready::Want want;                          // its sha256 set once asked for
     uint64_t bytes = 0;
@@ -279,7 +279,7 @@ void take_ready_trees(const std::vector<Input>& inputs, const Writer& writer, co
         // earlier wheel comes where that wheel's file was): the want, and so the tree's name, is
         // the wheel's and its layout's alone.
         {
-            std::vector<std::pair<const stdfs::path*, size_t>> order;
+            std::vector<std::pair<const PathText*, size_t>> order;
             order.reserve(use.files.size());
             for (size_t j = 0; j < use.files.size(); ++j) order.emplace_back(use.dests[j], use.files[j]);
             sort_nearly_sorted(order, [](const auto& a, const auto& b) { return DestLess()(a.first, b.first); });
@@ -291,7 +291,7 @@ void take_ready_trees(const std::vector<Input>& inputs, const Writer& writer, co
         for (size_t j = 0; j < use.files.size(); ++j) {
             const auto& f = in.plan.files[use.files[j]];
             const auto* dest = use.dests[j];
-            std::string rel = relative_generic(*dest, lib);  // "" where not under lib
+            std::string rel = relative_generic_text(*dest, lib);  // "" where not under lib
             if (rel.empty()) continue;
             const uint64_t size = in.wheel.zip.entries[f.entry].size;
             use.want.files.push_back({f.entry, size, std::move(rel)});
@@ -353,7 +353,7 @@ std::vector<std::pair<stdfs::path, fs::FileIdentity>> fill_unpacked_cache(const 
             const auto& f = in.plan.files[k];
             if (f.kind != PlannedFile::Kind::Extracted) continue;
             if (!in_place.empty() && in_place[i][k]) {
-                files.emplace_back(f.entry, &f.dest.native());
+                files.emplace_back(f.entry, &f.dest);
                 staged_only = false;
                 continue;
             }
@@ -603,7 +603,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
                 return fail(ExitCode::Usage, "install.pth_site_refused", {{"path", env.pth_file->string()}});
             PlannedFile f;
             f.kind = PlannedFile::Kind::Generated;
-            f.dest = env.pth_file->lexically_normal();
+            f.dest = env.pth_file->lexically_normal().native();
             f.content = enable_import_site(pth_text);
             extra_files.push_back(std::move(f));
             result.site_enabled = true;
@@ -746,7 +746,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     for (const auto& in : inputs)
         if (!in.skip) planned_files += in.plan.files.size();
     Writer writer(planned_files);
-    std::deque<stdfs::path> normal_dests;  // the writer's keys of the dests that were not plainly normal
+    std::deque<PathText> normal_dests;  // the writer's keys of the dests that were not plainly normal
     {
         std::vector<Writer::value_type> run;
         for (size_t i = 0; i < inputs.size(); ++i) {
@@ -756,8 +756,8 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
             run.clear();
             for (size_t k = 0; k < inputs[i].plan.files.size(); ++k) {
                 const auto& f = inputs[i].plan.files[k];
-                stdfs::path scratch;
-                const stdfs::path* key = f.dest_normal ? &f.dest : &normal_ref(f.dest, scratch);
+                PathText scratch;
+                const PathText* key = f.dest_normal ? &f.dest : &normal_text(f.dest, scratch);
                 if (key == &scratch) key = &normal_dests.emplace_back(std::move(scratch));
                 run.emplace_back(key, std::pair{i, k});
             }
@@ -772,7 +772,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
                             prev.wheel.record[prev.wheel.record_row[pf.entry]].hash_digest ==
                                 inputs[i].wheel.record[inputs[i].wheel.record_row[f.entry]].hash_digest;
                 if (!same)
-                    reporter.warn(msg("install.file_clash", {{"path", f.dest.string()}, {"first", prev.plan.name}, {"second", inputs[i].plan.name}}));
+                    reporter.warn(msg("install.file_clash", {{"path", stdfs::path(f.dest).string()}, {"first", prev.plan.name}, {"second", inputs[i].plan.name}}));
                 earlier->second = who;
             }
         }
@@ -784,10 +784,10 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         for (const char* leaf : {"RECORD", "direct_url.json"}) {
             stdfs::path scratch;
             const stdfs::path own = (in.plan.dist_info / leaf).lexically_normal();
-            if (auto it = writer.find(&normal_ref(own, scratch)); it != writer.end()) {
+            if (auto it = writer.find(normal_ref(own, scratch).native()); it != writer.end()) {
                 const auto& by = inputs[it->second.first];
                 const auto& f = by.plan.files[it->second.second];
-                const std::string entry = f.kind == PlannedFile::Kind::Generated ? f.dest.string() : by.wheel.zip.entries[f.entry].name;
+                const std::string entry = f.kind == PlannedFile::Kind::Generated ? stdfs::path(f.dest).string() : by.wheel.zip.entries[f.entry].name;
                 return fail(ExitCode::BadWheel, "install.writes_install_record",
                             {{"file", by.wheel.source()}, {"entry", entry}, {"path", own.string()}});
             }
@@ -797,8 +797,8 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     PathSet removing_set;
     for (const auto& p : remove_files) removing_set.insert(p);
     for (const auto& [dest, who] : writer) {  // its keys lexically normal already
-        auto it = owners.find(dest->native());
-        if (it != owners.end() && !removing_set.count(dest->native())) overwritten[inputs[who.first].plan.name][it->second]++;
+        auto it = owners.find(*dest);
+        if (it != owners.end() && !removing_set.count(*dest)) overwritten[inputs[who.first].plan.name][it->second]++;
     }
     for (const auto& [name, by] : overwritten)
         for (const auto& [owner, count] : by)
@@ -882,8 +882,8 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     items.reserve(writer.size() + extra_files.size() + inputs.size());
     // The new files by address: the plans' own paths (each a path's components, 0.6 KB), and the
     // few written after staging.
-    std::vector<const stdfs::path*> dests;
-    std::deque<stdfs::path> written_after;
+    std::vector<const PathText*> dests;
+    std::deque<PathText> written_after;
     for (const auto& [dest, who] : writer) {
         if (own_unstaged(who)) continue;
         const auto& in = inputs[who.first];
@@ -896,8 +896,8 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     }
     for (size_t i = 0; i < inputs.size(); ++i) {
         if (inputs[i].skip) continue;
-        dests.push_back(&written_after.emplace_back(inputs[i].plan.dist_info / "RECORD"));
-        if (inputs[i].plan.direct_url) dests.push_back(&written_after.emplace_back(inputs[i].plan.dist_info / "direct_url.json"));
+        dests.push_back(&written_after.emplace_back((inputs[i].plan.dist_info / "RECORD").native()));
+        if (inputs[i].plan.direct_url) dests.push_back(&written_after.emplace_back((inputs[i].plan.dist_info / "direct_url.json").native()));
     }
     // The ready trees' files first, each top folder renamed in whole where staging has none of
     // that name yet (a tree's dist-info folder too: made first for INSTALLER, it took a rename
@@ -905,7 +905,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     // of the other files, which a tree may have brought already.
     uint64_t tree_bytes = 0;
     std::vector<std::pair<size_t, size_t>> tree_files;  // (input, index in its tree), in the order of dests
-    std::vector<const stdfs::path*> tree_dests;
+    std::vector<const PathText*> tree_dests;
     for (size_t i = 0; i < trees.size(); ++i) {
         auto& use = trees[i];
         if (!use.claimed) continue;
@@ -975,7 +975,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     // cold install's memory peak: the plan's is not added to it.
     std::vector<PathText> added;
     added.reserve(dests.size());
-    for (const auto* d : dests) added.push_back(d->native());
+    for (const auto* d : dests) added.push_back(*d);
     std::future<Expected<std::vector<JournalOp>>> planned;
     try {
         planned = std::async(std::launch::async, [&] { return tx.plan(remove_files, added); });
@@ -1015,7 +1015,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         if (in.unpacked) {
             it.linked_from = unpacked::entry_file(*in.unpacked, entry);
             it.on_disk_since_ns = in.unpacked_on_disk.value_or(0);
-        } else if (auto row = replaced_rows.find(normal_path(*dest).native());
+        } else if (auto row = replaced_rows.find(*dest);
                    row != replaced_rows.end() &&
                    same_content(row->second, in.wheel.record[static_cast<size_t>(in.wheel.record_row[entry])], in.wheel.zip.entries[entry].size)) {
             it.linked_from = row->first;
@@ -1049,8 +1049,8 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
                     size_t written_by = item_of[i][k];
                     auto from = std::pair{i, k};
                     if (written_by == kNoItem && !own_unstaged(from)) {  // the later wheel that wrote the same path
-                        stdfs::path scratch;
-                        from = writer.at(&normal_ref(f.dest, scratch));
+                        PathText scratch;
+                        from = writer.at(normal_text(f.dest, scratch));
                         written_by = item_of[from.first][from.second];
                     }
                     if (written_by == kNoItem) {  // left in place: the bytes its wheel's RECORD names
@@ -1061,7 +1061,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
                         continue;
                     }
                     auto d = digest_of(written_by);
-                    if (!d) return fail(ExitCode::Internal, "install.record_digest_unknown", {{"path", f.dest.string()}});
+                    if (!d) return fail(ExitCode::Internal, "install.record_digest_unknown", {{"path", stdfs::path(f.dest).string()}});
                     if (d->made) d->digest = held.emplace_back(std::move(*d->made));
                     rows.push_back({f.record_path, d->algorithm, d->digest, d->size});
                 }
@@ -1106,8 +1106,8 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         for (size_t k = 0; k < in.plan.files.size() && known; ++k) {
             size_t by = item_of[i][k];
             if (by == kNoItem && !own_unstaged({i, k})) {
-                stdfs::path scratch;
-                const auto from = writer.at(&normal_ref(in.plan.files[k].dest, scratch));
+                PathText scratch;
+                const auto from = writer.at(normal_text(in.plan.files[k].dest, scratch));
                 by = item_of[from.first][from.second];
             }
             known = by == kNoItem || (items[by].file && items[by].file->kind != PlannedFile::Kind::Script);

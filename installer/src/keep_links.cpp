@@ -16,8 +16,8 @@ std::vector<bool> unchanged_in_place(const InstalledRows& installed, const std::
     std::vector<bool> out(wanted.size(), false);
     for (size_t i = 0; i < wanted.size(); ++i) {
         const auto& w = wanted[i];
-        if (!installed.count(w.dest->native()) || w.row->hash_algorithm != "sha256") continue;
-        auto it = known.find(relative_generic(*w.dest, root));
+        if (!installed.count(*w.dest) || w.row->hash_algorithm != "sha256") continue;
+        auto it = known.find(relative_generic_text(*w.dest, root));
         if (it == known.end()) continue;
         const SnapshotFile& f = *it->second;
         if (f.size != w.size || ((f.mode & 0111) != 0) != w.executable || !(f.mode & 0200)) continue;

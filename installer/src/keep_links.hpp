@@ -22,7 +22,7 @@ using InstalledRows = std::unordered_map<std::filesystem::path::string_type, res
 
 // A new file the install would write: where, the wheel's RECORD row, the entry's size.
 struct WantedFile {
-    const std::filesystem::path* dest = nullptr;  // lexically normal
+    const std::filesystem::path::string_type* dest = nullptr;  // lexically normal (native)
     const resolver::RecordEntry* row = nullptr;
     uint64_t size = 0;
     bool executable = false;  // the mode the stager would give it (PlannedFile::executable)

@@ -9,14 +9,17 @@
 
 namespace envfix::installer {
 
-// Both lexically normal. `or_equal`: the folder itself counts as under it.
-inline bool path_under(const std::filesystem::path& p, const std::filesystem::path& dir, bool or_equal) {
+// Both lexically normal, as native text. `or_equal`: the folder itself counts as under it.
+inline bool text_under(std::basic_string_view<std::filesystem::path::value_type> s,
+                       std::basic_string_view<std::filesystem::path::value_type> d, bool or_equal) {
     constexpr auto sep = std::filesystem::path::preferred_separator;
-    std::basic_string_view<std::filesystem::path::value_type> s = p.native(), d = dir.native();
     while (d.size() > 1 && d.back() == sep) d.remove_suffix(1);
     if (d.empty() || s.size() < d.size() || s.substr(0, d.size()) != d) return false;
     if (s.size() == d.size()) return or_equal;
     return d.back() == sep || s[d.size()] == sep;
+}
+inline bool path_under(const std::filesystem::path& p, const std::filesystem::path& dir, bool or_equal) {
+    return text_under(p.native(), dir.native(), or_equal);
 }
 
 // No "." or ".." part, no doubled separator, not ending in a separator: lexically_normal would
@@ -80,27 +83,32 @@ Path normal_path(const Path& p) {
     return normal_ref(p, scratch);
 }
 
-// `dir` joined with a '/'-separated relative path: on POSIX one path made from one string, as every
-// staged and cached file asks for one (`operator/` splits and copies part by part).
-// The same path as `dir / rel` (no second '/' after a folder ending in one; an empty `dir` adds none).
+// `dir` joined with a '/'-separated relative path, as native text: on POSIX one string, as every
+// planned, staged and cached file asks for one (`operator/` splits and copies part by part).
+// The same as `dir / rel` (no second '/' after a folder ending in one; an empty `dir` adds none).
 // (The work in a template, so the branch of the other platform is never instantiated: Windows
 // paths are wide.)
 template <class Path>
-Path join_generic_as(const Path& dir, const std::string& rel) {
+typename Path::string_type join_generic_text_as(const Path& dir, const std::string& rel) {
     if constexpr (Path::preferred_separator == '/') {
         const auto& d = dir.native();
-        if (d.empty()) return Path(rel);
+        if (d.empty()) return rel;
         std::string s;
         s.reserve(d.size() + 1 + rel.size());
         s += d;
         if (d.back() != '/') s += '/';
         s += rel;
-        return Path(std::move(s));
+        return s;
     } else {
-        return dir / Path(rel);
+        return (dir / Path(rel)).native();
     }
 }
-inline std::filesystem::path join_generic(const std::filesystem::path& dir, const std::string& rel) { return join_generic_as(dir, rel); }
+inline std::filesystem::path::string_type join_generic_text(const std::filesystem::path& dir, const std::string& rel) {
+    return join_generic_text_as(dir, rel);
+}
+inline std::filesystem::path join_generic(const std::filesystem::path& dir, const std::string& rel) {
+    return std::filesystem::path(join_generic_text(dir, rel));
+}
 
 // A native path string as '/'-separated text (POSIX: itself; a template, so Windows' wide branch
 // is only instantiated there).
@@ -110,15 +118,19 @@ std::string generic_of(const Str& native) {
     else return std::filesystem::path(native).generic_string();
 }
 
-// `p` relative to `dir`, '/'-separated, when `p` lies strictly under it (both lexically
-// normal), else "": lexically_relative's walk over components without its cost.
+// `p` (native text) relative to `dir`, '/'-separated, when `p` lies strictly under it (both
+// lexically normal), else "": lexically_relative's walk over components without its cost.
 template <class Path = std::filesystem::path>
-std::string relative_generic(const Path& p, const Path& dir) {
-    if (!path_under(p, dir, false)) return {};
+std::string relative_generic_text(const typename Path::string_type& p, const Path& dir) {
+    if (!text_under(p, dir.native(), false)) return {};
     const auto& d = dir.native();
-    auto rel = p.native().substr(d.size() + (d.back() == Path::preferred_separator ? 0 : 1));
+    auto rel = p.substr(d.size() + (d.back() == Path::preferred_separator ? 0 : 1));
     if constexpr (Path::preferred_separator == '/') return rel;
     else return Path(rel).generic_string();
+}
+template <class Path = std::filesystem::path>
+std::string relative_generic(const Path& p, const Path& dir) {
+    return relative_generic_text(p.native(), dir);
 }
 
 }  // namespace envfix::installer

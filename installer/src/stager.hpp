@@ -17,12 +17,6 @@
 
 namespace envfix::installer {
 
-// A path as its native string: an install holds one or two per file (17 000 for a torch stack),
-// and libstdc++'s std::filesystem::path keeps a parsed list of its components beside the string
-// (about 0.6 KB for a path in site-packages), which while the unpacking ran beside the install's
-// planning added some 20 MB to its peak. Made into a path where one is used.
-using PathText = std::filesystem::path::string_type;
-
 struct StageItem {
     const WheelFile* wheel = nullptr;    // the archive (Extracted, Script, archive hash)
     const PlannedFile* file = nullptr;   // nullptr: hash the whole archive (direct_url.json)

@@ -39,10 +39,11 @@ std::vector<Area> make_areas(const std::vector<std::string>& roots, const std::s
     return out;
 }
 
-const Area* area_for(const std::vector<Area>& areas, const stdfs::path& p, std::string* rel) {
+const Area* area_for(const std::vector<Area>& areas, const stdfs::path& p, std::string* rel) { return area_for(areas, p.native(), rel); }
+
+const Area* area_for(const std::vector<Area>& areas, const stdfs::path::string_type& s, std::string* rel) {
     // String prefixes instead of lexically_relative: this runs for every file of a torch stack
-    // (17 000), several times. The deepest area holding p wins.
-    const auto& s = p.native();
+    // (17 000), several times. The deepest area holding s wins.
     const Area* best = nullptr;
     for (const auto& a : areas)
         if (s.size() > a.prefix.size() && s.compare(0, a.prefix.size(), a.prefix) == 0 &&
@@ -290,18 +291,20 @@ Expected<Transaction> Transaction::begin(const stdfs::path& state_dir, const std
 const std::string& Transaction::id() const { return impl_->journal.id; }
 const std::vector<JournalOp>& Transaction::ops() const { return impl_->journal.ops; }
 
-stdfs::path Transaction::stage_path(const stdfs::path& dest) const {
-    std::string rel, parent;
-    stdfs::path scratch;
-    const tx::Area* a = tx::area_for(impl_->areas, normal_ref(dest, scratch), &rel);
-    return a ? a->new_path(rel) : stdfs::path();
+stdfs::path Transaction::stage_path(const stdfs::path& dest) const { return stdfs::path(stage_path(dest.native())); }
+
+stdfs::path::string_type Transaction::stage_path(const stdfs::path::string_type& dest) const {
+    std::string rel;
+    stdfs::path::string_type scratch;
+    const tx::Area* a = tx::area_for(impl_->areas, normal_text(dest, scratch), &rel);
+    return a ? a->new_text(rel) : stdfs::path::string_type();
 }
 
 namespace {
-std::vector<const stdfs::path*> addresses(const std::vector<stdfs::path>& paths) {
-    std::vector<const stdfs::path*> out;
+std::vector<const stdfs::path::string_type*> addresses(const std::vector<stdfs::path>& paths) {
+    std::vector<const stdfs::path::string_type*> out;
     out.reserve(paths.size());
-    for (const auto& p : paths) out.push_back(&p);
+    for (const auto& p : paths) out.push_back(&p.native());
     return out;
 }
 }  // namespace
@@ -318,7 +321,7 @@ Expected<void> Transaction::prepare(const std::vector<stdfs::path>& remove, cons
     return prepare(text(remove), text(add));
 }
 
-Expected<void> Transaction::make_stage_dirs(const std::vector<const stdfs::path*>& dests) {
+Expected<void> Transaction::make_stage_dirs(const std::vector<const stdfs::path::string_type*>& dests) {
     // Every folder the staged files need, found by string (17 000 paths for a torch stack, whose
     // component-wise std::filesystem handling took longer than the mkdirs), then made level by
     // level, parents first. Each level runs on several threads, one task per parent folder: a
@@ -330,10 +333,10 @@ Expected<void> Transaction::make_stage_dirs(const std::vector<const stdfs::path*
     std::vector<std::unordered_set<std::string>> seen(areas.size());
     std::vector<std::vector<std::pair<size_t, std::string>>> levels;
     std::string rel, parent;
-    stdfs::path scratch;
+    stdfs::path::string_type scratch;
     for (const auto* d : dests) {
-        const tx::Area* a = tx::area_for(areas, normal_ref(*d, scratch), &rel);
-        if (!a) return fail(ExitCode::Internal, "install.outside_areas", {{"path", d->string()}});
+        const tx::Area* a = tx::area_for(areas, normal_text(*d, scratch), &rel);
+        if (!a) return fail(ExitCode::Internal, "install.outside_areas", {{"path", stdfs::path(*d).string()}});
         const size_t ai = static_cast<size_t>(a - areas.data());
         used[ai] = 1;
         auto& mine = seen[ai];

@@ -19,6 +19,7 @@ struct Area {
     stdfs::path stage;  // root/.envfix-tx-<id>: new/ and old/ inside
     stdfs::path::string_type prefix;  // root, normalised, with one trailing separator (area_for)
     stdfs::path new_path(const std::string& rel) const { return join_generic(stage, "new/" + rel); }
+    stdfs::path::string_type new_text(const std::string& rel) const { return join_generic_text(stage, "new/" + rel); }
     stdfs::path old_path(const std::string& rel) const { return stage / "old" / stdfs::path(rel); }
     stdfs::path dest(const std::string& rel) const { return root / stdfs::path(rel); }
 };
@@ -29,6 +30,7 @@ std::vector<Area> make_areas(const std::vector<std::string>& roots, const std::s
 // The deepest area holding `p` (lexically) and p's path inside it; nullptr when none does, or
 // when `p` is an area root or lies in a staging folder.
 const Area* area_for(const std::vector<Area>& areas, const stdfs::path& p, std::string* rel);
+const Area* area_for(const std::vector<Area>& areas, const stdfs::path::string_type& p, std::string* rel);
 
 bool lexists(const stdfs::path& p);
 

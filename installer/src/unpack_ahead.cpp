@@ -58,10 +58,9 @@ Expected<std::unique_ptr<Opened>> open_for_cache(const stdfs::path& file, const 
     const stdfs::path nowhere = "/envfix-unpack";
     InstallScheme scheme{nowhere / "purelib", nowhere / "platlib", nowhere / "scripts", nowhere / "data", nowhere / "include"};
     ENVFIX_TRY(o->plan, plan_wheel(o->wheel, scheme, ScriptTarget{}, WheelOptions{.requested = false}));
-    // Where the files would go is not needed here (they go to the entry by zip index); each path
-    // holds its components (0.6 KB, 7 MB for torch's), and torch's unpacking runs on beside the
-    // install's planning.
-    for (auto& f : o->plan.files) f.dest = stdfs::path();
+    // Where the files would go is not needed here (they go to the entry by zip index), and
+    // torch's unpacking runs on beside the install's planning: its 12 000 paths freed.
+    for (auto& f : o->plan.files) f.dest = PathText();
     o->sha256 = sha256;
     o->extracted = extracted_files(o->plan);
     return o;

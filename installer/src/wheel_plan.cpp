@@ -154,12 +154,12 @@ Expected<WheelPlan> plan_wheel(const WheelFile& wheel, const InstallScheme& sche
     std::unordered_map<stdfs::path::string_type, size_t> by_dest;
     if (!roots_alone) by_dest.reserve(wheel.files.size() + 8);
     auto add = [&](PlannedFile f, bool root = false) {
-        if (f.record_path.empty()) f.record_path = record_path_for(f.dest, plan.lib_dir);
+        if (f.record_path.empty()) f.record_path = record_path_for(stdfs::path(f.dest), plan.lib_dir);
         if (root && roots_alone) {
             plan.files.push_back(std::move(f));
             return;
         }
-        auto [it, inserted] = by_dest.emplace(f.dest.native(), plan.files.size());
+        auto [it, inserted] = by_dest.emplace(f.dest, plan.files.size());
         if (inserted) plan.files.push_back(std::move(f));
         else plan.files[it->second] = std::move(f);
     };
@@ -170,8 +170,7 @@ Expected<WheelPlan> plan_wheel(const WheelFile& wheel, const InstallScheme& sche
     const std::set<std::string> install_records = {wheel.dist_info + "/INSTALLER", wheel.dist_info + "/REQUESTED",
                                                    wheel.dist_info + "/direct_url.json"};
     // A wheel of only root files (torch: 12 000) planned in pieces on several threads, in order:
-    // each destination's path is split into components as it is made (std::filesystem), about
-    // 1 µs each, and torch's plan was the longest single piece of a warm install's planning.
+    // torch's plan was the longest single piece of a warm install's planning.
     constexpr size_t kPiece = 2048;
     // A root file's destination is the library folder and a safe entry name (no empty, "." or ".."
     // part): lexically normal where that folder is, which the install then need not check for
@@ -188,7 +187,7 @@ Expected<WheelPlan> plan_wheel(const WheelFile& wheel, const InstallScheme& sche
                 auto& f = made[k].emplace();
                 f.entry = wheel.files[k];
                 f.executable = e.is_executable();
-                f.dest = join_generic(plan.lib_dir, e.name);
+                f.dest = join_generic_text(plan.lib_dir, e.name);
                 f.dest_normal = lib_normal;
                 f.record_path = e.name;
             }
@@ -215,15 +214,15 @@ Expected<WheelPlan> plan_wheel(const WheelFile& wheel, const InstallScheme& sche
                     return fail(ExitCode::BadWheel, "scripts.unsafe_name", {{"source", src}, {"name", leaf}, {"reason", why}});
                 if (is_entry_point_wrapper(leaf)) continue;
                 f.kind = PlannedFile::Kind::Script;
-                f.dest = scheme.scripts / sub;
+                f.dest = (scheme.scripts / sub).native();
             } else if (key == "headers") {
-                f.dest = scheme.headers(wheel.metadata.name) / sub;
+                f.dest = (scheme.headers(wheel.metadata.name) / sub).native();
             } else {
                 const stdfs::path& root = key == "purelib" ? scheme.purelib : key == "platlib" ? scheme.platlib : scheme.data;
-                f.dest = root / sub;
+                f.dest = (root / sub).native();
             }
         } else {
-            f.dest = join_generic(plan.lib_dir, e.name);
+            f.dest = join_generic_text(plan.lib_dir, e.name);
             f.dest_normal = lib_normal;
             f.record_path = e.name;  // what record_path_for gives: a safe name has no "." or ".." parts
             add(std::move(f), true);
@@ -240,7 +239,7 @@ Expected<WheelPlan> plan_wheel(const WheelFile& wheel, const InstallScheme& sche
             for (auto& g : host_launcher_files(ep, target)) {
                 PlannedFile f;
                 f.kind = PlannedFile::Kind::Generated;
-                f.dest = scheme.scripts / g.name;
+                f.dest = (scheme.scripts / g.name).native();
                 f.content = std::move(g.content);
                 f.executable = g.executable;
                 f.launcher = true;
@@ -250,7 +249,7 @@ Expected<WheelPlan> plan_wheel(const WheelFile& wheel, const InstallScheme& sche
     auto meta_file = [&](const char* leaf, std::string content) {
         PlannedFile f;
         f.kind = PlannedFile::Kind::Generated;
-        f.dest = plan.dist_info / leaf;
+        f.dest = (plan.dist_info / leaf).native();
         f.content = std::move(content);
         add(std::move(f));
     };

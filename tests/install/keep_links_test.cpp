@@ -63,7 +63,7 @@ TEST(KeepLinks, InPlaceNeedsTheSnapshotsDigestSizeAndModeAndAReplacedRow) {
     const std::vector<stdfs::path> dests = {root / "lib/p/a.py", root / "lib/p/b.py",   root / "lib/p/x.sh", root / "lib/p/ro.py",
                                             root / "lib/p/big.py", root / "lib/p/c.py", root / "lib/p/384.py"};
     std::vector<installer::WantedFile> wanted;
-    for (const auto& d : dests) wanted.push_back({&d, &row, 5, false});
+    for (const auto& d : dests) wanted.push_back({&d.native(), &row, 5, false});
     wanted[2].executable = true;  // the wheel makes it executable; the installed copy is not
     wanted[6].row = &row384;
     auto same = installer::unchanged_in_place(installed, wanted, root, known);

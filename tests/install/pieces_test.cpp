@@ -303,7 +303,7 @@ TEST(WheelPlan, ADataFileOverARootFileWinsAndRootFilesAreOnceEach) {
     // more), and only those: a folder written with "." or ".." in it, as a scheme may give it, is not.
     for (const auto& f : many_plan.files) {
         if (f.kind == PlannedFile::Kind::Extracted) {
-            EXPECT_EQ(f.dest_normal, f.dest == f.dest.lexically_normal()) << f.dest;
+            EXPECT_EQ(f.dest_normal, f.dest == stdfs::path(f.dest).lexically_normal().native()) << f.dest;
         }
     }
     const InstallScheme odd{dir / "v/lib/./python3.12/site-packages", dir / "v/lib/./python3.12/site-packages", dir / "v/bin", dir / "v",

@@ -43,6 +43,11 @@ struct WheelOptions {
     std::optional<std::string> direct_url;
 };
 
+// A path as its native string: an install holds one or two per file (17 000 for a torch stack),
+// and libstdc++'s std::filesystem::path keeps a parsed list of its components beside the string
+// (about 0.6 KB for a path in site-packages, ~1 µs to make). Made into a path where one is used.
+using PathText = std::filesystem::path::string_type;
+
 struct PlannedFile {
     enum class Kind {
         Extracted,  // an archive entry, copied as is
@@ -50,7 +55,7 @@ struct PlannedFile {
         Generated,  // content below (launchers, INSTALLER, REQUESTED)
     };
     Kind kind = Kind::Extracted;
-    std::filesystem::path dest;   // absolute
+    PathText dest;                // absolute (native)
     bool dest_normal = false;     // dest lexically normal as made (a normal folder and a safe name): not checked again
     size_t entry = 0;             // archive entry (Extracted, Script)
     std::string content;          // Generated
