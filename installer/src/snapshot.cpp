@@ -127,7 +127,7 @@ std::optional<std::string> record_hex(const std::string& digest) {
 // One file to record: where it is, and what its RECORD says.
 struct Candidate {
     std::string rel;
-    stdfs::path abs;
+    stdfs::path::string_type abs;
     std::string record_digest;  // the RECORD's sha256, base64 as written: decoded only where trusted
     std::optional<uint64_t> record_size;
     int64_t record_mtime = 0;  // the RECORD file's mtime, for files of envfix installs
@@ -214,8 +214,8 @@ Expected<Snapshot> capture(const probe::Environment& env, Reporter& reporter, Sn
         if (envfix_made)
             if (auto st = storeops::stat_path(d.dist_info / "RECORD")) record_mtime = st->mtime_ns;
         for (const auto& row : rows) {
-            auto abs = record_row_path(d.site_packages, row.path);
-            auto key = relative_generic(abs, root);  // 17 000 rows: string work, not path walks
+            auto abs = record_row_text(d.site_packages, row.path);
+            auto key = relative_generic_text(abs, root);  // 17 000 rows: string work, not path walks
             if (key.empty() || key.starts_with(".envfix/")) continue;
             if (!listed.insert(key).second) {
                 shared.insert(std::move(key));
@@ -237,7 +237,7 @@ Expected<Snapshot> capture(const probe::Environment& env, Reporter& reporter, Sn
     tx::parallel_for(cands.size(), [&](size_t i) {
         const auto& c = cands[i];
         auto& o = outs[i];
-        auto st = storeops::stat_path(c.abs);
+        auto st = storeops::stat_text(c.abs);
         if (!st || !st->regular) return;  // listed but gone, or not a file: not part of the state
         o.present = true;
         o.file.path = c.rel;
@@ -253,7 +253,7 @@ Expected<Snapshot> capture(const probe::Environment& env, Reporter& reporter, Sn
                                                                                                            : std::nullopt) {
             o.file.sha256 = std::move(*sha);
         } else {
-            auto h = sha256_file_hex(c.abs);
+            auto h = sha256_file_hex(stdfs::path(c.abs));
             if (!h) {
                 o.error = h.error();
                 return;
@@ -430,33 +430,44 @@ void forget_snapshot(const stdfs::path& env_root, const std::string& id) {
     stdfs::remove(snap::snapshot_file(env_root, id), ec);
 }
 
-std::vector<Snapshot> list_snapshots(const stdfs::path& env_root, Reporter& reporter) {
-    std::vector<std::pair<size_t, Snapshot>> found;
+std::vector<std::string> snapshot_ids(const stdfs::path& env_root) {
+    std::vector<std::pair<size_t, std::string>> found;
     std::error_code ec;
     for (stdfs::directory_iterator it(snapshots_dir(env_root.lexically_normal()), ec), end; !ec && it != end; it.increment(ec)) {
         auto name = it->path().filename().string();
         if (!name.ends_with(".snap")) continue;
-        auto text = fs::read_file(it->path());
-        if (!text) {
-            reporter.warn(text.error().message);
-            continue;
-        }
-        auto s = parse_snapshot(*text, it->path().string());
-        if (!s) {
-            reporter.warn(s.error().message);
-            continue;
-        }
+        name.resize(name.size() - 5);
         size_t n = 0;
-        std::from_chars(s->id.data(), s->id.data() + s->id.size(), n);
-        found.emplace_back(n, std::move(*s));
+        std::from_chars(name.data(), name.data() + name.size(), n);
+        found.emplace_back(n, std::move(name));
     }
-    std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::sort(found.begin(), found.end());
+    std::vector<std::string> out;
+    for (auto& [n, id] : found) out.push_back(std::move(id));
+    return out;
+}
+
+Expected<Snapshot> read_snapshot(const stdfs::path& env_root, const std::string& id) {
+    const auto file = snap::snapshot_file(env_root, id);
+    ENVFIX_TRY(auto text, fs::read_file(file));
+    return parse_snapshot(text, file.string());
+}
+
+std::vector<Snapshot> list_snapshots(const stdfs::path& env_root, Reporter& reporter) {
     std::vector<Snapshot> out;
-    for (auto& [n, s] : found) out.push_back(std::move(s));
+    for (const auto& id : snapshot_ids(env_root)) {
+        auto s = read_snapshot(env_root, id);
+        if (!s) reporter.warn(s.error().message);
+        else out.push_back(std::move(*s));
+    }
     return out;
 }
 
 Expected<Snapshot> find_snapshot(const stdfs::path& env_root, std::string_view id_or_name, Reporter& reporter) {
+    // An id (digits) names its file: read alone (rollback to one of many snapshots reads one).
+    const bool digits = !id_or_name.empty() && std::all_of(id_or_name.begin(), id_or_name.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (digits && stdfs::exists(snap::snapshot_file(env_root, std::string(id_or_name))))
+        if (auto s = read_snapshot(env_root, std::string(id_or_name)); s && s->id == id_or_name) return s;
     auto all = list_snapshots(env_root, reporter);
     for (auto it = all.rbegin(); it != all.rend(); ++it)
         if (it->id == id_or_name) return std::move(*it);

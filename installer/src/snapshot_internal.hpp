@@ -12,6 +12,7 @@
 #include "envfix/common/reporter.hpp"
 #include "envfix/installer/snapshot.hpp"
 #include "envfix/probe/environment.hpp"
+#include "path_under.hpp"
 
 namespace envfix::installer::snap {
 
@@ -24,6 +25,10 @@ bool safe_rel_path(std::string_view p);
 // <store>/<first two hex>/<sha256>
 inline std::filesystem::path object_path(const std::filesystem::path& store, const std::string& sha256) {
     return store / sha256.substr(0, 2) / sha256;
+}
+// The same as native text (a rollback asks for thousands).
+inline std::filesystem::path::string_type object_text(const std::filesystem::path& store, const std::string& sha256) {
+    return join_generic_text(store, sha256.substr(0, 2) + "/" + sha256);
 }
 
 // What capture() saw of each file (parallel to Snapshot::files): its identity, and whether it

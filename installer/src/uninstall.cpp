@@ -46,8 +46,16 @@ bool is_bytecode_of(const std::string& name, const std::string& stem) {
 
 }  // namespace
 
-stdfs::path record_row_path(const stdfs::path& site_packages, const std::string& row) {
-    return normal_path(site_packages / stdfs::path(row));
+stdfs::path record_row_path(const stdfs::path& site_packages, const std::string& row) { return stdfs::path(record_row_text(site_packages, row)); }
+
+stdfs::path::string_type record_row_text(const stdfs::path& site_packages, const std::string& row) {
+    // A row that may be absolute replaces the folder, as operator/ does (refused later as outside).
+    if (row.empty() || row.front() == '/' || row.front() == '\\' || (row.size() > 1 && row[1] == ':'))
+        return normal_path(site_packages / stdfs::path(row)).native();
+    auto joined = join_generic_text(site_packages, row);
+    stdfs::path::string_type scratch;
+    if (&normal_text(joined, scratch) == &joined) return joined;
+    return scratch;
 }
 
 std::unordered_map<stdfs::path::string_type, std::string> recorded_owners(const std::vector<const resolver::InstalledDist*>& dists) {
@@ -56,7 +64,7 @@ std::unordered_map<stdfs::path::string_type, std::string> recorded_owners(const 
         if (!d->has_record) continue;
         auto rows = resolver::read_record(*d);
         if (!rows) continue;
-        for (const auto& r : *rows) out.try_emplace(record_row_path(d->site_packages, r.path).native(), d->name);
+        for (const auto& r : *rows) out.try_emplace(record_row_text(d->site_packages, r.path), d->name);
     }
     return out;
 }
@@ -109,7 +117,7 @@ Expected<RemovalPlan> plan_removal(const resolver::InstalledDist& dist, const st
         const size_t up = dir.rfind(sep);
         if (dir == root.native()) {
             inside = true;  // real_root is its resolved path
-        } else if (up != Str::npos && up > 0 && path_under(stdfs::path(dir), root, false) &&
+        } else if (up != Str::npos && up > 0 && text_under(dir, root.native(), false) &&
                    type_in(dir.substr(0, up), dir.substr(up + 1)) == stdfs::file_type::directory) {
             inside = in_real_root(dir.substr(0, up));
         } else {
@@ -120,10 +128,9 @@ Expected<RemovalPlan> plan_removal(const resolver::InstalledDist& dist, const st
     };
     const Str pyc_ext = stdfs::path(".pyc").native(), pycache_dir = stdfs::path("__pycache__").native();
     for (auto& row : rows) {
-        stdfs::path p = record_row_path(dist.site_packages, row.path);
-        const Str& s = p.native();
+        const Str s = record_row_text(dist.site_packages, row.path);
         const size_t cut = s.rfind(sep);
-        if (cut == Str::npos || !path_under(p, root, false)) {
+        if (cut == Str::npos || !text_under(s, root.native(), false)) {
             ++outside;
             continue;
         }

@@ -88,6 +88,10 @@ Expected<Snapshot> take_snapshot(const probe::Environment& env, std::string reas
 // snapshot it took when its transaction fails.
 void forget_snapshot(const std::filesystem::path& env_root, const std::string& id);
 
+// The snapshots' ids, oldest first, from their files' names (none read).
+std::vector<std::string> snapshot_ids(const std::filesystem::path& env_root);
+// One snapshot. Errors: its file's read errors, parse_snapshot's.
+Expected<Snapshot> read_snapshot(const std::filesystem::path& env_root, const std::string& id);
 // Every snapshot, oldest first. Unreadable ones are skipped with a warning.
 std::vector<Snapshot> list_snapshots(const std::filesystem::path& env_root, Reporter& reporter);
 // By id or name. Errors: NoSnapshot 66 "snapshot.not_found".

@@ -42,6 +42,8 @@ Expected<RemovalPlan> plan_removal(const resolver::InstalledDist& dist, const st
 // no "." or ".." parts, no doubled separators: nearly every row) the join is the answer and the
 // costly lexically_normal is skipped; RECORDs of a torch stack hold 17 000 rows.
 std::filesystem::path record_row_path(const std::filesystem::path& site_packages, const std::string& row);
+// The same as native text: no path made for each row (each ~1 µs, its parts parsed).
+std::filesystem::path::string_type record_row_text(const std::filesystem::path& site_packages, const std::string& row);
 
 // The files the RECORDs of `dists` list, each with the name of (the first) distribution listing
 // it: what must stay when another distribution goes, and whose file a new one replaces.
