@@ -338,8 +338,7 @@ void run_apply(Context& ctx, const installer::ApplySpec& spec, const ApplySource
     if (ctx.opts.json) {
         Json envs = Json::array();
         for (const auto& o : outcomes) envs.push_back(outcome_json(o));
-        Json warnings = Json::array();
-        for (const auto& w : ctx.reporter_impl->warnings()) warnings.push_back(w);
+        Json warnings = warnings_json(ctx);
         print_json({{"schema_version", kJsonSchemaVersion},
                     {"spec", spec.file.string()},
                     {"check", check},

@@ -58,7 +58,7 @@ void run_history(const HistoryOptions& o, Context& ctx) {
         if (!after.empty()) print("    " + str::join(after, ", "));
     }
     if (ctx.opts.json) {
-        print_json({{"schema_version", kJsonSchemaVersion}, {"environment", environment_json(env)}, {"snapshots", list}, {"error", nullptr}});
+        print_json({{"schema_version", kJsonSchemaVersion}, {"environment", environment_json(env)}, {"snapshots", list}, {"warnings", warnings_json(ctx)}, {"error", nullptr}});
         return;
     }
     if (all.empty()) print(msg("history.empty", {{"path", env.root.string()}}));

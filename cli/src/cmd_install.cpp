@@ -217,8 +217,7 @@ void report_install(Context& ctx, const probe::Environment& env, const InstallOp
     for (const auto& c : r.unchanged) unchanged.push_back({{"name", c.name}, {"version", c.version}, {"wheel", c.wheel}});
     for (const auto& u : r.unmet)
         unmet.push_back({{"name", u.dist}, {"requirement", u.requirement}, {"found", u.found.empty() ? Json(nullptr) : Json(u.found)}});
-    Json warnings = Json::array();
-    for (const auto& w : ctx.reporter_impl->warnings()) warnings.push_back(w);
+    Json warnings = warnings_json(ctx);
     Json doc = {{"schema_version", kJsonSchemaVersion},
                 {"environment", environment_json(env)},
                 {"venv_created", created},

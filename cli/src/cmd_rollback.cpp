@@ -44,6 +44,7 @@ void run_rollback(const RollbackOptions& o, Context& ctx) {
                     {"seconds", r.seconds},
                     {"seconds_snapshot", r.seconds_snapshot},
                     {"seconds_moving", r.seconds_moving},
+                    {"warnings", warnings_json(ctx)},
                     {"error", nullptr}});
         return;
     }

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <iostream>
 
+#include "terminal_reporter.hpp"
+
 namespace envfix::cli {
 
 size_t display_width(std::string_view s) {
@@ -65,6 +67,13 @@ Json error_json(const Error& e) {
                 {"name", std::string(exit_code_name(e.code))},
                 {"key", e.message.key},
                 {"message", render(e.message)}};
+}
+
+Json warnings_json(const Context& ctx) {
+    Json out = Json::array();
+    if (ctx.reporter_impl)
+        for (const auto& w : ctx.reporter_impl->warnings()) out.push_back(w);
+    return out;
 }
 
 }  // namespace envfix::cli

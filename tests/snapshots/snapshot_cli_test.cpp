@@ -178,6 +178,21 @@ TEST_F(SnapshotCli, DamagedStoreOrUnknownIdChangesNothing) {
     auto h = envfix({"history"});
     EXPECT_EQ(h.code, 0);
     EXPECT_NE(h.err.find("9.snap"), std::string::npos) << h.err;
+    // Named by its id it is no snapshot; with no id, a rollback reads the newest first, skips
+    // it with the same warning and goes to the newest readable one that differs.
+    before = snapshot(venv);
+    auto named = envfix({"rollback", "9"});
+    EXPECT_EQ(named.code, 66) << named.err;
+    EXPECT_NE(named.err.find("9.snap"), std::string::npos) << named.err;
+    EXPECT_EQ(tree_diff(before, snapshot(venv)), "");
+    stdfs::resize_file(venv / ".envfix" / "snapshots" / "2.snap", 40);  // and the one it would take
+    auto newest = envfix({"rollback", "--json"});
+    ASSERT_EQ(newest.code, 0) << newest.err;
+    const auto warned = newest.json()["warnings"].dump();  // with --json, in the document
+    EXPECT_NE(warned.find("9.snap"), std::string::npos) << warned;
+    EXPECT_NE(warned.find("2.snap"), std::string::npos) << warned;
+    EXPECT_EQ(newest.json()["to"], "1");  // before the first install: nothing of demo
+    EXPECT_FALSE(stdfs::exists(sp / "demo"));
 }
 
 TEST_F(SnapshotCli, EveryCommandFinishesAnInterruptedTransactionFirst) {
