@@ -231,6 +231,7 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
     // Nothing was staged (all installed, a failed check): the wheels' work ends here.
     (void)settle();
     (void)flushed();
+    if (!ctx.opts.json) return report_install(ctx, env, o, result, created, nullptr);  // the plan and downloads only go into JSON
     Json downloads = Json::array();
     for (size_t i = 0; i < choice.wheels.size() && i < fetched.size(); ++i)
         downloads.push_back({{"filename", choice.wheels[i].filename}, {"url", resolver::redact_url(choice.wheels[i].url)},
