@@ -694,8 +694,8 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         ENVFIX_TRY(auto rp, plan_removal(*d, env.root, protect));
         for (auto& m : rp.skipped) reporter.warn(m);
         result.removed.push_back({d->name, d->version, d->dist_info, "", rp.files.size(), 0});
-        for (auto& [k, row] : rp.rows) replaced_rows.try_emplace(rp.files[k].native(), std::move(row));
-        for (const auto& f : rp.files) remove_files.push_back(f.native());
+        for (auto& [k, row] : rp.rows) replaced_rows.try_emplace(rp.files[k], std::move(row));
+        for (auto& f : rp.files) remove_files.push_back(std::move(f));
     }
     lap("removals planned");
     // The wheels handed over now (envfix install: its downloads end), with what goes planned and

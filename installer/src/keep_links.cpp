@@ -56,8 +56,8 @@ InstalledContent installed_content(const std::vector<stdfs::path>& site_packages
         if (!rows) continue;
         for (auto& r : *rows) {
             if (r.hash_digest.empty()) continue;
-            auto p = record_row_path(d.site_packages, r.path);
-            if (!path_under(p, inside, false)) continue;  // an untrusted RECORD points nowhere else
+            auto p = record_row_text(d.site_packages, r.path);
+            if (!text_under(p, inside.native(), false)) continue;  // an untrusted RECORD points nowhere else
             auto key = r.hash_algorithm + "=" + r.hash_digest;
             out.by_hash.try_emplace(std::move(key), InstalledContent::File{std::move(p), std::move(r)});
         }

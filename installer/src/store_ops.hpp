@@ -34,6 +34,20 @@ Expected<void> hard_link(const std::filesystem::path& from, const std::filesyste
 // parses every component (a warm install links 17 000 files from the unpacked cache).
 std::optional<FileStat> stat_text(const std::filesystem::path::string_type& p);
 
+// What a folder holds: each entry's name (not "." or "..") and type as lstat() gives it, from
+// the listing itself where the filesystem says (POSIX readdir's d_type: no stat per entry, and
+// no std::filesystem::path made for each, which parses every part; a switch lists torch's
+// 1 000 folders, and its staging's 17 000 old files are listed to be deleted). nullopt when the
+// folder cannot be read.
+struct FolderEntry {
+    std::filesystem::path::string_type name;
+    std::filesystem::file_type type = std::filesystem::file_type::unknown;
+};
+std::optional<std::vector<FolderEntry>> list_folder(const std::filesystem::path::string_type& dir);
+// Removes a file or link (a `folder`: an empty folder) named by its native text; false when it
+// could not.
+bool remove_text(const std::filesystem::path::string_type& p, bool folder);
+
 // lstat() of files named by a base folder and a '/'-separated path under it, given folder by
 // folder: each folder opened once for the files in it, which are then looked up by their leaf
 // (POSIX fstatat), not each walked from the root (a ready tree's 16 000 files, ~10 parts each,

@@ -1,4 +1,5 @@
 // POSIX file operations of the content-addressed stores (store_ops.hpp).
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -86,6 +87,39 @@ std::optional<FileStat> FolderStats::stat(const std::filesystem::path& base, con
     if (::fstatat(static_cast<int>(handle_), leaf_.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return std::nullopt;
     return from_stat(st);
 }
+
+std::optional<std::vector<FolderEntry>> list_folder(const std::string& dir) {
+    DIR* d = ::opendir(dir.c_str());
+    if (!d) return std::nullopt;
+    std::vector<FolderEntry> out;
+    const int fd = ::dirfd(d);
+    while (const struct dirent* e = ::readdir(d)) {
+        const char* n = e->d_name;
+        if (n[0] == '.' && (n[1] == 0 || (n[1] == '.' && n[2] == 0))) continue;
+        FolderEntry f{n, std::filesystem::file_type::unknown};
+        switch (e->d_type) {
+            case DT_REG: f.type = std::filesystem::file_type::regular; break;
+            case DT_DIR: f.type = std::filesystem::file_type::directory; break;
+            case DT_LNK: f.type = std::filesystem::file_type::symlink; break;
+            default: {  // DT_UNKNOWN (some filesystems), or a special file: asked
+                struct stat st {};
+                if (::fstatat(fd, n, &st, AT_SYMLINK_NOFOLLOW) != 0) f.type = std::filesystem::file_type::not_found;
+                else if (S_ISREG(st.st_mode)) f.type = std::filesystem::file_type::regular;
+                else if (S_ISDIR(st.st_mode)) f.type = std::filesystem::file_type::directory;
+                else if (S_ISLNK(st.st_mode)) f.type = std::filesystem::file_type::symlink;
+                else if (S_ISFIFO(st.st_mode)) f.type = std::filesystem::file_type::fifo;
+                else if (S_ISSOCK(st.st_mode)) f.type = std::filesystem::file_type::socket;
+                else if (S_ISBLK(st.st_mode)) f.type = std::filesystem::file_type::block;
+                else if (S_ISCHR(st.st_mode)) f.type = std::filesystem::file_type::character;
+            }
+        }
+        out.push_back(std::move(f));
+    }
+    ::closedir(d);
+    return out;
+}
+
+bool remove_text(const std::string& p, bool folder) { return (folder ? ::rmdir(p.c_str()) : ::unlink(p.c_str())) == 0; }
 
 Expected<void> hard_link(const std::filesystem::path& from, const std::filesystem::path& to, bool* cross_device) {
     return hard_link_text(from.native(), to.native(), cross_device);

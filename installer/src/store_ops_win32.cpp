@@ -63,6 +63,20 @@ Expected<void> hard_link(const std::filesystem::path& from, const std::filesyste
 
 std::optional<FileStat> stat_text(const std::wstring& p) { return stat_path(std::filesystem::path(p)); }
 
+std::optional<std::vector<FolderEntry>> list_folder(const std::wstring& dir) {
+    std::error_code ec;
+    std::filesystem::directory_iterator it(dir, ec), end;
+    if (ec) return std::nullopt;
+    std::vector<FolderEntry> out;
+    for (; !ec && it != end; it.increment(ec)) out.push_back({it->path().filename().native(), it->symlink_status(ec).type()});
+    return out;
+}
+
+bool remove_text(const std::wstring& p, bool) {
+    std::error_code ec;
+    return std::filesystem::remove(p, ec);
+}
+
 // Each file by its whole path (Windows opens a handle per file in stat_path anyway).
 FolderStats::~FolderStats() = default;
 std::optional<FileStat> FolderStats::stat(const std::filesystem::path& base, const std::string& rel) {

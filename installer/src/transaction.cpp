@@ -19,6 +19,7 @@
 #include "envfix/installer/fault.hpp"
 #include "file_ops.hpp"
 #include "path_under.hpp"
+#include "store_ops.hpp"
 #include "tx_internal.hpp"
 
 namespace envfix::installer {
@@ -164,30 +165,34 @@ void make_durable(const std::vector<Area>& areas, const std::vector<JournalOp>& 
 void remove_stage_dirs(const std::vector<Area>& areas) {
     // Deleting a file that reached the disk costs a metadata write; one after another that is
     // seconds for a replaced framework's 17 000 files, so files go in parallel, then folders
-    // deepest first, each depth in parallel.
-    std::vector<stdfs::path> files;
-    std::map<size_t, std::vector<stdfs::path>, std::greater<>> dirs_by_depth;
-    for (const auto& a : areas) {
-        std::error_code ec;
-        if (!lexists(a.stage)) continue;
-        dirs_by_depth[0].push_back(a.stage);
-        for (stdfs::recursive_directory_iterator it(a.stage, stdfs::directory_options::none, ec), end; !ec && it != end;
-             it.increment(ec)) {
-            if (it->symlink_status(ec).type() == stdfs::file_type::directory)
-                dirs_by_depth[static_cast<size_t>(it.depth()) + 1].push_back(it->path());
-            else
-                files.push_back(it->path());
+    // deepest first, each depth in parallel. Listed as text, folder by folder (a
+    // std::filesystem walk made a path, every part parsed, for each of the 17 000).
+    using Str = stdfs::path::string_type;
+    std::vector<Str> files;
+    std::vector<std::vector<Str>> dirs_by_depth(1);
+    for (const auto& a : areas)
+        if (lexists(a.stage)) dirs_by_depth[0].push_back(a.stage.native());
+    for (size_t depth = 0; depth < dirs_by_depth.size(); ++depth) {
+        std::vector<Str> below;
+        for (const auto& dir : dirs_by_depth[depth]) {
+            auto listed = storeops::list_folder(dir);
+            if (!listed) continue;
+            for (auto& e : *listed) {
+                Str p = dir;
+                p += stdfs::path::preferred_separator;
+                p += e.name;
+                (e.type == stdfs::file_type::directory ? below : files).push_back(std::move(p));
+            }
         }
+        if (!below.empty()) dirs_by_depth.push_back(std::move(below));
     }
-    parallel_for(files.size(), [&](size_t i) {
-        std::error_code ec;
-        stdfs::remove(files[i], ec);
-    });
-    for (auto& level : dirs_by_depth) {
-        auto& dirs = level.second;  // a named reference: clang 14 cannot capture a structured binding
+    parallel_for(files.size(), [&](size_t i) { storeops::remove_text(files[i], false); });
+    for (auto level = dirs_by_depth.rbegin(); level != dirs_by_depth.rend(); ++level) {
+        auto& dirs = *level;
         parallel_for(dirs.size(), [&](size_t i) {
+            if (storeops::remove_text(dirs[i], true)) return;
             std::error_code ec;
-            stdfs::remove_all(dirs[i], ec);  // empty by now, unless the walk above missed something
+            stdfs::remove_all(dirs[i], ec);  // not empty: something the walk above missed
         });
     }
     fault_point();

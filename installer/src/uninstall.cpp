@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "path_under.hpp"
+#include "store_ops.hpp"
 
 namespace envfix::installer {
 
@@ -19,16 +20,6 @@ namespace {
 // no stat per file). A RECORD lists every file of torch; asking the disk about each (and about a
 // Python 2 ".pyc" beside each ".py") cost 23 000 stat calls.
 using Listing = std::unordered_map<stdfs::path::string_type, stdfs::file_type>;
-
-// symlink_status()'s type from what the listing already said (d_type), without a stat where
-// the platform gives it.
-stdfs::file_type entry_type(const stdfs::directory_entry& d) {
-    std::error_code ec;
-    if (d.is_symlink(ec)) return stdfs::file_type::symlink;
-    if (d.is_directory(ec)) return stdfs::file_type::directory;
-    if (d.is_regular_file(ec)) return stdfs::file_type::regular;
-    return d.symlink_status(ec).type();
-}
 
 stdfs::path canonical_or_self(const stdfs::path& p) {
     std::error_code ec;
@@ -45,8 +36,6 @@ bool is_bytecode_of(const std::string& name, const std::string& stem) {
 }
 
 }  // namespace
-
-stdfs::path record_row_path(const stdfs::path& site_packages, const std::string& row) { return stdfs::path(record_row_text(site_packages, row)); }
 
 stdfs::path::string_type record_row_text(const stdfs::path& site_packages, const std::string& row) {
     // A row that may be absolute replaces the folder, as operator/ does (refused later as outside).
@@ -83,8 +72,8 @@ Expected<RemovalPlan> plan_removal(const resolver::InstalledDist& dist, const st
     std::unordered_map<Str, std::vector<std::string>> pycache;  // folder -> names in its __pycache__
     PathSet chosen;
     size_t outside = 0, kept = 0;
-    // Torch's RECORD lists 12 000 rows: folder and name are cut from the path's string, and a
-    // std::filesystem::path (which splits itself into parts) is made only for what is kept.
+    // Torch's RECORD lists 12 000 rows: folder and name are cut from the path's string, and no
+    // std::filesystem::path (which splits itself into parts) is made for a file.
     auto add = [&](Str path) -> bool {
         if (protect.count(path)) {
             ++kept;
@@ -98,11 +87,9 @@ Expected<RemovalPlan> plan_removal(const resolver::InstalledDist& dist, const st
     // The type of `name` in folder `dir`, from the folder's listing (read once).
     auto type_in = [&](const Str& dir, const Str& name) {
         auto [it, fresh] = listings.try_emplace(dir);
-        if (fresh) {
-            std::error_code ec;
-            for (stdfs::directory_iterator d(stdfs::path(dir), ec), end; !ec && d != end; d.increment(ec))
-                it->second.emplace(d->path().filename().native(), entry_type(*d));
-        }
+        if (fresh)
+            if (auto listed = storeops::list_folder(dir))
+                for (auto& e : *listed) it->second.emplace(std::move(e.name), e.type);
         auto e = it->second.find(name);
         return e == it->second.end() ? stdfs::file_type::not_found : e->second;
     };
@@ -147,11 +134,9 @@ Expected<RemovalPlan> plan_removal(const resolver::InstalledDist& dist, const st
         if (python) {
             const Str slash(1, sep);
             auto [it, fresh] = pycache.try_emplace(dir);
-            if (fresh) {
-                std::error_code ec;
-                for (stdfs::directory_iterator d(stdfs::path(dir + slash + pycache_dir), ec), end; !ec && d != end; d.increment(ec))
-                    it->second.push_back(d->path().filename().string());
-            }
+            if (fresh)
+                if (auto listed = storeops::list_folder(dir + slash + pycache_dir))
+                    for (const auto& e : *listed) it->second.push_back(generic_of(e.name));
             const Str stem = name.substr(0, name.size() - 3);
             if (!it->second.empty()) {
                 const std::string narrow = stdfs::path(stem).string();

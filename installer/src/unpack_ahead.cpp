@@ -15,6 +15,7 @@
 #include "file_ops.hpp"
 #include "keep_links.hpp"
 #include "stager.hpp"
+#include "store_ops.hpp"
 #include "tx_internal.hpp"
 #include "unpack_early.hpp"
 #include "unpacked_store.hpp"
@@ -76,15 +77,14 @@ void drop(std::vector<std::unique_ptr<Opened>>& opened) {
 
 // The installed file with the bytes of this entry, when both RECORDs promise the same bytes
 // (keep_links.hpp's rule) and the file is a regular one (not a link elsewhere) of that size.
-const stdfs::path* kept_file(const InstalledContent* keep, const WheelFile& w, size_t entry) {
+const PathText* kept_file(const InstalledContent* keep, const WheelFile& w, size_t entry) {
     if (!keep || w.record_row[entry] < 0) return nullptr;
     const auto& row = w.record[static_cast<size_t>(w.record_row[entry])];
     auto it = keep->by_hash.find(row.hash_algorithm + "=" + row.hash_digest);
     const uint64_t size = w.zip.entries[entry].size;
     if (it == keep->by_hash.end() || !same_content(it->second.row, row, size)) return nullptr;
-    std::error_code ec;
-    auto st = stdfs::symlink_status(it->second.path, ec);
-    if (ec || !stdfs::is_regular_file(st) || stdfs::file_size(it->second.path, ec) != size || ec) return nullptr;
+    auto st = storeops::stat_text(it->second.path);
+    if (!st || !st->regular || st->size != size) return nullptr;
     return &it->second.path;
 }
 

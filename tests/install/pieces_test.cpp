@@ -4,9 +4,11 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <thread>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "envfix/installer/install.hpp"
@@ -40,17 +42,18 @@ TEST(JoinGeneric, SameAsOperatorSlash) {
         for (const char* rel : {"torch/lib/x.so", "a", ".hidden/x"}) {
             EXPECT_EQ(join_generic(dir, rel), stdfs::path(dir) / rel) << dir << " + " << rel;
             EXPECT_EQ(join_generic(dir, rel).native(), (stdfs::path(dir) / rel).native()) << dir << " + " << rel;
+            EXPECT_EQ(join_generic_text(dir, rel), (stdfs::path(dir) / rel).native()) << dir << " + " << rel;
         }
 }
 
-TEST(RecordRowPath, SameAsLexicallyNormalWhateverTheRow) {
+TEST(RecordRowText, SameAsLexicallyNormalWhateverTheRow) {
     // The fast join must give exactly what lexically_normal gives, or paths stop matching.
     namespace stdfs = std::filesystem;
     for (const char* base : {"/v/lib/python3.12/site-packages", "/v/./lib//site-packages", "/v/lib/../lib/site-packages", "/"})
         for (const char* row : {"torch/lib/x.so", "../../../bin/torchrun", "./torch/x.py", "torch//x.py", "torch/./x", "torch/..",
                                 "a/b/../c", "torch/", ".hidden/x", "..a/b", "x..", "/etc/passwd"}) {
             auto expected = (stdfs::path(base) / stdfs::path(row)).lexically_normal();
-            EXPECT_EQ(record_row_path(base, row), expected) << base << " + " << row;
+            EXPECT_EQ(record_row_text(base, row), expected.native()) << base << " + " << row;
         }
 }
 
@@ -339,6 +342,38 @@ TEST(FolderStats, SameAsStatOfTheWholePathFolderByFolder) {
         EXPECT_EQ(std::tie(got->inode, got->size, got->regular, got->mtime_ns), std::tie(want->inode, want->size, want->regular, want->mtime_ns))
             << root << " " << rel;
     }
+}
+
+TEST(ListFolder, EachEntryWithTheTypeLstatGivesAndRemoveText) {
+    // A folder's listing as text: every entry but "." and "..", each with symlink_status's type
+    // (a link not followed, a fifo as such); a missing folder none. remove_text removes a file,
+    // a link (not what it points to) and an empty folder, and says when it could not.
+    namespace stdfs = std::filesystem;
+    test::TempDir dir;
+    const auto base = dir.path() / "t";
+    test::write_text(base / "a.py", "a\n");
+    test::write_text(base / ".hidden", "h\n");
+    test::write_text(base / "sub/b.py", "b\n");
+    stdfs::create_symlink("sub", base / "to_sub");
+    stdfs::create_symlink("nowhere", base / "dangling");
+    ASSERT_EQ(::mkfifo((base / "pipe").c_str(), 0600), 0);
+    auto listed = storeops::list_folder(base.native());
+    ASSERT_TRUE(listed);
+    std::map<std::string, stdfs::file_type> got, want;
+    for (const auto& e : *listed) got[e.name] = e.type;
+    for (const auto& e : stdfs::directory_iterator(base)) want[e.path().filename().string()] = e.symlink_status().type();
+    EXPECT_EQ(got, want);
+    EXPECT_EQ(got.size(), 6u);
+    EXPECT_EQ(got["to_sub"], stdfs::file_type::symlink);
+    EXPECT_EQ(got["pipe"], stdfs::file_type::fifo);
+    EXPECT_FALSE(storeops::list_folder((base / "missing").native()));
+    EXPECT_TRUE(storeops::list_folder((base / "sub").native()));
+    EXPECT_TRUE(storeops::remove_text((base / "to_sub").native(), false));
+    EXPECT_TRUE(stdfs::exists(base / "sub/b.py"));
+    EXPECT_FALSE(storeops::remove_text((base / "sub").native(), true)) << "not empty";
+    EXPECT_TRUE(storeops::remove_text((base / "sub/b.py").native(), false));
+    EXPECT_TRUE(storeops::remove_text((base / "sub").native(), true));
+    EXPECT_FALSE(storeops::remove_text((base / "sub").native(), true)) << "gone";
 }
 
 TEST(ParallelFor, NestedAndConcurrentCallsEachDoAllTheirWorkAndAThrowIsTheCallers) {

@@ -19,7 +19,7 @@
 namespace envfix::installer {
 
 struct RemovalPlan {
-    std::vector<std::filesystem::path> files;  // absolute, lexically normal
+    std::vector<std::filesystem::path::string_type> files;  // absolute, lexically normal (native: no path made per file)
     std::vector<Message> skipped;              // rows not followed, and why (warnings)
     // The RECORD rows with a hash among `files` (by index): what a switch compares with the new
     // wheel's rows (keep_links.hpp) without reading the RECORD again.
@@ -41,8 +41,7 @@ Expected<RemovalPlan> plan_removal(const resolver::InstalledDist& dist, const st
 // (rows may climb out: "../../../bin/torchrun"). Where both are already plainly normal (POSIX,
 // no "." or ".." parts, no doubled separators: nearly every row) the join is the answer and the
 // costly lexically_normal is skipped; RECORDs of a torch stack hold 17 000 rows.
-std::filesystem::path record_row_path(const std::filesystem::path& site_packages, const std::string& row);
-// The same as native text: no path made for each row (each ~1 µs, its parts parsed).
+// As native text: no std::filesystem::path made for each row (each ~1 µs, its parts parsed).
 std::filesystem::path::string_type record_row_text(const std::filesystem::path& site_packages, const std::string& row);
 
 // The files the RECORDs of `dists` list, each with the name of (the first) distribution listing

@@ -63,7 +63,7 @@ Expected<CleanResult> clean_unpacked_cache(const std::filesystem::path& root);
 // the entry when it differs (keep_links.hpp in an install does the same by path).
 struct InstalledContent {
     struct File {
-        std::filesystem::path path;
+        std::filesystem::path::string_type path;  // native: a switch's 17 000, no path made for each
         resolver::RecordEntry row;  // what the installed RECORD says of it
     };
     std::unordered_map<std::string, File> by_hash;
