@@ -83,13 +83,16 @@ Identities load_identities(const stdfs::path& root) {
 
 // One line per file: device inode size mtime_ns sha256 path.
 void append_identity(std::string& out, const std::string& path, const Identity& id) {
-    char buf[128];
-    std::snprintf(buf, sizeof buf, "%llu %llu %llu %lld ", static_cast<unsigned long long>(id.device),
-                  static_cast<unsigned long long>(id.inode), static_cast<unsigned long long>(id.size), static_cast<long long>(id.mtime_ns));
-    out += buf;
+    for (uint64_t v : {id.device, id.inode, id.size}) {
+        snap::append_number(out, v, 10);
+        out += ' ';
+    }
+    char buf[24];
+    out.append(buf, std::to_chars(buf, buf + sizeof buf, id.mtime_ns).ptr);
+    out += ' ';
     out += id.sha256;
     out += ' ';
-    out += snap::encode_path(path);
+    snap::append_encoded_path(out, path);
     out += '\n';
 }
 
@@ -189,6 +192,12 @@ namespace snap {
 Expected<Snapshot> capture(const probe::Environment& env, Reporter& reporter, SnapshotStats* stats, std::vector<Seen>& out_seen) {
     auto started = Clock::now();
     const stdfs::path root = env.root.lexically_normal();
+    // The identities remembered last time (a torch stack's 17 000 lines) read while the RECORDs are.
+    std::future<Identities> remembered;
+    try {
+        remembered = std::async(std::launch::async, [&root] { return load_identities(root); });
+    } catch (const std::system_error&) {  // no thread to be had: read below
+    }
     std::vector<stdfs::path> scan = env.site_packages;
     if (auto scheme = install_scheme(env)) {
         scan.push_back(scheme->purelib);
@@ -232,7 +241,7 @@ Expected<Snapshot> capture(const probe::Environment& env, Reporter& reporter, Sn
         for (auto& c : cands)
             if (shared.count(c.rel)) c.trust_record = false;
 
-    auto ids = load_identities(root);
+    auto ids = remembered.valid() ? remembered.get() : load_identities(root);
     std::vector<Outcome> outs(cands.size());
     tx::parallel_for(cands.size(), [&](size_t i) {
         const auto& c = cands[i];

@@ -18,6 +18,8 @@ namespace envfix::installer::snap {
 
 // Percent-encodes '%', ' ' and control bytes, so a path fits one field of a line.
 std::string encode_path(std::string_view p);
+void append_encoded_path(std::string& out, std::string_view p);  // the same, onto `out`
+void append_number(std::string& out, uint64_t v, int base);      // decimal or octal digits
 std::optional<std::string> decode_path(std::string_view p);
 // Relative, "/"-separated, without "." / ".." / empty segments, drive letters or backslashes.
 bool safe_rel_path(std::string_view p);
