@@ -162,6 +162,77 @@ void make_durable(const std::vector<Area>& areas, const std::vector<JournalOp>& 
     stats.flush_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 
+Expected<void> make_folders(const std::vector<Area>& areas, const std::vector<std::pair<size_t, std::string>>& files, Side side) {
+    // Every folder the files need, found by string (17 000 paths for a torch stack, whose
+    // component-wise std::filesystem handling took longer than the mkdirs), then made level by
+    // level, parents first. Each level runs on several threads, one task per parent folder: a
+    // mkdir takes its parent's lock, so siblings made on different threads only queue on it
+    // (docs/performance.md, warm install).
+    std::vector<char> used(areas.size(), 0);
+    // Per area, the folders seen ('/'-separated, relative); per depth, (area, folder).
+    std::vector<std::unordered_set<std::string>> seen(areas.size());
+    std::vector<std::vector<std::pair<size_t, std::string>>> levels;
+    std::string parent;
+    for (const auto& [ai, rel] : files) {
+        used[ai] = 1;
+        auto& mine = seen[ai];
+        size_t slash = rel.rfind('/');
+        if (slash == std::string::npos) continue;
+        // The parent first: when it is known, so are all folders above it.
+        parent.assign(rel, 0, slash);  // reused: no allocation per file
+        if (mine.count(parent)) continue;
+        for (size_t at = 0;; ++at) {
+            at = rel.find('/', at);
+            if (at == std::string::npos || at > slash) break;
+            std::string dir = rel.substr(0, at);
+            if (!mine.insert(dir).second) continue;
+            const size_t depth = static_cast<size_t>(std::count(dir.begin(), dir.end(), '/'));
+            if (levels.size() <= depth) levels.resize(depth + 1);
+            levels[depth].emplace_back(ai, std::move(dir));
+        }
+    }
+    auto folder = [&](size_t ai, const std::string& rel) { return side == Side::New ? areas[ai].new_path(rel) : areas[ai].old_path(rel); };
+    auto failed = [](const stdfs::path& d, const std::error_code& ec) {
+        return fail(fs::exit_code_for_errno(ec.value()), "fs.write_failed", {{"path", d.string()}, {"reason", ec.message()}});
+    };
+    for (size_t ai = 0; ai < areas.size(); ++ai) {
+        if (!used[ai]) continue;
+        auto r = folder(ai, "");
+        std::error_code ec;
+        stdfs::create_directories(r, ec);
+        if (ec) return failed(r, ec);
+        if (side == Side::New) fileops::spread_new_folders(r);  // the top-level packages away from just-freed inodes
+    }
+    for (auto& level : levels) {
+        // Siblings together: sorted by (area, parent), then one group per parent.
+        std::sort(level.begin(), level.end());
+        std::vector<std::pair<size_t, size_t>> groups;  // [first, end) of each parent's children
+        auto parent_of = [](const std::pair<size_t, std::string>& x) {  // "" for the area's own folder
+            const size_t slash = x.second.rfind('/');
+            return std::pair{x.first, std::string_view(x.second).substr(0, slash == std::string::npos ? 0 : slash)};
+        };
+        for (size_t i = 0; i < level.size(); ++i) {
+            if (groups.empty() || parent_of(level[groups.back().first]) != parent_of(level[i])) groups.emplace_back(i, i);
+            groups.back().second = i + 1;
+        }
+        std::vector<std::optional<std::pair<stdfs::path, std::error_code>>> errors(groups.size());
+        parallel_for(groups.size(), [&](size_t g) {
+            for (size_t i = groups[g].first; i < groups[g].second; ++i) {
+                auto dir = folder(level[i].first, level[i].second);
+                std::error_code ec;
+                stdfs::create_directory(dir, ec);
+                if (ec) {
+                    errors[g].emplace(std::move(dir), ec);
+                    return;
+                }
+            }
+        }, 1);
+        for (const auto& e : errors)
+            if (e) return failed(e->first, e->second);
+    }
+    return {};
+}
+
 void remove_stage_dirs(const std::vector<Area>& areas) {
     // Deleting a file that reached the disk costs a metadata write; one after another that is
     // seconds for a replaced framework's 17 000 files, so files go in parallel, then folders
@@ -327,78 +398,17 @@ Expected<void> Transaction::prepare(const std::vector<stdfs::path>& remove, cons
 }
 
 Expected<void> Transaction::make_stage_dirs(const std::vector<const stdfs::path::string_type*>& dests) {
-    // Every folder the staged files need, found by string (17 000 paths for a torch stack, whose
-    // component-wise std::filesystem handling took longer than the mkdirs), then made level by
-    // level, parents first. Each level runs on several threads, one task per parent folder: a
-    // mkdir takes its parent's lock, so siblings made on different threads only queue on it
-    // (docs/performance.md, warm install).
     const auto& areas = impl_->areas;
-    std::vector<char> used(areas.size(), 0);
-    // Per area, the folders seen ('/'-separated, relative); per depth, (area, folder).
-    std::vector<std::unordered_set<std::string>> seen(areas.size());
-    std::vector<std::vector<std::pair<size_t, std::string>>> levels;
-    std::string rel, parent;
+    std::vector<std::pair<size_t, std::string>> files;
+    files.reserve(dests.size());
+    std::string rel;
     stdfs::path::string_type scratch;
     for (const auto* d : dests) {
         const tx::Area* a = tx::area_for(areas, normal_text(*d, scratch), &rel);
         if (!a) return fail(ExitCode::Internal, "install.outside_areas", {{"path", stdfs::path(*d).string()}});
-        const size_t ai = static_cast<size_t>(a - areas.data());
-        used[ai] = 1;
-        auto& mine = seen[ai];
-        size_t slash = rel.rfind('/');
-        if (slash == std::string::npos) continue;
-        // The parent first: when it is known, so are all folders above it.
-        parent.assign(rel, 0, slash);  // reused: no allocation per file
-        if (mine.count(parent)) continue;
-        for (size_t at = 0;; ++at) {
-            at = rel.find('/', at);
-            if (at == std::string::npos || at > slash) break;
-            std::string dir = rel.substr(0, at);
-            if (!mine.insert(dir).second) continue;
-            const size_t depth = static_cast<size_t>(std::count(dir.begin(), dir.end(), '/'));
-            if (levels.size() <= depth) levels.resize(depth + 1);
-            levels[depth].emplace_back(ai, std::move(dir));
-        }
+        files.emplace_back(static_cast<size_t>(a - areas.data()), std::move(rel));
     }
-    auto failed = [](const stdfs::path& d, const std::error_code& ec) {
-        return fail(fs::exit_code_for_errno(ec.value()), "fs.write_failed", {{"path", d.string()}, {"reason", ec.message()}});
-    };
-    for (size_t ai = 0; ai < areas.size(); ++ai) {
-        if (!used[ai]) continue;
-        auto r = areas[ai].new_path("");
-        std::error_code ec;
-        stdfs::create_directories(r, ec);
-        if (ec) return failed(r, ec);
-        fileops::spread_new_folders(r);  // the top-level packages away from just-freed inodes
-    }
-    for (auto& level : levels) {
-        // Siblings together: sorted by (area, parent), then one group per parent.
-        std::sort(level.begin(), level.end());
-        std::vector<std::pair<size_t, size_t>> groups;  // [first, end) of each parent's children
-        auto parent_of = [](const std::pair<size_t, std::string>& x) {  // "" for the area's own folder
-            const size_t slash = x.second.rfind('/');
-            return std::pair{x.first, std::string_view(x.second).substr(0, slash == std::string::npos ? 0 : slash)};
-        };
-        for (size_t i = 0; i < level.size(); ++i) {
-            if (groups.empty() || parent_of(level[groups.back().first]) != parent_of(level[i])) groups.emplace_back(i, i);
-            groups.back().second = i + 1;
-        }
-        std::vector<std::optional<std::pair<stdfs::path, std::error_code>>> errors(groups.size());
-        tx::parallel_for(groups.size(), [&](size_t g) {
-            for (size_t i = groups[g].first; i < groups[g].second; ++i) {
-                auto dir = areas[level[i].first].new_path(level[i].second);
-                std::error_code ec;
-                stdfs::create_directory(dir, ec);
-                if (ec) {
-                    errors[g].emplace(std::move(dir), ec);
-                    return;
-                }
-            }
-        }, 1);
-        for (const auto& e : errors)
-            if (e) return failed(e->first, e->second);
-    }
-    return {};
+    return tx::make_folders(areas, files, tx::Side::New);
 }
 
 Expected<std::vector<JournalOp>> Transaction::plan(const std::vector<stdfs::path::string_type>& remove,
@@ -415,12 +425,12 @@ Expected<void> Transaction::prepare(const std::vector<stdfs::path::string_type>&
 Expected<void> Transaction::prepare_planned(std::vector<JournalOp> ops, const std::vector<stdfs::path::string_type>& add,
                                             const std::vector<char>& on_disk) {
     Impl& m = *impl_;
-    for (const auto& op : ops) {
-        if (op.kind != JournalOp::Kind::Out) continue;
-        auto parent = m.areas[op.area].old_path(op.path).parent_path();
-        std::error_code ec;
-        stdfs::create_directories(parent, ec);
-        if (ec) return fail(fs::exit_code_for_errno(ec.value()), "fs.write_failed", {{"path", parent.string()}, {"reason", ec.message()}});
+    {
+        // The backups' folders (a rollback moves out files of 400 folders).
+        std::vector<std::pair<size_t, std::string>> out;
+        for (const auto& op : ops)
+            if (op.kind == JournalOp::Kind::Out) out.emplace_back(op.area, op.path);
+        ENVFIX_TRY_VOID(tx::make_folders(m.areas, out, tx::Side::Old));
     }
     // Nothing is flushed yet: until the journal says "committed", recovery undoes the moves,
     // so staged bytes that never reached the disk are simply dropped.

@@ -34,6 +34,11 @@ const Area* area_for(const std::vector<Area>& areas, const stdfs::path::string_t
 
 bool lexists(const stdfs::path& p);
 
+// Makes the folders that files (area, '/'-separated path in it) need in the area's staging
+// folder, under new/ (the files staged) or old/ (the files moved out), parents first.
+enum class Side { New, Old };
+Expected<void> make_folders(const std::vector<Area>& areas, const std::vector<std::pair<size_t, std::string>>& files, Side side);
+
 stdfs::path journal_file(const stdfs::path& state_dir, const std::string& id);
 Expected<void> write_journal(const stdfs::path& state_dir, const Journal& j);
 
