@@ -3,6 +3,7 @@
 // when the snapshot was taken; rollbacks run without network and with an empty wheel cache.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "envfix/common/hash.hpp"
@@ -88,6 +89,33 @@ TEST_F(SnapshotCli, RollbackToPreviousAndNamedByteForByteAndUndo) {
     auto again = envfix({"rollback", "1"});
     EXPECT_EQ(again.code, 0);
     EXPECT_NE(again.out.find("already equals snapshot 1"), std::string::npos) << again.out;
+}
+
+TEST_F(SnapshotCli, ASnapshotWhoseLinesAreOutOfOrderRollsBackTheSame) {
+    // A rollback walks the present and the snapshot side by side in path order; a snapshot file
+    // edited by hand, its lines in another order, is put in order first.
+    install(wheel("demo", "1.0", {{"demo/__init__.py", "v = 1\n"}, {"demo/a.py", "a\n"}, {"demo/z.py", "z\n"}, {"demo/sub/m.py", "m\n"}}));
+    auto one = state();
+    install(wheel("demo", "2.0", {{"demo/__init__.py", "v = 2\n"}, {"demo/b.py", "b\n"}, {"demo/sub/m.py", "m\n"}}));
+    const auto file = venv / ".envfix" / "snapshots" / "2.snap";
+    auto text = read_text(file);
+    const auto head_end = text.find('\n') + 1;
+    std::vector<std::string> lines;
+    for (size_t at = head_end; at < text.size();) {
+        const auto eol = text.find('\n', at);
+        lines.push_back(text.substr(at, eol - at + 1));
+        at = eol + 1;
+    }
+    ASSERT_GE(lines.size(), 4u);
+    std::reverse(lines.begin(), lines.end());
+    std::string reordered = text.substr(0, head_end);
+    for (const auto& l : lines) reordered += l;
+    ASSERT_NE(reordered, text);
+    write_text(file, reordered);
+    auto r = envfix({"rollback", "--json", "2"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(tree_diff(one, state()), "");
+    EXPECT_EQ(r.json()["files_unchanged"].get<int>(), 1) << "demo/sub/m.py";
 }
 
 TEST_F(SnapshotCli, HistoryListsWhyAndWhatChanged) {
