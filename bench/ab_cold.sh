@@ -9,7 +9,7 @@
 set -u
 source bench/index_env.sh
 start_ab_run bench/ab_cold.sh "$@"
-fresh() { rm -rf "$W/run"; mkdir -p "$W/run"; export ENVFIX_CACHE_DIR=$W/run/c ENVFIX_DATA_DIR=$W/run/d; "$BASE" -m venv --without-pip "$W/run/v"; sync; }
+fresh() { wait_for_maker; rm -rf "$W/run"; mkdir -p "$W/run"; export ENVFIX_CACHE_DIR=$W/run/c ENVFIX_DATA_DIR=$W/run/d; "$BASE" -m venv --without-pip "$W/run/v"; sync; }
 usage() { du -s "$@" 2>/dev/null | awk '{s += $1} END {print s}'; }
 for rep in $(seq "$REPS"); do for e in "$A" "$B"; do
   fresh

@@ -15,6 +15,13 @@ PY
   URL=$(cat "$work/url")
 }
 
+# wait_for_maker: until the ready-tree maker an install started in the background (`envfix cache
+# ready`) has ended, so the next timed run neither competes with it nor removes its cache under it.
+wait_for_maker() {
+  sleep 0.05
+  while pgrep -f " cache ready" > /dev/null; do sleep 0.02; done
+}
+
 # variant_requirements INDEX_DIR N NAME: the requirements of stack.json's Nth variant (0-based)
 # into the array NAME.
 variant_requirements() {

@@ -13,7 +13,7 @@ E=$(realpath "${2:?envfix}"); REPS=${3:?reps}; shift 3
 BASE=${BASE:-/usr/bin/python3}
 W=$(mktemp -d /tmp/envfix-settings.XXXXXX)
 start_index_run "$IDX" "$W"
-fresh() { rm -rf "$W/run"; mkdir -p "$W/run"; export ENVFIX_CACHE_DIR=$W/run/c ENVFIX_DATA_DIR=$W/run/d; "$BASE" -m venv --without-pip "$W/run/v"; sync; }
+fresh() { wait_for_maker; rm -rf "$W/run"; mkdir -p "$W/run"; export ENVFIX_CACHE_DIR=$W/run/c ENVFIX_DATA_DIR=$W/run/d; "$BASE" -m venv --without-pip "$W/run/v"; sync; }
 # with LABEL=SETTINGS COMMAND...: COMMAND with the setting's variables set.
 with() {
   local label=${1%%=*} vars=${1#*=}; shift

@@ -20,5 +20,5 @@ for rep in $(seq "$REPS"); do for e in "${BUILDS[@]}"; do
   echo
   # The ready trees an install asked for are made by `envfix cache ready` in the background: the
   # next run starts once it has ended (docs/performance.md, "Ready trees").
-  sleep 0.05; while pgrep -f " cache ready" >/dev/null; do sleep 0.02; done
+  wait_for_maker
 done; done
