@@ -782,9 +782,8 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     for (const auto& in : inputs) {
         if (in.skip) continue;
         for (const char* leaf : {"RECORD", "direct_url.json"}) {
-            stdfs::path scratch;
-            const stdfs::path own = (in.plan.dist_info / leaf).lexically_normal();
-            if (auto it = writer.find(normal_ref(own, scratch).native()); it != writer.end()) {
+            const stdfs::path own = (in.plan.dist_info / leaf).lexically_normal();  // as the writer's keys are
+            if (auto it = writer.find(own.native()); it != writer.end()) {
                 const auto& by = inputs[it->second.first];
                 const auto& f = by.plan.files[it->second.second];
                 const std::string entry = f.kind == PlannedFile::Kind::Generated ? stdfs::path(f.dest).string() : by.wheel.zip.entries[f.entry].name;

@@ -54,18 +54,8 @@ bool plainly_normal_path(const Path& p) {
     else return false;
 }
 
-// `p` itself when it is plainly normal, else its lexically normal form kept in `scratch`: no copy
-// for the 17 000 paths of an install, which are all normal.
-template <class Path = std::filesystem::path>
-const Path& normal_ref(const Path& p, Path& scratch) {
-    if constexpr (Path::preferred_separator == '/') {
-        if (plainly_normal(p.native())) return p;
-    }
-    scratch = p.lexically_normal();
-    return scratch;
-}
-
-// The same for a native path string (a staged file given as text, not as a path).
+// A native path string itself when it is plainly normal, else its lexically normal form kept in
+// `scratch`: no copy for the 17 000 paths of an install, which are all normal.
 template <class Str = std::filesystem::path::string_type>
 const Str& normal_text(const Str& s, Str& scratch) {
     if constexpr (std::filesystem::path::preferred_separator == '/') {
@@ -79,8 +69,10 @@ const Str& normal_text(const Str& s, Str& scratch) {
 // install: a plan joins normal folders and RECORD rows).
 template <class Path = std::filesystem::path>
 Path normal_path(const Path& p) {
-    Path scratch;
-    return normal_ref(p, scratch);
+    if constexpr (Path::preferred_separator == '/') {
+        if (plainly_normal(p.native())) return p;
+    }
+    return p.lexically_normal();
 }
 
 // `dir` joined with a '/'-separated relative path, as native text: on POSIX one string, as every
@@ -127,10 +119,6 @@ std::string relative_generic_text(const typename Path::string_type& p, const Pat
     auto rel = p.substr(d.size() + (d.back() == Path::preferred_separator ? 0 : 1));
     if constexpr (Path::preferred_separator == '/') return rel;
     else return Path(rel).generic_string();
-}
-template <class Path = std::filesystem::path>
-std::string relative_generic(const Path& p, const Path& dir) {
-    return relative_generic_text(p.native(), dir);
 }
 
 }  // namespace envfix::installer

@@ -5,7 +5,6 @@
 #include <map>
 #include <set>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "envfix/common/fs.hpp"
 #include "envfix/common/interrupt.hpp"
@@ -33,14 +32,15 @@ std::vector<stdfs::path> areas_of(const probe::Environment& env) {
     return areas;
 }
 
-// The bytecode of a .py file that goes: __pycache__/<stem>.<tag>.pyc beside it.
-void add_bytecode_of(const stdfs::path& py, std::vector<PathText>& out, const std::unordered_set<PathText>& keep) {
+// The bytecode of a .py file that goes: __pycache__/<stem>.<tag>.pyc beside it, unless `kept`.
+template <class Kept>
+void add_bytecode_of(const stdfs::path& py, std::vector<PathText>& out, const Kept& kept) {
     auto cache = py.parent_path() / "__pycache__";
     auto stem = py.stem().string() + ".";
     std::error_code ec;
     for (stdfs::directory_iterator it(cache, ec), end; !ec && it != end; it.increment(ec)) {
         auto name = it->path().filename().string();
-        if (name.starts_with(stem) && name.ends_with(".pyc") && !keep.count(it->path().native())) out.push_back(it->path().native());
+        if (name.starts_with(stem) && name.ends_with(".pyc") && !kept(it->path().native())) out.push_back(it->path().native());
     }
 }
 
@@ -126,12 +126,14 @@ Expected<RollbackResult> rollback_locked(const probe::Environment& env, const Ro
     // As native text: a torch stack's 17 000 paths, each made into a std::filesystem::path, and
     // a set of them, were a third of a rollback's time.
     std::vector<PathText> remove;
-    std::unordered_set<PathText> keep;
-    keep.reserve(target->files.size());
-    for (const auto& f : target->files) keep.insert(join_generic_text(root, f.path));
+    auto kept = [&](const PathText& p) {  // a file the target has (its bytecode stays too)
+        const auto rel = relative_generic_text(p, root);
+        auto it = std::lower_bound(want.begin(), want.end(), rel, [](const SnapshotFile* f, const std::string& r) { return f->path < r; });
+        return it != want.end() && (*it)->path == rel;
+    };
     for (const auto* f : gone) {
         remove.push_back(join_generic_text(root, f->path));
-        if (f->path.ends_with(".py")) add_bytecode_of(stdfs::path(remove.back()), remove, keep);
+        if (f->path.ends_with(".py")) add_bytecode_of(stdfs::path(remove.back()), remove, kept);
     }
     std::sort(remove.begin(), remove.end());
     remove.erase(std::unique(remove.begin(), remove.end()), remove.end());

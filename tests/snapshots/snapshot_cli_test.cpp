@@ -118,6 +118,20 @@ TEST_F(SnapshotCli, ASnapshotWhoseLinesAreOutOfOrderRollsBackTheSame) {
     EXPECT_EQ(r.json()["files_unchanged"].get<int>(), 1) << "demo/sub/m.py";
 }
 
+TEST_F(SnapshotCli, ARollbackTakesTheBytecodeOfWhatGoesAndLeavesTheRest) {
+    // Bytecode is no snapshot's: a file that goes takes its __pycache__ entries with it; one the
+    // snapshot still has keeps them.
+    install(wheel("demo", "1.0", {{"demo/__init__.py", "v = 1\n"}, {"demo/m.py", "m\n"}}));
+    install(wheel("demo", "2.0", {{"demo/__init__.py", "v = 2\n"}, {"demo/m.py", "m\n"}, {"demo/b.py", "b\n"}}));
+    for (const char* stem : {"b", "m"}) write_text(sp / "demo/__pycache__" / (std::string(stem) + ".cpython-311.pyc"), "bytecode");
+    auto r = envfix({"rollback"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_FALSE(stdfs::exists(sp / "demo/b.py"));
+    EXPECT_FALSE(stdfs::exists(sp / "demo/__pycache__/b.cpython-311.pyc"));
+    EXPECT_TRUE(stdfs::exists(sp / "demo/__pycache__/m.cpython-311.pyc"));
+    EXPECT_EQ(read_text(sp / "demo/__init__.py"), "v = 1\n");
+}
+
 TEST_F(SnapshotCli, HistoryListsWhyAndWhatChanged) {
     auto h0 = envfix({"history"});
     EXPECT_EQ(h0.code, 0);
