@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <chrono>
 #include <ctime>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <set>
@@ -481,6 +482,21 @@ Expected<Snapshot> read_snapshot(const stdfs::path& env_root, const std::string&
     const auto file = snap::snapshot_file(env_root, id);
     ENVFIX_TRY(auto text, fs::read_file(file));
     return parse_snapshot(text, file.string());
+}
+
+std::vector<SnapshotHead> list_snapshot_heads(const stdfs::path& env_root, Reporter& reporter) {
+    std::vector<SnapshotHead> out;
+    for (const auto& id : snapshot_ids(env_root)) {
+        const auto file = snap::snapshot_file(env_root, id);
+        std::ifstream in(file, std::ios::binary);
+        std::string line;
+        Expected<SnapshotHead> h = fail(ExitCode::BadInput, "snapshot.invalid", {{"path", file.string()}, {"reason", "no header line"}});
+        if (!in) h = fail(ExitCode::BadInput, "fs.read_failed", {{"path", file.string()}, {"reason", "cannot open"}});
+        else if (std::getline(in, line) && !in.eof()) h = parse_snapshot_head(line, file.string());  // the line ended: whole
+        if (!h) reporter.warn(h.error().message);
+        else out.push_back(std::move(*h));
+    }
+    return out;
 }
 
 std::vector<Snapshot> list_snapshots(const stdfs::path& env_root, Reporter& reporter) {

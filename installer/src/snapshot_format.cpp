@@ -85,7 +85,7 @@ std::string snap::snapshot_head_text(const Snapshot& s) {
     for (const auto& d : s.dists) dists.push_back({d.name, d.version, d.dist_info});
     nlohmann::ordered_json head = {{"version", Snapshot::kVersion}, {"id", s.id},     {"created", s.created},
                                    {"name", s.name},                {"reason", s.reason}, {"root", s.root},
-                                   {"files", s.files.size()},       {"dists", dists}};
+                                   {"files", s.files.size()},       {"bytes", s.bytes()},     {"dists", dists}};
     return head.dump() + "\n";
 }
 
@@ -108,26 +108,41 @@ std::string snap::snapshot_files_text(const Snapshot& s) {
 
 std::string snapshot_to_text(const Snapshot& s) { return snap::snapshot_head_text(s) + snap::snapshot_files_text(s); }
 
+Expected<SnapshotHead> parse_snapshot_head(std::string_view line, std::string_view source) {
+    SnapshotHead h;
+    try {
+        auto head = nlohmann::json::parse(line);
+        int version = head.at("version").get<int>();
+        if (version != Snapshot::kVersion)
+            return fail(ExitCode::BadInput, "snapshot.invalid",
+                        {{"path", std::string(source)}, {"reason", "format version " + std::to_string(version) + " (this envfix reads 1)"}});
+        h.id = head.at("id").get<std::string>();
+        h.created = head.at("created").get<std::string>();
+        h.name = head.value("name", "");
+        h.reason = head.value("reason", "");
+        h.root = head.value("root", "");
+        h.files = head.at("files").get<size_t>();
+        if (head.contains("bytes")) h.bytes = head.at("bytes").get<uint64_t>();
+        for (const auto& d : head.at("dists")) h.dists.push_back({d.at(0).get<std::string>(), d.at(1).get<std::string>(), d.at(2).get<std::string>()});
+    } catch (const std::exception& e) {
+        return fail(ExitCode::BadInput, "snapshot.invalid", {{"path", std::string(source)}, {"reason", std::string("header: ") + e.what()}});
+    }
+    return h;
+}
+
 Expected<Snapshot> parse_snapshot(std::string_view text, std::string_view source) {
     auto bad = [&](std::string reason) { return fail(ExitCode::BadInput, "snapshot.invalid", {{"path", std::string(source)}, {"reason", reason}}); };
     size_t eol = text.find('\n');
     if (eol == std::string_view::npos) return bad("no header line");
+    ENVFIX_TRY(auto head, parse_snapshot_head(text.substr(0, eol), source));
     Snapshot s;
-    size_t count = 0;
-    try {
-        auto head = nlohmann::json::parse(text.substr(0, eol));
-        int version = head.at("version").get<int>();
-        if (version != Snapshot::kVersion) return bad("format version " + std::to_string(version) + " (this envfix reads 1)");
-        s.id = head.at("id").get<std::string>();
-        s.created = head.at("created").get<std::string>();
-        s.name = head.value("name", "");
-        s.reason = head.value("reason", "");
-        s.root = head.value("root", "");
-        count = head.at("files").get<size_t>();
-        for (const auto& d : head.at("dists")) s.dists.push_back({d.at(0).get<std::string>(), d.at(1).get<std::string>(), d.at(2).get<std::string>()});
-    } catch (const std::exception& e) {
-        return bad(std::string("header: ") + e.what());
-    }
+    s.id = std::move(head.id);
+    s.created = std::move(head.created);
+    s.name = std::move(head.name);
+    s.reason = std::move(head.reason);
+    s.root = std::move(head.root);
+    s.dists = std::move(head.dists);
+    const size_t count = head.files;
     s.files.reserve(count);
     size_t line_no = 1;
     for (size_t pos = eol + 1; pos < text.size();) {

@@ -38,6 +38,21 @@ TEST(SnapshotFormat, RoundTrips) {
     EXPECT_EQ(back->bytes(), 125u);
     // One line per file, whatever bytes the names hold.
     EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 4);
+    // The header line alone says what `history` lists: the file count and their bytes too.
+    auto head = parse_snapshot_head(std::string_view(text).substr(0, text.find('\n')), "7.snap");
+    ASSERT_TRUE(head) << head.error().message.key;
+    EXPECT_EQ(head->id, s.id);
+    EXPECT_EQ(head->reason, s.reason);
+    EXPECT_EQ(head->dists, s.dists);
+    EXPECT_EQ(head->files, 3u);
+    EXPECT_EQ(head->bytes, 125u);
+    // A header written before it held the bytes: none, and the snapshot still reads whole.
+    auto older = text;
+    older.erase(older.find(",\"bytes\":125"), std::string(",\"bytes\":125").size());
+    auto older_head = parse_snapshot_head(std::string_view(older).substr(0, older.find('\n')), "7.snap");
+    ASSERT_TRUE(older_head);
+    EXPECT_FALSE(older_head->bytes);
+    ASSERT_TRUE(parse_snapshot(older, "7.snap"));
 }
 
 TEST(SnapshotFormat, DamageIsRefused) {

@@ -22,6 +22,7 @@
 // gc_snapshots() take it themselves.
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,11 +62,21 @@ struct Snapshot {
     bool same_content(const Snapshot& other) const { return files == other.files; }
 };
 
-// Pure. The first line is a JSON header (version, id, created, name, reason, root, dists); then
-// one line per file: "<sha256> <size> <mode, octal> <path, percent-encoded>".
+// A snapshot's header alone: what `history` lists, without its file lines (17 000 for a torch
+// stack, in every snapshot).
+struct SnapshotHead {
+    std::string id, created, name, reason, root;
+    std::vector<SnapshotDist> dists;
+    size_t files = 0;
+    std::optional<uint64_t> bytes;  // absent from snapshots written before the header held it
+};
+
+// Pure. The first line is a JSON header (version, id, created, name, reason, root, files, bytes,
+// dists); then one line per file: "<sha256> <size> <mode, octal> <path, percent-encoded>".
 std::string snapshot_to_text(const Snapshot& s);
 // Errors: BadInput "snapshot.invalid" naming `source` (another version, bad header, bad line).
 Expected<Snapshot> parse_snapshot(std::string_view text, std::string_view source);
+Expected<SnapshotHead> parse_snapshot_head(std::string_view line, std::string_view source);  // the header line alone
 
 std::filesystem::path snapshots_dir(const std::filesystem::path& env_root);  // <env>/.envfix/snapshots
 std::filesystem::path snapshot_store_dir(const std::filesystem::path& env_root);  // <env>/.envfix/store/v1
@@ -92,6 +103,9 @@ void forget_snapshot(const std::filesystem::path& env_root, const std::string& i
 std::vector<std::string> snapshot_ids(const std::filesystem::path& env_root);
 // One snapshot. Errors: its file's read errors, parse_snapshot's.
 Expected<Snapshot> read_snapshot(const std::filesystem::path& env_root, const std::string& id);
+// Every snapshot's header, oldest first, each file's first line alone read; one that cannot be
+// read is skipped with a warning (damage further in is found when the snapshot is read whole).
+std::vector<SnapshotHead> list_snapshot_heads(const std::filesystem::path& env_root, Reporter& reporter);
 // Every snapshot, oldest first. Unreadable ones are skipped with a warning.
 std::vector<Snapshot> list_snapshots(const std::filesystem::path& env_root, Reporter& reporter);
 // By id or name. Errors: NoSnapshot 66 "snapshot.not_found".
