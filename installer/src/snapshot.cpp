@@ -493,8 +493,12 @@ std::vector<SnapshotHead> list_snapshot_heads(const stdfs::path& env_root, Repor
         Expected<SnapshotHead> h = fail(ExitCode::BadInput, "snapshot.invalid", {{"path", file.string()}, {"reason", "no header line"}});
         if (!in) h = fail(ExitCode::BadInput, "fs.read_failed", {{"path", file.string()}, {"reason", "cannot open"}});
         else if (std::getline(in, line) && !in.eof()) h = parse_snapshot_head(line, file.string());  // the line ended: whole
-        if (!h) reporter.warn(h.error().message);
-        else out.push_back(std::move(*h));
+        if (!h) {
+            reporter.warn(h.error().message);
+            continue;
+        }
+        h->file_id = id;
+        out.push_back(std::move(*h));
     }
     return out;
 }
@@ -514,11 +518,15 @@ Expected<Snapshot> find_snapshot(const stdfs::path& env_root, std::string_view i
     const bool digits = !id_or_name.empty() && std::all_of(id_or_name.begin(), id_or_name.end(), [](char c) { return c >= '0' && c <= '9'; });
     if (digits && stdfs::exists(snap::snapshot_file(env_root, std::string(id_or_name))))
         if (auto s = read_snapshot(env_root, std::string(id_or_name)); s && s->id == id_or_name) return s;
-    auto all = list_snapshots(env_root, reporter);
-    for (auto it = all.rbegin(); it != all.rend(); ++it)
-        if (it->id == id_or_name) return std::move(*it);
-    for (auto it = all.rbegin(); it != all.rend(); ++it)
-        if (!it->name.empty() && it->name == id_or_name) return std::move(*it);
+    // Else by the headers alone (an id, then a name), newest first; the one found read whole
+    // (damage further in is its error: BadInput "snapshot.invalid").
+    auto heads = list_snapshot_heads(env_root, reporter);
+    const SnapshotHead* found = nullptr;
+    for (auto it = heads.rbegin(); it != heads.rend() && !found; ++it)
+        if (it->id == id_or_name) found = &*it;
+    for (auto it = heads.rbegin(); it != heads.rend() && !found; ++it)
+        if (!it->name.empty() && it->name == id_or_name) found = &*it;
+    if (found) return read_snapshot(env_root, found->file_id);
     return fail(ExitCode::NoSnapshot, "snapshot.not_found", {{"id", std::string(id_or_name)}, {"path", env_root.string()}});
 }
 

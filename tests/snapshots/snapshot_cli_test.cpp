@@ -132,6 +132,26 @@ TEST_F(SnapshotCli, ARollbackTakesTheBytecodeOfWhatGoesAndLeavesTheRest) {
     EXPECT_EQ(read_text(sp / "demo/__init__.py"), "v = 1\n");
 }
 
+TEST_F(SnapshotCli, ASnapshotDamagedInItsLinesIsRefusedByNameOrIdAndChangesNothing) {
+    // Found by its header (a name) or its file (an id), a snapshot is read whole before anything
+    // moves: a damaged line is a damaged snapshot (3, naming the file), not a missing one.
+    install(wheel("demo", "1.0", {{"demo/__init__.py", "v = 1\n"}}));
+    ASSERT_EQ(envfix({"snapshot", "--name", "good"}).code, 0);  // 2
+    install(wheel("demo", "2.0", {{"demo/__init__.py", "v = 2\n"}}));
+    const auto file = venv / ".envfix" / "snapshots" / "2.snap";
+    write_text(file, read_text(file) + "not a file line\n");
+    const auto before = snapshot(venv);
+    for (const char* which : {"good", "2"}) {
+        auto r = envfix({"rollback", which});
+        EXPECT_EQ(r.code, 3) << which << ": " << r.err;
+        EXPECT_NE(first_error_line(r).find("2.snap"), std::string::npos) << r.err;
+        EXPECT_EQ(tree_diff(before, snapshot(venv)), "") << which;
+    }
+    auto h = envfix({"history"});  // the headers alone: listed
+    EXPECT_EQ(h.code, 0);
+    EXPECT_NE(h.out.find("[good]"), std::string::npos) << h.out;
+}
+
 TEST_F(SnapshotCli, HistoryListsWhyAndWhatChanged) {
     auto h0 = envfix({"history"});
     EXPECT_EQ(h0.code, 0);

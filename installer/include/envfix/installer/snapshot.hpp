@@ -69,6 +69,7 @@ struct SnapshotHead {
     std::vector<SnapshotDist> dists;
     size_t files = 0;
     std::optional<uint64_t> bytes;  // absent from snapshots written before the header held it
+    std::string file_id;            // its file's name without ".snap" (list_snapshot_heads): the id, unless renamed
 };
 
 // Pure. The first line is a JSON header (version, id, created, name, reason, root, files, bytes,
