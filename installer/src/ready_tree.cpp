@@ -139,7 +139,7 @@ bool ask(const stdfs::path& unpacked_root, const std::string& name, std::string_
     if (storeops::stat_path(dir / name)) return false;
     std::error_code ec;
     stdfs::create_directories(dir, ec);
-    return !ec && fs::write_file_atomic(want, std::string(encoded), fs::Sync::Cache).has_value();
+    return !ec && fs::write_file_atomic(want, encoded, fs::Sync::Cache).has_value();
 }
 
 std::string state_text(const std::string& entry_identity, int64_t on_disk_since_ns) {
