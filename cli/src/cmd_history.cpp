@@ -51,8 +51,11 @@ void run_history(const HistoryOptions& o, Context& ctx) {
         if (ctx.opts.json) {
             // Snapshots from before the header held the bytes are read whole for them.
             std::optional<uint64_t> bytes = s.bytes;
-            if (!bytes)
-                if (auto whole = installer::read_snapshot(env.root, s.id)) bytes = whole->bytes();
+            if (!bytes) {
+                auto whole = installer::read_snapshot(env.root, s.file_id);
+                if (whole) bytes = whole->bytes();
+                else ctx.reporter->warn(whole.error().message);
+            }
             list.push_back({{"id", s.id}, {"created", s.created}, {"name", s.name}, {"reason", s.reason}, {"distributions", s.dists.size()},
                             {"files", s.files}, {"bytes", bytes ? Json(*bytes) : Json(nullptr)}, {"changes_after", after}});
             continue;

@@ -24,6 +24,7 @@ void report_error(const Context& ctx, const Error& e) {
     if (ctx.opts.json) {
         Json j;
         j["schema_version"] = kJsonSchemaVersion;
+        j["warnings"] = warnings_json(ctx);  // the why of some failures (snapshots skipped as unreadable)
         j["error"] = error_json(e);
         print_json(j);
     }

@@ -216,28 +216,24 @@ Expected<ProcessResult> run_process(const ProcessSpec& spec) {
     return result;
 }
 
-Expected<void> start_detached(const std::vector<std::string>& argv_in) {
-    if (argv_in.empty()) return fail(ExitCode::Internal, "process.start_failed", {{"program", "(none)"}, {"reason", "empty argv"}});
-    auto program = find_program(argv_in[0]);
-    if (!program) return fail(ExitCode::Internal, "process.start_failed", {{"program", argv_in[0]}, {"reason", "not found or not executable"}});
-    std::vector<std::string> argv_copy = argv_in;
-    std::vector<char*> argv;
-    for (auto& s : argv_copy) argv.push_back(s.data());
-    argv.push_back(nullptr);
-    const std::string prog = program->string();
-    auto failed = [&](int e) { return fail(ExitCode::Internal, "process.start_failed", {{"program", prog}, {"reason", std::strerror(e)}}); };
-    // posix_spawn (glibc: a vfork-like clone, no copy of this process's page tables; a fork of an
-    // install holding 50 MB took 2 ms of its end). A session of its own, so no terminal's Ctrl-C
-    // reaches it; stdin, stdout and stderr on the null device; every other descriptor closed
-    // (an environment's lock is a descriptor's flock); its folder "/" (no caller's folder or
-    // mount held). It is this process's child until this process exits (a command starts one, at
-    // its end), then init's; it returns once the program is running (exec's failure is its error).
+namespace {
+
+// glibc 2.34 and later: posix_spawn, which glibc makes as a vfork-like clone (no copy of this
+// process's page tables: the fork of an install holding 50 MB took 2 ms of its end, the spawn
+// 0.2 ms). A session of its own, so no terminal's Ctrl-C reaches it; stdin, stdout and stderr on
+// the null device; every other descriptor closed (an environment's lock is a descriptor's
+// flock); its folder "/" (no caller's folder or mount held). It returns once the program runs
+// (exec's failure is its error), and the program is this process's child until this process
+// exits (a command starts one, at its end), then init's. 0, an error number, or -1 where this
+// C library has not all of it.
+int spawn_detached(const std::string& prog, char* const argv[]) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attr;
-    if (int e = ::posix_spawn_file_actions_init(&actions)) return failed(e);
+    if (int e = ::posix_spawn_file_actions_init(&actions)) return e;
     if (int e = ::posix_spawnattr_init(&attr)) {
         ::posix_spawn_file_actions_destroy(&actions);
-        return failed(e);
+        return e;
     }
     sigset_t none, defaults;
     sigemptyset(&none);
@@ -253,11 +249,88 @@ Expected<void> start_detached(const std::vector<std::string>& argv_in) {
     if (!e) e = ::posix_spawnattr_setsigmask(&attr, &none);
     if (!e) e = ::posix_spawnattr_setsigdefault(&attr, &defaults);
     pid_t pid = -1;
-    if (!e) e = ::posix_spawn(&pid, prog.c_str(), &actions, &attr, argv.data(), environ);
+    if (!e) e = ::posix_spawn(&pid, prog.c_str(), &actions, &attr, argv, environ);
     ::posix_spawnattr_destroy(&attr);
     ::posix_spawn_file_actions_destroy(&actions);
-    if (e) return failed(e);
+    return e;
+#else
+    (void)prog;
+    (void)argv;
+    return -1;
+#endif
+}
+
+// Elsewhere (macOS, musl), or where the spawn failed (a kernel without close_range and no /proc
+// for closefrom): a child in a session of its own makes a grandchild that init adopts, the same
+// descriptors, folder and signals as above.
+Expected<void> fork_detached(const std::string& prog, char* const argv[]) {
+    const int null_fd = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null_fd < 0) return fail(ExitCode::Internal, "process.start_failed", {{"program", prog}, {"reason", std::strerror(errno)}});
+    // Closed by the program's exec (CLOEXEC), or carrying exec's errno: read to its end, so this
+    // returns once the program holds none of this process's descriptors any more.
+    Pipe status;
+    if (!status.open()) {
+        const int e = errno;
+        ::close(null_fd);
+        return fail(ExitCode::Internal, "process.start_failed", {{"program", prog}, {"reason", std::strerror(e)}});
+    }
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+        const int e = errno;
+        ::close(null_fd);
+        return fail(ExitCode::Internal, "process.start_failed", {{"program", prog}, {"reason", std::strerror(e)}});
+    }
+    if (pid == 0) {
+        // Only async-signal-safe calls here.
+        ::setsid();
+        const pid_t g = ::fork();
+        if (g != 0) ::_exit(g < 0 ? 127 : 0);
+        ::dup2(null_fd, 0);
+        ::dup2(null_fd, 1);
+        ::dup2(null_fd, 2);
+        // The status pipe as descriptor 3 (close-on-exec), then no other descriptor kept.
+        if (status.fd[1] != 3) ::dup2(status.fd[1], 3);
+        ::fcntl(3, F_SETFD, FD_CLOEXEC);
+#if defined(__linux__) && defined(CLOSE_RANGE_UNSHARE)
+        if (::close_range(4, ~0U, 0) != 0)  // a kernel older than 5.9
+#endif
+            for (int fd = 4; fd < 4096; ++fd) ::close(fd);
+        ::signal(SIGPIPE, SIG_DFL);
+        ::signal(SIGINT, SIG_DFL);
+        if (::chdir("/") == 0) ::execv(prog.c_str(), argv);
+        const int e = errno;
+        (void)!::write(3, &e, sizeof e);
+        ::_exit(127);
+    }
+    ::close(null_fd);
+    status.close_end(1);
+    int exit_status = 0;
+    while (::waitpid(pid, &exit_status, 0) < 0 && errno == EINTR) {
+    }
+    int child_errno = 0;
+    ssize_t got;
+    do { got = ::read(status.fd[0], &child_errno, sizeof child_errno); } while (got < 0 && errno == EINTR);
+    if (got == sizeof child_errno)
+        return fail(ExitCode::Internal, "process.start_failed", {{"program", prog}, {"reason", std::strerror(child_errno)}});
+    if (!WIFEXITED(exit_status) || WEXITSTATUS(exit_status) != 0)
+        return fail(ExitCode::Internal, "process.start_failed", {{"program", prog}, {"reason", "could not start it detached"}});
     return {};
+}
+
+}  // namespace
+
+Expected<void> start_detached(const std::vector<std::string>& argv_in) {
+    if (argv_in.empty()) return fail(ExitCode::Internal, "process.start_failed", {{"program", "(none)"}, {"reason", "empty argv"}});
+    auto program = find_program(argv_in[0]);
+    if (!program) return fail(ExitCode::Internal, "process.start_failed", {{"program", argv_in[0]}, {"reason", "not found or not executable"}});
+    std::vector<std::string> argv_copy = argv_in;
+    std::vector<char*> argv;
+    for (auto& s : argv_copy) argv.push_back(s.data());
+    argv.push_back(nullptr);
+    const std::string prog = program->string();
+    // A spawn that failed is tried again the old way, whose error (exec's own) is the one said.
+    if (spawn_detached(prog, argv.data()) == 0) return {};
+    return fork_detached(prog, argv.data());
 }
 
 std::optional<stdfs::path> current_executable() {

@@ -68,7 +68,13 @@ std::optional<std::vector<FolderEntry>> list_folder(const std::wstring& dir) {
     std::filesystem::directory_iterator it(dir, ec), end;
     if (ec) return std::nullopt;
     std::vector<FolderEntry> out;
-    for (; !ec && it != end; it.increment(ec)) out.push_back({it->path().filename().native(), it->symlink_status(ec).type()});
+    for (; it != end; it.increment(ec)) {
+        if (ec) return std::nullopt;  // a listing cut short is no listing
+        std::error_code type_ec;
+        const auto type = it->symlink_status(type_ec).type();
+        out.push_back({it->path().filename().native(), type_ec ? std::filesystem::file_type::unknown : type});
+    }
+    if (ec) return std::nullopt;
     return out;
 }
 

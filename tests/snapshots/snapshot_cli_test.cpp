@@ -152,6 +152,18 @@ TEST_F(SnapshotCli, ASnapshotDamagedInItsLinesIsRefusedByNameOrIdAndChangesNothi
     EXPECT_NE(h.out.find("[good]"), std::string::npos) << h.out;
 }
 
+TEST_F(SnapshotCli, WhenNoSnapshotCanBeReadTheJsonErrorSaysWhichWereSkipped) {
+    install(wheel("demo", "1.0", {{"demo/__init__.py", "v = 1\n"}}));  // snapshot 1: before it
+    write_text(venv / ".envfix" / "snapshots" / "1.snap", "{\"version\": 99}\n");
+    const auto before = snapshot(venv);
+    auto r = envfix({"rollback", "--json"});
+    EXPECT_EQ(r.code, 66) << r.err;
+    auto j = r.json();
+    EXPECT_EQ(j["error"]["key"], "snapshot.none");
+    EXPECT_NE(j["warnings"].dump().find("1.snap"), std::string::npos) << r.out;
+    EXPECT_EQ(tree_diff(before, snapshot(venv)), "");
+}
+
 TEST_F(SnapshotCli, HistoryListsWhyAndWhatChanged) {
     auto h0 = envfix({"history"});
     EXPECT_EQ(h0.code, 0);

@@ -41,8 +41,9 @@ Expected<ProcessResult> run_process(const ProcessSpec& spec);
 // Starts `argv` (this process's environment, no shell) detached: its own session, stdin,
 // stdout and stderr on the null device, no other descriptor or handle inherited, its working
 // folder "/" (Windows: the program's folder), not waited for; it goes on after this process
-// exits. Fails ("process.start_failed") only when it
-// cannot be started.
+// exits. With glibc it stays this process's child (never reaped: a command starts one, at its
+// end) until this process exits; elsewhere init's at once. Fails ("process.start_failed") only
+// when it cannot be started.
 Expected<void> start_detached(const std::vector<std::string>& argv);
 
 // The running program's own file (to start it again), nullopt when the system does not say.
