@@ -88,6 +88,15 @@ TEST(Process, ADetachedProgramRunsOnWithoutTheCallersDescriptors) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     EXPECT_EQ(envfix::test::read_text(done), "ran\n");
     EXPECT_FALSE(start_detached({"/no/such/program"}));
+    // An executable file that exec refuses: the spawn fails, the double fork tried after it fails
+    // the same way, and its reason is exec's.
+    const auto junk = dir.path() / "junk";
+    envfix::test::write_text(junk, std::string("\x7f\x45\x4c\x46 not a program", 20));
+    std::filesystem::permissions(junk, std::filesystem::perms::owner_all);
+    auto refused = start_detached({junk.string()});
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().message.key, "process.start_failed");
+    EXPECT_NE(refused.error().message.arg("reason").find("format"), std::string::npos) << refused.error().message.arg("reason");
     auto self = current_executable();
     ASSERT_TRUE(self);
     EXPECT_EQ(self->filename(), "common_tests");
