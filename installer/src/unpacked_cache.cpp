@@ -181,9 +181,11 @@ stdfs::path directory_file(const stdfs::path& root, const std::string& sha256) {
 
 std::optional<WheelFile> load_directory(const stdfs::path& root, const std::string& sha256, const stdfs::path& wheel_file) {
     if (!is_hex64(sha256)) return std::nullopt;
-    auto bytes = fs::read_file(directory_file(root, sha256));
-    if (!bytes) return std::nullopt;
-    return decode_wheel_directory(*bytes, sha256, wheel_file);
+    // Mapped, not read into memory made for it: torch's is 2.7 MB, decoded once into the wheel's
+    // own lists (a copy into fresh pages was a fault and a copy per 4 KiB page).
+    auto mapped = fs::MappedFile::open(directory_file(root, sha256));
+    if (!mapped) return std::nullopt;
+    return decode_wheel_directory(mapped->bytes(), sha256, wheel_file);
 }
 
 void keep_directory(const stdfs::path& root, const std::string& sha256, const WheelFile& wheel) {
