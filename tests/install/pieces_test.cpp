@@ -323,11 +323,7 @@ TEST(FolderStats, SameAsStatOfTheWholePathFolderByFolder) {
     namespace stdfs = std::filesystem;
     test::TempDir dir;
     const auto base = dir.path() / "t";
-    test::write_text(base / "top.py", "t\n");
-    test::write_text(base / "pkg/a.py", "a\n");
-    test::write_text(base / "pkg/b.py", "bb\n");
-    test::write_text(base / "pkg/sub/c.py", "ccc\n");
-    test::write_text(base / "other/d.py", "dddd\n");
+    test::write_texts(base, {{"top.py", "t\n"}, {"pkg/a.py", "a\n"}, {"pkg/b.py", "bb\n"}, {"pkg/sub/c.py", "ccc\n"}, {"other/d.py", "dddd\n"}});
     stdfs::create_symlink("a.py", base / "pkg/link.py");
     const auto other_base = dir.path() / "u";
     test::write_text(other_base / "pkg/a.py", "other\n");
@@ -351,9 +347,7 @@ TEST(ListFolder, EachEntryWithTheTypeLstatGivesAndRemoveText) {
     namespace stdfs = std::filesystem;
     test::TempDir dir;
     const auto base = dir.path() / "t";
-    test::write_text(base / "a.py", "a\n");
-    test::write_text(base / ".hidden", "h\n");
-    test::write_text(base / "sub/b.py", "b\n");
+    test::write_texts(base, {{"a.py", "a\n"}, {".hidden", "h\n"}, {"sub/b.py", "b\n"}});
     stdfs::create_symlink("sub", base / "to_sub");
     stdfs::create_symlink("nowhere", base / "dangling");
     ASSERT_EQ(::mkfifo((base / "pipe").c_str(), 0600), 0);

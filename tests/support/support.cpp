@@ -137,6 +137,10 @@ void write_text(const stdfs::path& p, const std::string& text) {
     out << text;
 }
 
+void write_texts(const stdfs::path& base, const std::vector<std::pair<std::string, std::string>>& files) {
+    for (const auto& [rel, text] : files) write_text(base / rel, text);
+}
+
 std::string read_text(const stdfs::path& p) {
     std::ifstream in(p, std::ios::binary);
     std::stringstream ss;

@@ -61,6 +61,8 @@ stdfs::path make_venv(const stdfs::path& dir, bool without_pip = false,
 stdfs::path build_wheel(const nlohmann::ordered_json& spec, const stdfs::path& out_dir);
 
 void write_text(const stdfs::path& p, const std::string& text);  // creates parent folders
+// Several files under `base`: ('/'-separated path under it, text) each.
+void write_texts(const stdfs::path& base, const std::vector<std::pair<std::string, std::string>>& files);
 std::string read_text(const stdfs::path& p);
 
 }  // namespace envfix::test
