@@ -169,17 +169,25 @@ Expected<std::pair<bool, bool>> store_object(const stdfs::path& store, const std
     return std::pair{true, true};
 }
 
-size_t next_id(const stdfs::path& dir) {
-    size_t best = 0;
+// The snapshot files in `dir` (<id>.snap) by the number their id starts with (0: none), in order.
+std::vector<std::pair<size_t, std::string>> numbered_snapshots(const stdfs::path& dir) {
+    std::vector<std::pair<size_t, std::string>> found;
     std::error_code ec;
     for (stdfs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
         auto name = it->path().filename().string();
         if (!name.ends_with(".snap")) continue;
+        name.resize(name.size() - 5);
         size_t n = 0;
-        auto stem = name.substr(0, name.size() - 5);
-        if (std::from_chars(stem.data(), stem.data() + stem.size(), n).ec == std::errc()) best = std::max(best, n);
+        std::from_chars(name.data(), name.data() + name.size(), n);
+        found.emplace_back(n, std::move(name));
     }
-    return best + 1;
+    std::sort(found.begin(), found.end());
+    return found;
+}
+
+size_t next_id(const stdfs::path& dir) {
+    const auto found = numbered_snapshots(dir);
+    return (found.empty() ? 0 : found.back().first) + 1;
 }
 
 }  // namespace
@@ -462,19 +470,8 @@ void forget_snapshot(const stdfs::path& env_root, const std::string& id) {
 }
 
 std::vector<std::string> snapshot_ids(const stdfs::path& env_root) {
-    std::vector<std::pair<size_t, std::string>> found;
-    std::error_code ec;
-    for (stdfs::directory_iterator it(snapshots_dir(env_root.lexically_normal()), ec), end; !ec && it != end; it.increment(ec)) {
-        auto name = it->path().filename().string();
-        if (!name.ends_with(".snap")) continue;
-        name.resize(name.size() - 5);
-        size_t n = 0;
-        std::from_chars(name.data(), name.data() + name.size(), n);
-        found.emplace_back(n, std::move(name));
-    }
-    std::sort(found.begin(), found.end());
     std::vector<std::string> out;
-    for (auto& [n, id] : found) out.push_back(std::move(id));
+    for (auto& [n, id] : numbered_snapshots(snapshots_dir(env_root.lexically_normal()))) out.push_back(std::move(id));
     return out;
 }
 

@@ -18,8 +18,8 @@ struct Area {
     stdfs::path root;   // the folder files go under
     stdfs::path stage;  // root/.envfix-tx-<id>: new/ and old/ inside
     stdfs::path::string_type prefix;  // root, normalised, with one trailing separator (area_for)
-    stdfs::path new_path(const std::string& rel) const { return join_generic(stage, "new/" + rel); }
     stdfs::path::string_type new_text(const std::string& rel) const { return join_generic_text(stage, "new/" + rel); }
+    stdfs::path new_path(const std::string& rel) const { return stdfs::path(new_text(rel)); }
     stdfs::path old_path(const std::string& rel) const { return stage / "old" / stdfs::path(rel); }
     stdfs::path dest(const std::string& rel) const { return root / stdfs::path(rel); }
 };
