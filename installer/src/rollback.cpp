@@ -2,9 +2,7 @@
 #include <algorithm>
 #include <chrono>
 #include <future>
-#include <map>
 #include <set>
-#include <unordered_map>
 
 #include "envfix/common/fs.hpp"
 #include "envfix/common/interrupt.hpp"
