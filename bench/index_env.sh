@@ -54,7 +54,7 @@ start_ab_run() {
   B=$(realpath "${3:?usage: $script INDEX_DIR ENVFIX_A ENVFIX_B [REPS]}")
   REPS=${4:-3}
   BASE=${BASE:-/usr/bin/python3}
-  W=$(mktemp -d "/tmp/envfix-$(basename "$script" .sh).XXXXXX")
+  W=$(mktemp -d "${WORK_ROOT:-/tmp}/envfix-$(basename "$script" .sh).XXXXXX")
   start_index_run "$IDX" "$W"
 }
 
@@ -67,7 +67,7 @@ start_builds_run() {
   REPS=${2:?usage: $script INDEX_DIR REPS ENVFIX...}
   BUILDS=("${@:3}")
   BASE=${BASE:-/usr/bin/python3}
-  W=$(mktemp -d "/tmp/envfix-$(basename "$script" .sh).XXXXXX")
+  W=$(mktemp -d "${WORK_ROOT:-/tmp}/envfix-$(basename "$script" .sh).XXXXXX")
   start_index_run "$IDX" "$W"
 }
 
