@@ -1,5 +1,6 @@
 # Sourced by the bench scripts that drive envfix against an index folder (bench/real_stack.py or
-# bench/synth_stack.py output). Run from the repository root.
+# bench/synth_stack.py output). Run from the repository root. WORK_ROOT: where their work folders
+# (venvs, caches) go, default /tmp; another filesystem, e.g. a loop-mounted one, to time its disk.
 
 # serve_index INDEX_DIR WORK_DIR [SECONDS=3600]: serves the folder on 127.0.0.1 (bench/compare.py's
 # server) in the background; sets SERVER (its pid) and URL (the simple/ root). The caller kills it.
