@@ -61,3 +61,12 @@ start=$(date +%s%N)
 for i in $(seq 20); do "$E" --version > /dev/null; done
 end=$(date +%s%N)
 echo "process start (--version): $(( (end - start) / 20000000 )) ms per run (mean of 20)"
+# Where a warm doctor's time goes there (compare.py's doctor took 60-80 ms of CPU on the GPU
+# machine, against 10 ms here on bench/doctor_bench.py's venv shaped like it): the programs it
+# starts, and its system calls by count and time (docs/performance.md, "The twenty-third session").
+if command -v strace > /dev/null; then
+  echo "== warm doctor under strace"
+  strace -f -qq -e trace=execve -o "$OUT/doctor-execve.txt" "$E" doctor --python "$P" > /dev/null
+  grep -v ENOENT "$OUT/doctor-execve.txt" | cut -c1-200
+  strace -f -c -o "$OUT/doctor-syscalls.txt" "$E" doctor --python "$P" > /dev/null; head -25 "$OUT/doctor-syscalls.txt"
+fi
