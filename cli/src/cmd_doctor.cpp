@@ -3,6 +3,7 @@
 // imported) unless --run asks for the seed's reproduction.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <future>
 
 #include "context.hpp"
@@ -74,6 +75,14 @@ void run_doctor(const DoctorOptions& o, Context& ctx) {
     auto cache = probe::ArchCache::load(probe::ArchCache::default_path());
     auto stack = value_or_throw(resolver::read_environment_stack(env.site_packages, {.cache = &cache}));
     if (auto saved = cache.save(); !saved) ctx.reporter->debug(saved.error().message);
+    // What a warm run still reads: a library not from the cache, or unreadable (never cached), is
+    // read again every time.
+    const auto cached = std::count_if(stack.libraries.begin(), stack.libraries.end(), [](const auto& l) { return l.from_cache; });
+    ctx.reporter->debug(msg("doctor.debug.libraries",
+                            {{"cached", std::to_string(cached)},
+                             {"read", std::to_string(stack.libraries.size() - static_cast<size_t>(cached))},
+                             {"unreadable", std::to_string(stack.unreadable.size())},
+                             {"first", stack.unreadable.empty() ? "" : ": " + render(stack.unreadable.front().error.message)}}));
     probe::MachineProbe machine = probing.get();
 
     resolver::DiagnosisInput in;

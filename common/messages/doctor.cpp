@@ -139,6 +139,8 @@ const CatalogEntry entries[] = {
     {"doctor.fix_reinstall", "Fix (the same build again, with matching packages): {command}",
      "修复（重新安装同一版本及配套的包）：{command}"},
     {"doctor.fix_text", "Fix: {text}", "修复：{text}"},
+    {"doctor.debug.libraries", "libraries: {cached} from the cache of their architectures, {read} read now, {unreadable} unreadable (read again each run){first}",
+     "库：{cached} 个取自架构缓存，{read} 个本次读取，{unreadable} 个无法读取（每次运行都会重新读取）{first}"},
     {"doctor.run.header", "Reproduction (matmul on the GPU, CUDA_LAUNCH_BLOCKING=1):", "复现测试（在显卡上做矩阵乘法，CUDA_LAUNCH_BLOCKING=1）："},
     {"doctor.run.ok_confirms", "it ran on {device}", "在 {device} 上运行成功"},
     {"doctor.run.ok_despite",
