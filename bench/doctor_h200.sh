@@ -64,6 +64,8 @@ echo "process start (--version): $(( (end - start) / 20000000 )) ms per run (mea
 # Where a warm doctor's time goes there (compare.py's doctor took 60-80 ms of CPU on the GPU
 # machine, against 10 ms here on bench/doctor_bench.py's venv shaped like it): the programs it
 # starts, and its system calls by count and time (docs/performance.md, "The twenty-third session").
+echo "== warm doctor -vv (what it took from its caches)"
+"$E" doctor -vv --python "$P" 2>&1 >/dev/null | grep '^debug'
 if command -v strace > /dev/null; then
   echo "== warm doctor under strace"
   strace -f -qq -e trace=execve -o "$OUT/doctor-execve.txt" "$E" doctor --python "$P" > /dev/null
