@@ -1,4 +1,6 @@
 // Filling an Environment's facts: one run of its interpreter, or its files.
+#include <chrono>
+
 #include "envfix/common/fs.hpp"
 #include "envfix/probe/environment.hpp"
 #include "envfix/probe/interpreter_facts.hpp"
@@ -27,10 +29,20 @@ void load_facts(Environment& env, const FactsOptions& opts) {
         env.facts = facts_from_files(env);
     } else {
         std::error_code ec;
+        const auto started = std::chrono::steady_clock::now();
+        FactsSource source = FactsSource::Run;
         Expected<PythonFacts> ran = stdfs::exists(env.interpreter, ec)
-            ? interpreter_facts(env.interpreter, opts.cache, opts.timeout)
+            ? interpreter_facts(env.interpreter, opts.cache, opts.timeout, &source)
             : Expected<PythonFacts>(fail(ExitCode::EnvBroken, "env.interpreter_missing",
                                          {{"path", env.root.string()}, {"python", env.interpreter.string()}}));
+        // Which of a warm run's caches missed shows here (an interpreter start is tens of ms).
+        if (ran && opts.reporter) {
+            const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
+            const char* key = source == FactsSource::Cache     ? "env.debug.facts_cached"
+                              : source == FactsSource::Derived ? "env.debug.facts_derived"
+                                                               : "env.debug.facts_ran";
+            opts.reporter->debug(msg(key, {{"python", env.interpreter.string()}, {"ms", std::to_string(ms)}}));
+        }
         if (ran) {
             env.status = EnvStatus::Ok;
             env.facts = std::move(*ran);

@@ -74,14 +74,20 @@ Expected<PythonFacts> run_interpreter_facts(const stdfs::path& python, std::chro
     return parse_interpreter_output(r->out, name);
 }
 
-Expected<PythonFacts> interpreter_facts(const stdfs::path& python, FactsCache* cache, std::chrono::milliseconds timeout) {
+Expected<PythonFacts> interpreter_facts(const stdfs::path& python, FactsCache* cache, std::chrono::milliseconds timeout,
+                                        FactsSource* source) {
+    FactsSource ignored;
+    FactsSource& from = source ? *source : ignored;
     if (cache) {
+        from = FactsSource::Cache;
         if (auto hit = cache->find(python)) return std::move(*hit);
+        from = FactsSource::Derived;
         if (auto derived = cache->derive(python)) {
             cache->put(python, *derived);
             return std::move(*derived);
         }
     }
+    from = FactsSource::Run;
     ENVFIX_TRY(auto facts, run_interpreter_facts(python, timeout));
     if (cache) cache->put(python, facts);
     return facts;

@@ -84,7 +84,9 @@ Expected<Environment> resolve_target(const TargetSpec& spec, const ResolveOption
         return default_environment();
     }();
     if (!env) return env;
-    load_facts(*env, opts.facts);
+    FactsOptions facts = opts.facts;
+    if (!facts.reporter) facts.reporter = &rep;
+    load_facts(*env, facts);
     if (env->problem) rep.debug(env->problem->message);
     return env;
 }

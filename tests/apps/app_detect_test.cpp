@@ -23,10 +23,13 @@ const resolver::AppCatalog& catalog() {
     return c;
 }
 
-// Answers questions with `answer` (by the question's path argument) and keeps every note.
+// Answers questions with `answer` (by the question's path argument) and keeps every note but the
+// -vv ones (where the interpreter's facts came from ...).
 class ChoosingReporter final : public Reporter {
 public:
-    void note(Severity sev, const Message& m) override { (sev == Severity::Warning ? warnings : infos).push_back(m); }
+    void note(Severity sev, const Message& m) override {
+        if (sev != Severity::Debug) (sev == Severity::Warning ? warnings : infos).push_back(m);
+    }
     bool confirm(const Message& q, bool fallback) override {
         questions.push_back(q);
         return answer ? answer(std::string(q.arg("path"))) : fallback;

@@ -108,16 +108,19 @@ TEST(DoctorCli, Cu128OnRtx5090Runs) {
     for (const auto& l : j["layers"]) EXPECT_EQ(l["status"], "ok") << l.dump();
 }
 
-TEST(DoctorCli, AWarmRunSaysItReadNoLibraryAgain) {
-    // -vv counts the libraries taken from the cache of their architectures and those read, so a
-    // slow warm doctor shows what it still reads (docs/performance.md, "The twenty-third session").
+TEST(DoctorCli, AWarmRunSaysWhatItTookFromItsCaches) {
+    // -vv says whether the interpreter was run for its facts, and counts the libraries taken from
+    // the cache of their architectures and those read, so a slow warm doctor shows what it still
+    // does (docs/performance.md, "The twenty-third session").
     test::TempDir d;
     auto python = venv_with(d, {test::torch_wheel({.version = "2.7.0+cu128", .cuda = "12.8", .lib_fixture = "torch211_cu130_like.so"})});
     auto first = doctor(d, python, standin::env("rtx5090-570"), {"-vv"});
     ASSERT_EQ(first.code, 0) << first.out << first.err;
+    EXPECT_NE(first.err.find("interpreter facts of " + python.string() + ": it was run ("), std::string::npos) << first.err;
     EXPECT_NE(first.err.find("libraries: 0 from the cache of their architectures, 2 read now, 0 unreadable"), std::string::npos) << first.err;
     auto warm = doctor(d, python, standin::env("rtx5090-570"), {"-vv"});
     ASSERT_EQ(warm.code, 0) << warm.out << warm.err;
+    EXPECT_NE(warm.err.find("interpreter facts of " + python.string() + ": from the cache"), std::string::npos) << warm.err;
     EXPECT_NE(warm.err.find("libraries: 2 from the cache of their architectures, 0 read now, 0 unreadable"), std::string::npos) << warm.err;
 }
 

@@ -13,6 +13,7 @@
 
 #include "envfix/common/error.hpp"
 #include "envfix/common/message.hpp"
+#include "envfix/common/reporter.hpp"
 #include "envfix/probe/python_facts.hpp"
 
 namespace envfix::probe {
@@ -82,6 +83,7 @@ class FactsCache;
 struct FactsOptions {
     FactsCache* cache = nullptr;                   // nullptr: always run
     std::chrono::milliseconds timeout{20000};      // one interpreter start (cold disks, antivirus)
+    Reporter* reporter = nullptr;                  // -vv: where the facts came from, and how long
 };
 
 // Fills env.facts, env.status, env.problem and env.site_packages: runs the interpreter once

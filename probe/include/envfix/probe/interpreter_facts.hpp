@@ -58,8 +58,11 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
-// Cache first, else run (and put the result in the cache).
+// Where interpreter_facts found them: the cache, another venv's in it, or a run of the interpreter.
+enum class FactsSource { Cache, Derived, Run };
+
+// Cache first, else run (and put the result in the cache). `source`, when given, says which.
 Expected<PythonFacts> interpreter_facts(const std::filesystem::path& python, FactsCache* cache,
-                                        std::chrono::milliseconds timeout);
+                                        std::chrono::milliseconds timeout, FactsSource* source = nullptr);
 
 }  // namespace envfix::probe
