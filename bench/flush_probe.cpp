@@ -1,8 +1,9 @@
 // How long making a warm install's new files durable takes, by method, on the machine it runs on
 // (docs/performance.md, "The twenty-third session"). A warm install writes about 76 small files
 // (each distribution's RECORD and INSTALLER, the scripts) beside 17 000 it only links or renames;
-// envfix's commit writes them back (sync_file_range, groups of 64 on threads), fsyncs the folders
-// and commits the filesystem's journal. This writes files of those sizes, optionally after CHURN
+// envfix starts each one's write-back as it is closed, and its commit waits for them
+// (sync_file_range, groups of up to 64 on threads), fsyncs the folders and commits the
+// filesystem's journal. This writes files of those sizes, optionally after CHURN
 // links and renames like the install's (committed before the clock starts), and times each way
 // of writing them back, with the files' folders made plainly and spread as envfix's staging is.
 //

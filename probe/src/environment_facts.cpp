@@ -35,15 +35,15 @@ void load_facts(Environment& env, const FactsOptions& opts) {
             ? interpreter_facts(env.interpreter, opts.cache, opts.timeout, &source)
             : Expected<PythonFacts>(fail(ExitCode::EnvBroken, "env.interpreter_missing",
                                          {{"path", env.root.string()}, {"python", env.interpreter.string()}}));
-        // Which of a warm run's caches missed shows here (an interpreter start is tens of ms).
-        if (ran && opts.reporter) {
-            const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
-            const char* key = source == FactsSource::Cache     ? "env.debug.facts_cached"
-                              : source == FactsSource::Derived ? "env.debug.facts_derived"
-                                                               : "env.debug.facts_ran";
-            opts.reporter->debug(msg(key, {{"python", env.interpreter.string()}, {"ms", std::to_string(ms)}}));
-        }
         if (ran) {
+            // Which of a warm run's caches missed shows here (an interpreter start is tens of ms).
+            if (opts.reporter) {
+                const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
+                const char* key = source == FactsSource::Cache     ? "env.debug.facts_cached"
+                                  : source == FactsSource::Derived ? "env.debug.facts_derived"
+                                                                   : "env.debug.facts_ran";
+                opts.reporter->debug(msg(key, {{"python", env.interpreter.string()}, {"ms", std::to_string(ms)}}));
+            }
             env.status = EnvStatus::Ok;
             env.facts = std::move(*ran);
             // A plain interpreter's prefix is what it says (a pyenv shim lives elsewhere).

@@ -76,18 +76,21 @@ Expected<PythonFacts> run_interpreter_facts(const stdfs::path& python, std::chro
 
 Expected<PythonFacts> interpreter_facts(const stdfs::path& python, FactsCache* cache, std::chrono::milliseconds timeout,
                                         FactsSource* source) {
-    FactsSource ignored;
-    FactsSource& from = source ? *source : ignored;
+    auto from = [source](FactsSource s) {
+        if (source) *source = s;
+    };
     if (cache) {
-        from = FactsSource::Cache;
-        if (auto hit = cache->find(python)) return std::move(*hit);
-        from = FactsSource::Derived;
+        if (auto hit = cache->find(python)) {
+            from(FactsSource::Cache);
+            return std::move(*hit);
+        }
         if (auto derived = cache->derive(python)) {
+            from(FactsSource::Derived);
             cache->put(python, *derived);
             return std::move(*derived);
         }
     }
-    from = FactsSource::Run;
+    from(FactsSource::Run);
     ENVFIX_TRY(auto facts, run_interpreter_facts(python, timeout));
     if (cache) cache->put(python, facts);
     return facts;
