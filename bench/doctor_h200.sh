@@ -64,11 +64,23 @@ echo "process start (--version): $(( (end - start) / 20000000 )) ms per run (mea
 # Where a warm doctor's time goes there (compare.py's doctor took 60-80 ms of CPU on the GPU
 # machine, against 10 ms here on bench/doctor_bench.py's venv shaped like it): the programs it
 # starts, and its system calls by count and time (docs/performance.md, "The twenty-third session").
-echo "== warm doctor -vv (what it took from its caches)"
-"$E" doctor -vv --python "$P" 2>&1 >/dev/null | grep '^debug'
-if command -v strace > /dev/null; then
+echo "== warm doctor -vv (what it took from its caches, and when each step ended), 5 runs"
+for i in 1 2 3 4 5; do "$E" doctor -vv --python "$P" 2>&1 >/dev/null | grep '^debug' | { [[ $i == 1 ]] && cat || grep steps; }; done
+# STRACE, PERF: programs to use where the machine has none (../shared/tools/carry-to-h200 /usr/bin/strace).
+ST=${STRACE:-$(command -v strace)}
+if [[ -n $ST ]]; then
   echo "== warm doctor under strace"
-  strace -f -qq -e trace=execve -o "$OUT/doctor-execve.txt" "$E" doctor --python "$P" > /dev/null
+  "$ST" -f -qq -e trace=execve -o "$OUT/doctor-execve.txt" "$E" doctor --python "$P" > /dev/null
   grep -v ENOENT "$OUT/doctor-execve.txt" | cut -c1-200
-  strace -f -c -o "$OUT/doctor-syscalls.txt" "$E" doctor --python "$P" > /dev/null; head -25 "$OUT/doctor-syscalls.txt"
+  "$ST" -f -c -o "$OUT/doctor-syscalls.txt" "$E" doctor --python "$P" > /dev/null; head -25 "$OUT/doctor-syscalls.txt"
+  "$ST" -f -T -ttt -o "$OUT/doctor-trace.txt" "$E" doctor --python "$P" > /dev/null
+  echo "slowest calls:"; python3 bench/commit_trace.py "$OUT/doctor-trace.txt" | sed -n '/slowest calls/,/flushing calls/p' | cut -c1-220
+fi
+PF=${PERF:-$(command -v perf)}
+if [[ -n $PF ]]; then
+  echo "== 20 warm doctors under perf (cpu-clock samples)"
+  "$PF" record -q -e cpu-clock -F 20000 -g -o "$OUT/doctor.perf" -- bash -c "for i in \$(seq 20); do '$E' doctor --python '$P' > /dev/null; done" 2>&1 | tail -3
+  "$PF" report -q -i "$OUT/doctor.perf" --stdio --no-children --sort comm,dso,sym 2>/dev/null | grep -v '^$' | grep -E '^ +[0-9]' | head -40
+  "$PF" report -q -i "$OUT/doctor.perf" --stdio --children --sort sym -g none 2>/dev/null | grep -E '^ +[0-9]' | head -40
+  rm -f "$OUT/doctor.perf"
 fi

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <future>
 
 #include "context.hpp"
@@ -59,7 +60,13 @@ std::vector<std::string> target_args(const TargetOptions& o, const probe::Enviro
 
 void run_doctor(const DoctorOptions& o, Context& ctx) {
     // The probe (a driver call that can take a while on a real GPU) runs while the files are read.
-    auto probing = std::async(std::launch::async, [&ctx] { return probe::inspect_machine({.reporter = ctx.reporter, .use_cache = true}); });
+    long long probe_ms = 0;  // on its own thread
+    auto probing = std::async(std::launch::async, [&ctx, &probe_ms] {
+        const auto t0 = std::chrono::steady_clock::now();
+        auto m = probe::inspect_machine({.reporter = ctx.reporter, .use_cache = true});
+        probe_ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+        return m;
+    });
     probe::Environment env;
     try {
         env = resolve_target(o.target, ctx, TargetNeed::Files);
@@ -68,9 +75,11 @@ void run_doctor(const DoctorOptions& o, Context& ctx) {
         if (!ctx.opts.json && f.error().message.key == "env.no_python") print(doctor_machine_text(probing.get()));
         throw;
     }
+    const auto env_at = ctx.ms_since_start();
     std::optional<std::filesystem::path> profiles;
     if (!o.profiles.empty()) profiles = o.profiles;
     resolver::Matrix matrix = value_or_throw(resolver::load_profiles(profiles));
+    const auto profiles_at = ctx.ms_since_start();
 
     auto cache = probe::ArchCache::load(probe::ArchCache::default_path());
     auto stack = value_or_throw(resolver::read_environment_stack(env.site_packages, {.cache = &cache}));
@@ -83,7 +92,9 @@ void run_doctor(const DoctorOptions& o, Context& ctx) {
                              {"read", std::to_string(stack.libraries.size() - static_cast<size_t>(cached))},
                              {"unreadable", std::to_string(stack.unreadable.size())},
                              {"first", stack.unreadable.empty() ? "" : ": " + render(stack.unreadable.front().error.message)}}));
+    const auto libraries_at = ctx.ms_since_start();
     probe::MachineProbe machine = probing.get();
+    const auto gpus_at = ctx.ms_since_start();
 
     resolver::DiagnosisInput in;
     in.matrix = &matrix;
@@ -95,6 +106,13 @@ void run_doctor(const DoctorOptions& o, Context& ctx) {
     in.target_args = target_args(o.target, env);
     in.environment = env.root.string();
     resolver::Diagnosis diagnosis = resolver::diagnose(in);
+    // Where a warm run's time goes, step by step (docs/doctor.md, "Performance").
+    ctx.reporter->debug(msg("doctor.debug.steps", {{"env", std::to_string(env_at)},
+                                                   {"profiles", std::to_string(profiles_at)},
+                                                   {"libraries", std::to_string(libraries_at)},
+                                                   {"gpus", std::to_string(gpus_at)},
+                                                   {"probe", std::to_string(probe_ms)},
+                                                   {"diagnosed", std::to_string(ctx.ms_since_start())}}));
 
     DoctorView view;
     view.env = &env;

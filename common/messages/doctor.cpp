@@ -141,6 +141,11 @@ const CatalogEntry entries[] = {
     {"doctor.fix_text", "Fix: {text}", "修复：{text}"},
     {"doctor.debug.libraries", "libraries: {cached} from the cache of their architectures, {read} read now, {unreadable} unreadable (read again each run){first}",
      "库：{cached} 个取自架构缓存，{read} 个本次读取，{unreadable} 个无法读取（每次运行都会重新读取）{first}"},
+    {"doctor.debug.steps",
+     "steps, in ms after the command began: environment found {env}, profiles loaded {profiles}, libraries read {libraries}, "
+     "GPUs known {gpus} (the probe took {probe} ms on its own thread), diagnosed {diagnosed}",
+     "各步骤（命令开始后的毫秒数）：找到环境 {env}，载入配置 {profiles}，读完库 {libraries}，"
+     "得知显卡 {gpus}（探测在其线程上用时 {probe} 毫秒），完成诊断 {diagnosed}"},
     {"doctor.run.header", "Reproduction (matmul on the GPU, CUDA_LAUNCH_BLOCKING=1):", "复现测试（在显卡上做矩阵乘法，CUDA_LAUNCH_BLOCKING=1）："},
     {"doctor.run.ok_confirms", "it ran on {device}", "在 {device} 上运行成功"},
     {"doctor.run.ok_despite",
