@@ -74,18 +74,24 @@ const std::vector<std::string>& known_cuda_extension_packages() {
     return k;
 }
 
-namespace {
-bool is_library_name(const std::string& name) {
-    const std::string n = str::lower(name);
-    return n.ends_with(".so") || n.find(".so.") != std::string::npos || n.ends_with(".pyd") || n.ends_with(".dll");
+bool is_library_file_name(std::string_view n) {
+    // No lowered copy: this runs for every row of the RECORDs read (framework_stack.cpp).
+    auto ends_with = [&](std::string_view suffix) {
+        return n.size() >= suffix.size() && str::iequals(n.substr(n.size() - suffix.size()), suffix);
+    };
+    if (ends_with(".so") || ends_with(".pyd") || ends_with(".dll")) return true;
+    for (size_t at = n.find('.'); at != std::string_view::npos && at + 4 <= n.size(); at = n.find('.', at + 1))
+        if (str::iequals(n.substr(at, 4), ".so.")) return true;
+    return false;
 }
 
+namespace {
 void add_files(const stdfs::path& dir, const std::string& package, bool recursive, std::vector<GpuLibrary>& out) {
     std::error_code ec;
     if (!stdfs::is_directory(dir, ec)) return;
     auto take = [&](const stdfs::directory_entry& e) {
         std::error_code fec;
-        if (e.is_regular_file(fec) && is_library_name(e.path().filename().string())) out.push_back({e.path(), package});
+        if (e.is_regular_file(fec) && is_library_file_name(e.path().filename().string())) out.push_back({e.path(), package});
     };
     if (recursive) {
         for (auto it = stdfs::recursive_directory_iterator(dir, stdfs::directory_options::skip_permission_denied, ec);
@@ -97,7 +103,8 @@ void add_files(const stdfs::path& dir, const std::string& package, bool recursiv
 }
 }  // namespace
 
-std::vector<GpuLibrary> gpu_library_candidates(const stdfs::path& sp, const std::vector<std::string>& extra_packages) {
+std::vector<GpuLibrary> gpu_library_candidates(const stdfs::path& sp, const std::vector<std::string>& extra_packages,
+                                               std::vector<GpuLibrary> listed) {
     std::vector<GpuLibrary> out;
     add_files(sp / "torch" / "lib", "torch", false, out);
     std::error_code ec;
@@ -118,6 +125,10 @@ std::vector<GpuLibrary> gpu_library_candidates(const stdfs::path& sp, const std:
         auto stem = t.path.filename().string();
         t.package = stem.substr(0, stem.find('.'));
         out.push_back(std::move(t));
+    }
+    for (auto& l : listed) {
+        std::error_code lec;
+        if (stdfs::is_regular_file(l.path, lec)) out.push_back(std::move(l));
     }
     // Symlinked names (libfoo.so -> libfoo.so.1) and packages listed twice are read once: the
     // same file is the same device and inode, whatever the path.

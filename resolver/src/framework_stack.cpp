@@ -1,6 +1,7 @@
 #include "envfix/resolver/framework_stack.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <array>
 
 #include "envfix/common/fs.hpp"
@@ -103,18 +104,61 @@ const InstalledDist* pick_torch(const std::vector<const InstalledDist*>& copies,
 // Any package built against torch may ship its own kernels (a custom op, a vendored attention):
 // beyond the known extension packages, the folders of the distributions that require torch are
 // read too, named after the distribution as nearly every package is (kernpkg → kernpkg/).
-std::vector<std::string> packages_requiring_torch(const std::vector<InstalledDist>& others) {
-    std::vector<std::string> out;
+// The distributions built against torch (their Requires-Dist names it): a custom op's kernels
+// for one torch and one architecture list. Their libraries come from their RECORDs: walking
+// their folders opened every directory of transformers, timm, peft and the like, 4 000 in the
+// GPU machine's venv, 40 of a warm doctor's 70 ms (docs/performance.md, "The twenty-fourth
+// session"). One without a readable RECORD (egg-info) has its folder, named for it, walked.
+struct TorchDependents {
+    std::vector<std::string> walk;              // folders, relative to their site-packages
+    std::vector<std::pair<stdfs::path, probe::GpuLibrary>> listed;  // site-packages, library (absolute)
+};
+
+// Whether a Requires-Dist can name torch: only those are parsed (each of 300 distributions'
+// requirements was, a tenth of a warm doctor's CPU on the GPU machine). The name comes first;
+// "torch" has no separators to spell otherwise; anything unusual before it is parsed anyway.
+bool may_name_torch(std::string_view t) {
+    size_t i = 0;
+    while (i < t.size() && (t[i] == ' ' || t[i] == '\t')) ++i;
+    if (i < t.size() && !std::isalnum(static_cast<unsigned char>(t[i]))) return true;
+    if (t.size() - i < 5 || !str::iequals(t.substr(i, 5), "torch")) return false;
+    if (i + 5 == t.size()) return true;
+    const char c = t[i + 5];
+    return !(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.');
+}
+
+TorchDependents torch_dependents(const std::vector<InstalledDist>& others) {
+    TorchDependents out;
+    const auto& known = probe::known_cuda_extension_packages();  // walked whatever their RECORDs say
     for (const auto& d : others) {
         bool needs_torch = false;
         for (const auto& text : d.metadata.requires_dist)
-            if (auto r = Requirement::parse(text); r && r->canonical_name() == "torch") needs_torch = true;
+            if (may_name_torch(text))
+                if (auto r = Requirement::parse(text); r && r->canonical_name() == "torch") needs_torch = true;
         if (!needs_torch) continue;
         std::string folder = d.name;
         std::replace(folder.begin(), folder.end(), '-', '_');
         std::replace(folder.begin(), folder.end(), '.', '_');
-        out.push_back(folder);
-        if (auto lower = str::lower(folder); lower != folder) out.push_back(lower);
+        const std::string lower = str::lower(folder);
+        if (std::find(known.begin(), known.end(), lower) != known.end()) continue;
+        std::optional<std::vector<RecordEntry>> rows;
+        if (!d.egg_info && d.has_record)
+            if (auto r = read_record(d)) rows = std::move(*r);
+        if (!rows) {
+            out.walk.push_back(folder);
+            if (lower != folder) out.walk.push_back(lower);
+            continue;
+        }
+        for (const auto& row : *rows) {
+            const std::string_view rel = row.path;
+            const size_t slash = rel.rfind('/');
+            if (!probe::is_library_file_name(slash == std::string_view::npos ? rel : rel.substr(slash + 1))) continue;
+            // Inside site-packages only (a RECORD may name ../../bin/...), as its own package.
+            auto p = stdfs::path(row.path).lexically_normal();
+            if (p.empty() || p.is_absolute() || *p.begin() == "..") continue;
+            const std::string first = p.begin()->string();
+            out.listed.push_back({d.site_packages, {d.site_packages / p, std::next(p.begin()) == p.end() ? first.substr(0, first.find('.')) : first}});
+        }
     }
     return out;
 }
@@ -162,12 +206,16 @@ Expected<EnvironmentStack> read_environment_stack(const std::vector<stdfs::path>
     if (!options.scan_libraries) return stack;
     std::vector<probe::GpuLibrary> candidates;
     std::vector<stdfs::path> roots;
-    const auto extensions = packages_requiring_torch(others);
-    for (const auto& sp : site_packages)
-        for (auto& lib : probe::gpu_library_candidates(sp, extensions)) {
+    auto dependents = torch_dependents(others);
+    for (const auto& sp : site_packages) {
+        std::vector<probe::GpuLibrary> listed;
+        for (const auto& [where, lib] : dependents.listed)
+            if (where == sp) listed.push_back(lib);
+        for (auto& lib : probe::gpu_library_candidates(sp, dependents.walk, std::move(listed))) {
             candidates.push_back(std::move(lib));
             roots.push_back(sp);
         }
+    }
     std::vector<stdfs::path> paths;
     for (const auto& c : candidates) paths.push_back(c.path);
     auto results = probe::scan_package_archs(paths, options.cache, options.threads);

@@ -125,3 +125,10 @@ TEST(PackageScanDeathTest, InterruptedScansCacheNothingUnread) {
 }
 
 }  // namespace
+
+TEST(PackageScan, LibraryFileNames) {
+    for (const char* yes : {"_C.so", "libcudnn.so.9", "libnccl.so.2.28.9", "x.cpython-312-x86_64-linux-gnu.so", "_C.PYD", "cublas64_13.dll", "A.So.1"})
+        EXPECT_TRUE(is_library_file_name(yes)) << yes;
+    for (const char* no : {"", "so", ".s", "x.sox", "x.py", "libfoo.son", "x.dll.bak", "sopython.s"})
+        EXPECT_FALSE(is_library_file_name(no)) << no;
+}

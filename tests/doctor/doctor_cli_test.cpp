@@ -2,6 +2,8 @@
 // (torch-shaped, with the fatbin fixtures as torch/lib), GPUs from the stand-in driver library.
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include "layouts.hpp"
 #include "pip_envs.hpp"
 #include "standin.hpp"
@@ -122,6 +124,13 @@ TEST(DoctorCli, AWarmRunSaysWhatItTookFromItsCaches) {
     ASSERT_EQ(warm.code, 0) << warm.out << warm.err;
     EXPECT_NE(warm.err.find("interpreter facts of " + python.string() + ": from the cache"), std::string::npos) << warm.err;
     EXPECT_NE(warm.err.find("libraries: 2 from the cache of their architectures, 0 read now, 0 unreadable"), std::string::npos) << warm.err;
+    // And when each step ended, so the slow one shows: in order, each a number of ms.
+    const std::regex steps(R"(steps, in ms after the command began: environment found (\d+), profiles loaded (\d+), libraries read (\d+), )"
+                           R"(GPUs known (\d+) \(the probe took (\d+) ms on its own thread\), diagnosed (\d+))");
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(warm.err, m, steps)) << warm.err;
+    for (int i : {1, 2, 3}) EXPECT_LE(std::stoll(m[i]), std::stoll(m[i + 1])) << m[0];
+    EXPECT_LE(std::stoll(m[4]), std::stoll(m[6])) << m[0];
 }
 
 TEST(DoctorCli, Cu130OnGtx1080TiHasNoKernelImage) {
@@ -272,6 +281,36 @@ TEST(DoctorCli, AnyPackageBuiltAgainstTorchIsRead) {
     EXPECT_EQ(j["gpus"][0]["served"], false) << j["gpus"].dump();
     EXPECT_NE(r.out.find("kern_ops/_C.so"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("plainlib/_x.so"), std::string::npos) << r.out;  // does not use torch: not read
+}
+
+// Such a package's libraries come from its RECORD, wherever it put them (not only the folder
+// named for it, and without walking the folders of pure-Python ones like transformers); one
+// installed without a RECORD (setup.py's egg-info) has its folder walked.
+TEST(DoctorCli, APackageBuiltAgainstTorchIsReadFromItsRecord) {
+    test::TempDir d;
+    auto python = venv_with(
+        d, {test::torch_wheel({.version = "2.7.0+cu128", .cuda = "12.8", .lib_fixture = "torch211_cu130_like.so"}),
+            test::dist_wheel("Kern-Ops", "1.0", {"Torch (>=2.0)"},
+                             {{"kernops_impl/deep/_C.so", {{"copy", "tests/fixtures/fatbin/sass_75_80_86.so"}}},
+                              {"kern_ops/__init__.py", ""}}),
+            // Requires torch_extras, not torch: not read.
+            test::dist_wheel("Near-Miss", "1.0", {"torch_extras>=1; python_version > '3'"},
+                             {{"near_miss/_x.so", {{"copy", "tests/fixtures/fatbin/sass_75_80_86.so"}}}}),
+            test::dist_wheel("torch_extras", "1.0", {})});
+    // A legacy install beside it, as `setup.py install` leaves one: egg-info, no RECORD.
+    const auto sp = test::venv_site_packages(python);
+    test::write_text(sp / "legacy_ops-0.1-py3.11.egg-info/PKG-INFO", "Metadata-Version: 1.1\nName: legacy-ops\nVersion: 0.1\n");
+    test::write_text(sp / "legacy_ops-0.1-py3.11.egg-info/requires.txt", "torch\n");
+    stdfs::create_directories(sp / "legacy_ops/sub");
+    stdfs::copy_file(test::source_dir() / "tests/fixtures/fatbin/sass_75_80_86.so", sp / "legacy_ops/sub/_k.so");
+    auto r = doctor(d, python, standin::env("rtx5090-570"));
+    ASSERT_EQ(r.code, 20) << r.out << r.err;
+    const auto j = r.json();
+    std::vector<std::string> shown;
+    for (const auto& l : j["libraries"]) shown.push_back(l["package"].get<std::string>() + ":" + l["shown"].get<std::string>());
+    EXPECT_NE(std::find(shown.begin(), shown.end(), "kernops_impl:kernops_impl/deep/_C.so"), shown.end()) << r.out;
+    EXPECT_NE(std::find(shown.begin(), shown.end(), "legacy_ops:legacy_ops/sub/_k.so"), shown.end()) << r.out;
+    EXPECT_EQ(r.out.find("near_miss/_x.so"), std::string::npos) << r.out;
 }
 
 TEST(DoctorCli, RunTheReproduction) {

@@ -104,10 +104,14 @@ struct GpuLibrary {
 };
 // The GPU-relevant libraries of one site-packages folder: torch/lib/*, nvidia/*/lib/* and
 // nvidia/*/bin/*.dll, every .so/.pyd/.dll under the known CUDA extension packages (xformers,
-// flash_attn, torchvision, ...) and `extra_packages`, and extension modules lying directly in
-// site-packages (flash_attn_2_cuda.cpython-312-x86_64-linux-gnu.so). Sorted, no duplicates.
+// flash_attn, torchvision, ...) and `extra_packages`, extension modules lying directly in
+// site-packages (flash_attn_2_cuda.cpython-312-x86_64-linux-gnu.so), and `listed` (found by the
+// caller, e.g. in a distribution's RECORD). Sorted, no duplicates (the first name of a file wins).
 std::vector<GpuLibrary> gpu_library_candidates(const std::filesystem::path& site_packages,
-                                               const std::vector<std::string>& extra_packages = {});
+                                               const std::vector<std::string>& extra_packages = {},
+                                               std::vector<GpuLibrary> listed = {});
+// A file name a library has: *.so, *.so.N..., *.pyd, *.dll, in any case.
+bool is_library_file_name(std::string_view name);
 // The known extension packages gpu_library_candidates looks into.
 const std::vector<std::string>& known_cuda_extension_packages();
 
