@@ -127,9 +127,12 @@ void make_durable(const std::vector<Area>& areas, const std::vector<JournalOp>& 
         }
         for (const auto& f : also) dirs.insert(f.parent_path());
         std::vector<stdfs::path> list(dirs.begin(), dirs.end());
+        // All at once: each is a round trip to the disk (a flush; on ext4 the first commits the
+        // journal and the others wait for it), five one after another were a warm install's
+        // longest wait where a flush is slow (docs/performance.md, "The twenty-fourth session").
         parallel_for(list.size(), [&](size_t i) {
             if (!fs::sync_dir(list[i])) ok = false;
-        }, 4);
+        }, 1);
         // Then each filesystem's journal committed as it is now: the blocks and sizes the
         // write-back gave the files were logged after the moves, which a folder's fsync may find
         // committed already (ext4's periodic commit) and so not commit again; the commit holds
@@ -269,10 +272,10 @@ void remove_stage_dirs(const std::vector<Area>& areas) {
     fault_point();
 }
 
-void remove_journal(const stdfs::path& state_dir, const std::string& id) {
+void remove_journal(const stdfs::path& state_dir, const std::string& id, bool durable) {
     std::error_code ec;
     stdfs::remove(journal_file(state_dir, id), ec);
-    fs::sync_dir(state_dir);
+    if (durable) fs::sync_dir(state_dir);
     stdfs::remove(state_dir, ec);  // only when empty
 }
 
@@ -505,7 +508,9 @@ Expected<void> Transaction::finish() {
     }
     fault_point();
     tx::remove_stage_dirs(m.areas);
-    tx::remove_journal(m.state_dir, m.journal.id);
+    // Not flushed: a committed journal that a crash brings back only has `envfix recover` remove
+    // the backups again (already gone), and a flush costs a warm install a disk round trip.
+    tx::remove_journal(m.state_dir, m.journal.id, false);
     fault_point();
     m.finished = true;
     return {};

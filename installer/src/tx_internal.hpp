@@ -65,7 +65,8 @@ void make_durable(const std::vector<Area>& areas, const std::vector<JournalOp>& 
                   const std::vector<stdfs::path>& also, CommitStats& stats);
 // Removes the staging folders (backups included) of every area, in parallel.
 void remove_stage_dirs(const std::vector<Area>& areas);
-// Removes the journal file, and the state folder when nothing else is left in it.
-void remove_journal(const stdfs::path& state_dir, const std::string& id);
+// Removes the journal file, and the state folder when nothing else is left in it. durable: the
+// removal flushed (a journal that came back after a crash would be acted on again).
+void remove_journal(const stdfs::path& state_dir, const std::string& id, bool durable = true);
 
 }  // namespace envfix::installer::tx

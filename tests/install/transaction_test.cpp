@@ -219,6 +219,26 @@ TEST(Recovery, CleansUpStagingAndCommittedTransactions) {
     EXPECT_FALSE(stdfs::exists(state));
 }
 
+TEST(Recovery, ACommittedJournalBackAfterACrashIsFinishedAgain) {
+    // finish() removes its journal without a flush: a crash can bring the committed journal back
+    // after the backups went. Recovery then only finds nothing left to remove.
+    TempDir dir;
+    Area area(dir / "sp");
+    write_text(dir / "sp" / "pkg" / "new.py", "new\n");
+    Tree before = snapshot(dir / "sp");
+    auto state = dir / ".envfix";
+    write_text(state / "tx-x3.json",
+               "{\"version\": 1, \"id\": \"x3\", \"state\": \"committed\", \"pid\": 1, \"areas\": [\"" + (dir / "sp").string() +
+                   "\"], \"ops\": []}\n");
+    Answer rep(false);
+    auto out = recover_transactions(state, rep);
+    ASSERT_TRUE(out);
+    ASSERT_EQ(out->size(), 1u);
+    EXPECT_EQ(out->at(0).action, RecoveryOutcome::Action::Finished);
+    EXPECT_EQ(tree_diff(before, snapshot(dir / "sp")), "");
+    EXPECT_FALSE(stdfs::exists(state));
+}
+
 TEST(Recovery, AJournalItCannotReadIsLeftAlone) {
     TempDir dir;
     auto state = dir / ".envfix";
