@@ -648,6 +648,19 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     // run or an install of what is installed. Its notes reach the reporter after it, in order.
     const bool changes = !request.dry_run && (!request.remove.empty() || !extra_files.empty() ||
                                               std::any_of(inputs.begin(), inputs.end(), [](const Input& in) { return !in.skip; }));
+    // The journal begun now, on a thread of its own: its flushes (the file, its folder; a disk
+    // round trip each) go by while what goes is planned, the wheels are opened and the checks run,
+    // instead of in a row before the staging, which waits for it (Transaction::begun). Only for
+    // an install with wheels to bring in; a failure before the staging removes the journal again.
+    const std::vector<stdfs::path> areas = {scheme.purelib, scheme.platlib, scheme.scripts, scheme.data, scheme.headers_root, env.root};
+    std::optional<Transaction> early_tx;
+    if (!request.dry_run && std::any_of(inputs.begin(), inputs.end(), [](const Input& in) { return !in.skip; })) {
+        std::vector<std::string> in;
+        for (size_t i = 0; i < inputs.size(); ++i)
+            if (!inputs[i].skip) in.push_back(wanted[i].name + " " + wanted[i].version.to_string());
+        ENVFIX_TRY(auto t, Transaction::begin_beside(state_dir(env.root), areas, "install " + str::join(in, ", ")));
+        early_tx.emplace(std::move(t));
+    }
     HeldNotes capture_notes;
     std::vector<snap::Seen> present_seen;
     SnapshotStats snap_stats;
@@ -848,7 +861,6 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     lap("what goes and what stays, checks");
     // 8. Stage, check, record, take the way back (snapshot), move.
     auto stage_started = Clock::now();
-    std::vector<stdfs::path> areas = {scheme.purelib, scheme.platlib, scheme.scripts, scheme.data, scheme.headers_root, env.root};
     // Large wheels already unpacked take their ready trees (ready_tree.hpp): their files then come
     // into staging as a few renamed folders, neither made nor linked one by one here.
     ClaimHolder holder{ready::new_holder(unpacked_root)};
@@ -875,7 +887,14 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     // without a lookup in `writer` (both are only ever set for the writer's own entries; a warm
     // install's 16 000 tree files looked up twice were 5 ms of its main thread).
     auto own_unstaged = [&](std::pair<size_t, size_t> who) { return in_place.has(who) || in_tree(who); };
-    ENVFIX_TRY(auto tx, Transaction::begin(state_dir(env.root), areas, summary_of(inputs, removing)));
+    if (!early_tx) {
+        ENVFIX_TRY(auto t, Transaction::begin(state_dir(env.root), areas, summary_of(inputs, removing)));
+        early_tx.emplace(std::move(t));
+    }
+    Transaction tx = std::move(*early_tx);
+    early_tx.reset();
+    tx.set_summary(summary_of(inputs, removing));
+    ENVFIX_TRY_VOID(tx.begun());  // the journal on the disk before anything is staged
     result.transaction = tx.id();
     std::vector<StageItem> items;
     items.reserve(writer.size() + extra_files.size() + inputs.size());

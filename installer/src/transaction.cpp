@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <future>
 #include <map>
 #include <optional>
 #include <random>
@@ -292,10 +293,17 @@ struct Transaction::Impl {
     std::vector<stdfs::path> also;                 // files outside the moves, flushed with them
     bool applied = false;  // every move done, not yet final (apply())
     bool finished = false;
+    std::future<Expected<void>> writing;  // begin_beside's journal write, until begun()
+
+    Expected<void> wait_begun() {
+        if (!writing.valid()) return {};
+        return writing.get();
+    }
 
     // Moves ops [0, n) back, newest first, then removes the staging folders and the journal.
     // A move back that fails keeps the journal ("prepared": `envfix recover` undoes the rest).
     Expected<void> undo(size_t n, const Message& cause) {
+        (void)wait_begun();
         for (size_t i = n; i-- > 0;) {
             if (auto r = tx::op_backward(areas, journal.ops[i]); !r) {
                 finished = true;
@@ -340,6 +348,25 @@ stdfs::path nearest_existing(stdfs::path p) {
 
 Expected<Transaction> Transaction::begin(const stdfs::path& state_dir, const std::vector<stdfs::path>& areas,
                                          std::string summary) {
+    return begin_journal(state_dir, areas, std::move(summary), false);
+}
+
+Expected<Transaction> Transaction::begin_beside(const stdfs::path& state_dir, const std::vector<stdfs::path>& areas,
+                                                std::string summary) {
+    return begin_journal(state_dir, areas, std::move(summary), true);
+}
+
+Expected<void> Transaction::begun() {
+    if (!impl_->writing.valid()) return {};
+    ENVFIX_TRY_VOID(impl_->wait_begun());
+    fault_point();  // as begin() has after its journal
+    return {};
+}
+
+void Transaction::set_summary(std::string summary) { impl_->journal.summary = std::move(summary); }
+
+Expected<Transaction> Transaction::begin_journal(const stdfs::path& state_dir, const std::vector<stdfs::path>& areas,
+                                                 std::string summary, bool beside) {
     Transaction t;
     t.impl_->state_dir = state_dir;
     Journal& j = t.impl_->journal;
@@ -358,6 +385,13 @@ Expected<Transaction> Transaction::begin(const stdfs::path& state_dir, const std
     stdfs::create_directories(state_dir, ec);
     if (ec)
         return fail(fs::exit_code_for_errno(ec.value()), "fs.write_failed", {{"path", state_dir.string()}, {"reason", ec.message()}});
+    if (beside) {
+        try {
+            t.impl_->writing = std::async(std::launch::async, [state_dir, j]() -> Expected<void> { return tx::write_journal(state_dir, j); });
+            return t;
+        } catch (const std::system_error&) {  // no thread to be had: written here
+        }
+    }
     if (auto w = tx::write_journal(state_dir, j); !w) {
         stdfs::remove(state_dir, ec);
         t.impl_->finished = true;
@@ -401,6 +435,7 @@ Expected<void> Transaction::prepare(const std::vector<stdfs::path>& remove, cons
 }
 
 Expected<void> Transaction::make_stage_dirs(const std::vector<const stdfs::path::string_type*>& dests) {
+    ENVFIX_TRY_VOID(begun());  // nothing staged before the journal is on the disk
     const auto& areas = impl_->areas;
     std::vector<std::pair<size_t, std::string>> files;
     files.reserve(dests.size());
@@ -428,6 +463,7 @@ Expected<void> Transaction::prepare(const std::vector<stdfs::path::string_type>&
 Expected<void> Transaction::prepare_planned(std::vector<JournalOp> ops, const std::vector<stdfs::path::string_type>& add,
                                             const std::vector<char>& on_disk) {
     Impl& m = *impl_;
+    ENVFIX_TRY_VOID(m.wait_begun());  // one journal write at a time
     {
         // The backups' folders (a rollback moves out files of 400 folders).
         std::vector<std::pair<size_t, std::string>> out;
@@ -524,6 +560,7 @@ Expected<void> Transaction::revert() {
 
 void Transaction::abort() {
     Impl& m = *impl_;
+    (void)m.wait_begun();  // the journal written, then removed: never left behind by its thread
     if (m.finished) return;
     if (m.applied) {
         (void)revert();  // the backups are the old environment: never just dropped

@@ -87,6 +87,36 @@ TEST(Transaction, MovesWholeFoldersAndSingleFilesWhereShared) {
     EXPECT_FALSE(stdfs::exists(state));
 }
 
+TEST(Transaction, AJournalWrittenBesideIsOnTheDiskBeforeTheStagingAndGoneAfterAnAbort) {
+    TempDir dir;
+    Area area(dir / "sp");
+    Tree before = snapshot(dir / "sp");
+    auto state = dir / ".envfix";
+    {
+        auto tx = Transaction::begin_beside(state, {area.root}, "install a 1");
+        ASSERT_TRUE(tx);
+        tx->set_summary("install a 1; remove b 2");
+        // make_stage_dirs waits for the journal: once it returns, the journal is there.
+        ASSERT_TRUE(tx->make_stage_dirs(area.new_files()));
+        auto files = std::vector<stdfs::path>(stdfs::directory_iterator(state), stdfs::directory_iterator());
+        ASSERT_EQ(files.size(), 1u);
+        EXPECT_NE(read_text(files[0]).find("\"staging\""), std::string::npos);
+        for (const auto& f : area.new_files()) write_text(tx->stage_path(f), "new\n");
+        ASSERT_TRUE(tx->prepare(area.old_files(), area.new_files()));
+        EXPECT_NE(read_text(files[0]).find("install a 1; remove b 2"), std::string::npos);  // the summary set later
+        tx->abort();
+    }
+    EXPECT_EQ(tree_diff(before, snapshot(dir / "sp")), "");
+    EXPECT_FALSE(stdfs::exists(state));
+    // Dropped before begun(): the write is waited for, then the journal removed.
+    {
+        auto tx = Transaction::begin_beside(state, {area.root}, "install a 1");
+        ASSERT_TRUE(tx);
+    }
+    EXPECT_FALSE(stdfs::exists(state));
+    EXPECT_EQ(tree_diff(before, snapshot(dir / "sp")), "");
+}
+
 TEST(Transaction, TheCommitMakesDurableTheFilesItBringsInAndTheFoldersItChangesOrTheWholeFilesystem) {
     // ext4 and XFS: each staged file (fdatasync) and each folder a move went into or out of
     // (fsync), which leaves the flushing of everything else on the filesystem (a cache's

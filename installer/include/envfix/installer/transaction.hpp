@@ -54,6 +54,15 @@ public:
     // nearest existing parent). Errors: PermissionDenied / DiskFull / Internal ("fs.write_failed").
     static Expected<Transaction> begin(const std::filesystem::path& state_dir, const std::vector<std::filesystem::path>& areas,
                                        std::string summary);
+    // The same with the journal written on a thread of its own: its two flushes (the file, its
+    // folder) happen while the caller plans on. begun() waits for them and returns the write's
+    // error; nothing may be staged before it (the journal is on the disk first). A transaction
+    // destroyed or aborted first waits for the write, then removes the journal.
+    static Expected<Transaction> begin_beside(const std::filesystem::path& state_dir, const std::vector<std::filesystem::path>& areas,
+                                              std::string summary);
+    Expected<void> begun();
+    // The summary the prepared journal gives (begin_beside's caller may know it in full only later).
+    void set_summary(std::string summary);
     Transaction(Transaction&&) noexcept;
     Transaction& operator=(Transaction&&) noexcept;
     ~Transaction();  // aborts a transaction neither committed nor aborted
@@ -111,6 +120,8 @@ public:
     const std::vector<JournalOp>& ops() const;
 
 private:
+    static Expected<Transaction> begin_journal(const std::filesystem::path& state_dir, const std::vector<std::filesystem::path>& areas,
+                                               std::string summary, bool beside);
     Transaction();
     struct Impl;
     std::unique_ptr<Impl> impl_;
