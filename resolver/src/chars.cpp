@@ -51,11 +51,4 @@ bool iequals_at(std::string_view s, size_t i, std::string_view lower_word) {
     return true;
 }
 
-bool iequals(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (size_t k = 0; k < a.size(); ++k)
-        if (lower(a[k]) != lower(b[k])) return false;
-    return true;
-}
-
 }  // namespace envfix::resolver::chars

@@ -25,8 +25,5 @@ size_t skip_space(std::string_view s, size_t i);     // first index at or after 
 std::string_view strip_space(std::string_view s);  // Python's str.strip()
 std::string lower(std::string_view s);                // ASCII lower-case
 bool iequals_at(std::string_view s, size_t i, std::string_view lower_word);
-// ASCII case-insensitive equality, without a lowered copy (METADATA's field names: 300
-// distributions' headers looked up a dozen times each per doctor run).
-bool iequals(std::string_view a, std::string_view b);
 
 }  // namespace envfix::resolver::chars

@@ -1,6 +1,7 @@
 #include "envfix/resolver/core_metadata.hpp"
 
 #include "chars.hpp"
+#include "envfix/common/strings.hpp"
 #include "fail_with.hpp"
 
 namespace envfix::resolver {
@@ -81,13 +82,13 @@ std::string description_line(std::string_view line) {
 std::vector<std::string> MetadataFile::get_all(std::string_view field) const {
     std::vector<std::string> out;
     for (const auto& f : fields)
-        if (chars::iequals(f.name, field)) out.push_back(f.value);
+        if (str::iequals(f.name, field)) out.push_back(f.value);
     return out;
 }
 
 const MetadataField* MetadataFile::find(std::string_view field) const {
     for (const auto& f : fields)
-        if (chars::iequals(f.name, field)) return &f;
+        if (str::iequals(f.name, field)) return &f;
     return nullptr;
 }
 
@@ -143,7 +144,7 @@ Expected<MetadataFile> parse_metadata_file(std::string_view raw, std::string_vie
 
     for (size_t f = 0; f < md.fields.size(); ++f) {
         auto& field = md.fields[f];
-        bool description = chars::iequals(field.name, "description");
+        bool description = str::iequals(field.name, "description");
         for (auto c : continuation[f]) {
             if (description)
                 field.value += "\n" + description_line(c);
@@ -175,7 +176,7 @@ Expected<CoreMetadata> parse_core_metadata(std::string_view raw, std::string_vie
     for (const char* single : {"Metadata-Version", "Name", "Version"}) {
         const MetadataField* first = nullptr;
         for (const auto& f : md.fields) {
-            if (!chars::iequals(f.name, single)) continue;
+            if (!str::iequals(f.name, single)) continue;
             if (first)
                 return error("metadata.duplicate_field", f.line, {{"field", single}, {"first", std::to_string(first->line)}});
             first = &f;
@@ -200,7 +201,7 @@ Expected<CoreMetadata> parse_core_metadata(std::string_view raw, std::string_vie
 Expected<std::vector<Requirement>> parse_requires_dist(const CoreMetadata& md) {
     std::vector<Requirement> out;
     for (const auto& f : md.fields) {
-        if (!chars::iequals(f.name, "requires-dist")) continue;
+        if (!str::iequals(f.name, "requires-dist")) continue;
         auto r = Requirement::parse(f.value);
         if (!r) {
             std::string column(r.error().message.arg("column"));
