@@ -1,8 +1,8 @@
 #include "envfix/resolver/framework_stack.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <array>
+#include <cctype>
 
 #include "envfix/common/fs.hpp"
 #include "envfix/common/strings.hpp"
@@ -102,9 +102,7 @@ const InstalledDist* pick_torch(const std::vector<const InstalledDist*>& copies,
 }
 
 // Any package built against torch may ship its own kernels (a custom op, a vendored attention):
-// beyond the known extension packages, the folders of the distributions that require torch are
-// read too, named after the distribution as nearly every package is (kernpkg → kernpkg/).
-// The distributions built against torch (their Requires-Dist names it): a custom op's kernels
+// beyond the known extension packages, the distributions built against torch (their Requires-Dist names it): a custom op's kernels
 // for one torch and one architecture list. Their libraries come from their RECORDs: walking
 // their folders opened every directory of transformers, timm, peft and the like, 4 000 in the
 // GPU machine's venv, 40 of a warm doctor's 70 ms (docs/performance.md, "The twenty-fourth
