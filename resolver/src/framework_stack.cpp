@@ -101,12 +101,13 @@ const InstalledDist* pick_torch(const std::vector<const InstalledDist*>& copies,
     return copies.front();
 }
 
-// Any package built against torch may ship its own kernels (a custom op, a vendored attention):
-// beyond the known extension packages, the distributions built against torch (their Requires-Dist names it): a custom op's kernels
-// for one torch and one architecture list. Their libraries come from their RECORDs: walking
-// their folders opened every directory of transformers, timm, peft and the like, 4 000 in the
-// GPU machine's venv, 40 of a warm doctor's 70 ms (docs/performance.md, "The twenty-fourth
-// session"). One without a readable RECORD (egg-info) has its folder, named for it, walked.
+// Any package built against torch may ship its own kernels (a custom op, a vendored attention,
+// built for one torch and one architecture list): beyond the known extension packages, the
+// distributions whose Requires-Dist names torch are read too. Their libraries come from their
+// RECORDs: walking their folders opened every directory of transformers, timm, peft and the like,
+// 4 000 in the GPU machine's venv, 40 of a warm doctor's 70 ms (docs/performance.md, "The
+// twenty-fourth session"). One without a readable RECORD (egg-info) has the folder named after it
+// walked (kernpkg → kernpkg/), as nearly every package is named.
 struct TorchDependents {
     std::vector<std::string> walk;              // folders, relative to their site-packages
     std::vector<std::pair<stdfs::path, probe::GpuLibrary>> listed;  // site-packages, library (absolute)
