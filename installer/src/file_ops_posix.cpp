@@ -19,7 +19,6 @@
 #include <system_error>
 #include <thread>
 
-#include "envfix/common/env.hpp"
 #include "envfix/common/fs.hpp"
 #include "file_ops.hpp"
 
@@ -225,17 +224,7 @@ Expected<void> OutFile::finish(FileMode mode, bool write_back_now) {
 #ifdef __linux__
     // The rest's write-back started now, without waiting: the flush before "committed" then
     // finds little left to write.
-    if (written_ >= kStartAtClose || (write_back_now && written_ > started_)) {
-        // ENVFIX_WRITEBACK_INLINE=1, for measuring: a small file's call made here, on the thread
-        // that wrote it, where the one starter thread makes the calls one after another (on the
-        // GPU machine a warm install's commit still waited 10-35 ms for 76 small files).
-        static const bool small_inline = [] {
-            auto v = env::get(EnvVar::EnvfixWritebackInline);
-            return v && *v == "1";
-        }();
-        if (small_inline && written_ < kStartAtClose) ::sync_file_range(fd, static_cast<off_t>(started_), 0, SYNC_FILE_RANGE_WRITE);
-        else WritebackStarter::get().start(fd, started_, 0);
-    }
+    if (written_ >= kStartAtClose || (write_back_now && written_ > started_)) WritebackStarter::get().start(fd, started_, 0);
 #endif
     handle_ = -1;
     if (::close(fd) != 0) {

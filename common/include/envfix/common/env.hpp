@@ -32,7 +32,6 @@ enum class EnvVar {
     EnvfixInflateStreams,    // how many of a wheel's costliest streams share those threads
     EnvfixInflateHandover,   // 0: those threads, once free, never take over a stream on one thread
     EnvfixReadyTrees,        // 0: no ready trees; wait: made before envfix exits (tests, measuring)
-    EnvfixWritebackInline,   // 1: a small file's write-back at its close started on its own thread
     // CUDA
     CudaVisibleDevices,
     LdLibraryPath,       // where the loader finds libcuda.so.1 (part of the probe cache's key)
