@@ -7,6 +7,10 @@
 // links and renames like the install's (committed before the clock starts), and times each way
 // of writing them back, with the files' folders made plainly and spread as envfix's staging is.
 //
+// Caveat (the twenty-fourth session): the untimed journal commit before each clock starts waits,
+// in ext4's ordered mode, for the data of files whose write-back has begun, so the rows that
+// start the write-back at close time the wait after the data is on the disk, not envfix's wait.
+//
 // Build: g++ -O2 -std=c++20 -pthread bench/flush_probe.cpp -o /tmp/flush_probe
 // Run:   /tmp/flush_probe DIR [REPS=5] [CHURN=17000] [FILES=76]
 #include <fcntl.h>

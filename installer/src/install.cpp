@@ -646,15 +646,15 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     // and the new files are planned: both only read the locked environment (on the GPU machine a
     // switch's capture and removal plan took 0.16 and 0.13 s one after the other). Not for a dry
     // run or an install of what is installed. Its notes reach the reporter after it, in order.
-    const bool changes = !request.dry_run && (!request.remove.empty() || !extra_files.empty() ||
-                                              std::any_of(inputs.begin(), inputs.end(), [](const Input& in) { return !in.skip; }));
+    const bool brings_in = !request.dry_run && std::any_of(inputs.begin(), inputs.end(), [](const Input& in) { return !in.skip; });
+    const bool changes = !request.dry_run && (!request.remove.empty() || !extra_files.empty() || brings_in);
     // The journal begun now, on a thread of its own: its flushes (the file, its folder; a disk
     // round trip each) go by while what goes is planned, the wheels are opened and the checks run,
     // instead of in a row before the staging, which waits for it (Transaction::begun). Only for
     // an install with wheels to bring in; a failure before the staging removes the journal again.
     const std::vector<stdfs::path> areas = {scheme.purelib, scheme.platlib, scheme.scripts, scheme.data, scheme.headers_root, env.root};
     std::optional<Transaction> early_tx;
-    if (!request.dry_run && std::any_of(inputs.begin(), inputs.end(), [](const Input& in) { return !in.skip; })) {
+    if (brings_in) {
         std::vector<std::string> in;
         for (size_t i = 0; i < inputs.size(); ++i)
             if (!inputs[i].skip) in.push_back(wanted[i].name + " " + wanted[i].version.to_string());

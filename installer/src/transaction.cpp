@@ -463,7 +463,7 @@ Expected<void> Transaction::prepare(const std::vector<stdfs::path::string_type>&
 Expected<void> Transaction::prepare_planned(std::vector<JournalOp> ops, const std::vector<stdfs::path::string_type>& add,
                                             const std::vector<char>& on_disk) {
     Impl& m = *impl_;
-    ENVFIX_TRY_VOID(m.wait_begun());  // one journal write at a time
+    ENVFIX_TRY_VOID(begun());  // one journal write at a time
     {
         // The backups' folders (a rollback moves out files of 400 folders).
         std::vector<std::pair<size_t, std::string>> out;
