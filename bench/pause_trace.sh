@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Warm installs under `perf record -a` (every CPU: cpu-clock samples and each switch, with the
+# kernel's and the program's stacks, on CLOCK_MONOTONIC), then bench/pause_trace.py's windows in
+# which none of the tool's threads recorded anything. On the GPU machine a warm install's
+# 13-35 ms wait was such a window: its threads seen running just before it, no sample and no
+# switch of theirs in it, the timers of their CPUs not firing (docs/performance.md, "The
+# twenty-fifth session"). With UV=1, uv's warm installs (its cache filled by a first install)
+# alternate with envfix's, for the same windows in another tool.
+#
+# Usage (repository root): bench/pause_trace.sh INDEX_DIR REPS PERF OUT_DIR ENVFIX...
+#   e.g. bench/pause_trace.sh /tmp/envfix-disk/idx 3 .h200/bin/perf $OUT/pause .h200/bin/envfix
+#   [UV=1 BASE=/usr/bin/python3 MIN_MS=5]
+set -u
+PERF=$(realpath "${3:?usage: bench/pause_trace.sh INDEX_DIR REPS PERF OUT_DIR ENVFIX...}")
+OUT_DIR=${4:?usage: bench/pause_trace.sh INDEX_DIR REPS PERF OUT_DIR ENVFIX...}
+mkdir -p "$OUT_DIR"
+OUT_DIR=$(realpath "$OUT_DIR")
+source bench/index_env.sh
+start_builds_run bench/pause_trace.sh "$1" "$2" "${@:5}"
+first_installs
+if [[ -n ${UV:-} ]]; then
+  "$BASE" -m venv --without-pip "$W/uv/v0"
+  uv pip install --python "$W/uv/v0/bin/python" --cache-dir "$W/uv/c" --index-url "$URL" "${R1[@]}" > /dev/null 2>&1 ||
+    echo "uv: the first install failed"
+fi
+# One install of NAME under perf: its -vv steps (envfix) or its output (uv) to NAME-REP.log, the
+# machine's events (the idle task's samples left out) to NAME-REP.perf.gz, the windows to stdout.
+traced() {
+  local name=$1 rep=$2; shift 2
+  rm -rf "$W/$name/v"; "$BASE" -m venv --without-pip "$W/$name/v"; sync
+  "$PERF" record -q -a -g -k CLOCK_MONOTONIC -F 4000 -e cpu-clock -e sched:sched_switch -o "$W/perf.data" -- \
+    "$@" > "$OUT_DIR/$name-$rep.log" 2>&1
+  "$PERF" script -i "$W/perf.data" -F comm,tid,cpu,time,event,ip,sym,trace 2>/dev/null |
+    awk 'BEGIN { RS = ""; ORS = "\n\n" } !/^ *swapper/' | gzip > "$OUT_DIR/$name-$rep.perf.gz"
+  rm -f "$W/perf.data"
+  local tool; tool=$(basename "$1"); [[ $name == uv ]] && tool=uv
+  python3 bench/pause_trace.py "$OUT_DIR/$name-$rep.perf.gz" --tool "${tool:0:15}" --min-ms "${MIN_MS:-5}" | head -1
+  grep -E "installed [0-9]+ ms after" "$OUT_DIR/$name-$rep.log" | sed 's/^/  /'
+}
+for rep in $(seq "$REPS"); do
+  for e in "${BUILDS[@]}"; do
+    n=$(basename "$e")
+    ENVFIX_CACHE_DIR=$W/$n/c ENVFIX_DATA_DIR=$W/$n/d traced "$n" "$rep" "$e" install -vv --no-verify --env "$W/$n/v" \
+      --torch-from index --index-url "$URL" -y "${R1[@]}"
+    wait_for_maker
+  done
+  if [[ -n ${UV:-} ]]; then
+    traced uv "$rep" uv pip install --python "$W/uv/v/bin/python" --cache-dir "$W/uv/c" --index-url "$URL" "${R1[@]}"
+  fi
+done
