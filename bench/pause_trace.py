@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
 """Pauses in a perf recording of the whole machine (bench/pause_trace.sh): windows inside a tool's
-run where no CPU recorded anything, and whether the tool's threads went into them running (their
-last event a cpu-clock sample, no switch out: nothing ran them, yet nothing took them off a CPU
+run in which none of its threads recorded anything, and whether they went into them running (seen
+on a CPU in the 2 ms before, no switch out: nothing ran them, yet nothing took them off a CPU
 either, as when a virtual machine's CPUs are stopped by its host) or blocked (switched out in a
-wait, which is the tool's own). docs/performance.md, "The twenty-fifth session".
+wait, which is the tool's own), with the other tasks' events in the window counted. docs/performance.md, "The twenty-fifth session".
 
   perf script -F comm,tid,cpu,time,event,ip,sym,trace -i perf.data | python3 bench/pause_trace.py - [--tool envfix] [--min-ms 5]
 
 Input: perf script's text (gzip-compressed files too), from `perf record -a -g -k CLOCK_MONOTONIC
 -e cpu-clock -e sched:sched_switch`; the idle task's samples may be left out. Output: per window
-its length, where it began (ms after the tool's first event), the threads running into it, and
-the events just before it and just after it.
+its length, where it began (ms after the tool's first event), the threads running into it, the
+other tasks' events in it, and the tool's events just before it and just after it.
 """
 import argparse
 import gzip

@@ -24,7 +24,8 @@ if [[ -n ${UV:-} ]]; then
     echo "uv: the first install failed"
 fi
 # One install of NAME under perf: its -vv steps (envfix) or its output (uv) to NAME-REP.log, the
-# machine's events (the idle task's samples left out) to NAME-REP.perf.gz, the windows to stdout.
+# machine's events (the idle task's samples left out) to NAME-REP.perf.gz, the windows to
+# NAME-REP.pauses.txt (their count to stdout).
 traced() {
   local name=$1 rep=$2; shift 2
   rm -rf "$W/$name/v"; "$BASE" -m venv --without-pip "$W/$name/v"; sync
@@ -33,8 +34,10 @@ traced() {
   "$PERF" script -i "$W/perf.data" -F comm,tid,cpu,time,event,ip,sym,trace 2>/dev/null |
     awk 'BEGIN { RS = ""; ORS = "\n\n" } !/^ *swapper/' | gzip > "$OUT_DIR/$name-$rep.perf.gz"
   rm -f "$W/perf.data"
-  local tool; tool=$(basename "$1"); [[ $name == uv ]] && tool=uv
-  python3 bench/pause_trace.py "$OUT_DIR/$name-$rep.perf.gz" --tool "${tool:0:15}" --min-ms "${MIN_MS:-5}" | head -1
+  local tool; tool=$(basename "$1")  # the command's name, as perf has it (15 characters)
+  python3 bench/pause_trace.py "$OUT_DIR/$name-$rep.perf.gz" --tool "${tool:0:15}" --min-ms "${MIN_MS:-5}" \
+    > "$OUT_DIR/$name-$rep.pauses.txt"
+  head -1 "$OUT_DIR/$name-$rep.pauses.txt"
   grep -E "installed [0-9]+ ms after" "$OUT_DIR/$name-$rep.log" | sed 's/^/  /'
 }
 for rep in $(seq "$REPS"); do
