@@ -40,6 +40,7 @@ int terminal_width() {
 }
 
 void bound_allocator() {}  // the Windows heap returns large blocks by itself
+int reserve_descriptor_table() { return 0; }  // handles, not a table grown by doubling
 void release_free_memory() {}
 
 void lower_thread_priority(ThreadPriority) {}

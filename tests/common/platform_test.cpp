@@ -1,0 +1,101 @@
+// platform::reserve_descriptor_table, each case in a child process of its own: the table it
+// grows is the process's, and it never shrinks.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+
+#include "envfix/common/platform.hpp"
+
+using namespace envfix;
+
+namespace {
+
+#ifdef __linux__
+int table_size() {  // the kernel's FDSize: entries in this process's descriptor table
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind("FDSize:", 0) == 0) return std::stoi(line.substr(7));
+    return -1;
+}
+
+int open_descriptors() {
+    int n = 0;
+    for (auto& e : std::filesystem::directory_iterator("/proc/self/fd")) (void)e, ++n;
+    return n;
+}
+
+// Runs `fn` in a child; its text comes back through a pipe.
+std::string in_child(const std::function<std::string()>& fn) {
+    int p[2];
+    if (::pipe(p) != 0) return "pipe failed";
+    pid_t pid = ::fork();
+    if (pid == 0) {
+        ::close(p[0]);
+        std::string out = fn();
+        (void)!::write(p[1], out.data(), out.size());
+        ::_exit(0);
+    }
+    ::close(p[1]);
+    std::string out;
+    char buf[256];
+    for (ssize_t n; (n = ::read(p[0], buf, sizeof buf)) > 0;) out.append(buf, static_cast<size_t>(n));
+    ::close(p[0]);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return out;
+}
+
+void set_soft_limit(rlim_t soft) {
+    rlimit l{};
+    ::getrlimit(RLIMIT_NOFILE, &l);
+    l.rlim_cur = std::min(soft, l.rlim_max);
+    ::setrlimit(RLIMIT_NOFILE, &l);
+}
+#endif
+
+}  // namespace
+
+#ifdef __linux__
+TEST(DescriptorTable, GrowsToWhatAnInstallUsesAndLeavesNothingOpen) {
+    auto out = in_child([] {
+        set_soft_limit(8192);
+        rlimit l{};
+        ::getrlimit(RLIMIT_NOFILE, &l);
+        int before = open_descriptors();
+        int size = platform::reserve_descriptor_table();
+        int wanted = static_cast<int>(std::min<rlim_t>(l.rlim_cur, 4096));
+        return std::to_string(size == wanted) + " " + std::to_string(table_size() >= wanted) + " " +
+               std::to_string(open_descriptors() - before);
+    });
+    EXPECT_EQ(out, "1 1 0");
+}
+
+TEST(DescriptorTable, StaysWithinTheSoftLimit) {
+    auto out = in_child([] {
+        set_soft_limit(200);
+        int size = platform::reserve_descriptor_table();
+        // The kernel sizes tables in powers of two from 64 entries: 200 of them take 256.
+        return std::to_string(size) + " " + std::to_string(table_size());
+    });
+    EXPECT_EQ(out, "200 256");
+}
+
+TEST(DescriptorTable, ALastEntryAlreadyTakenLeavesItOpen) {
+    auto out = in_child([] {
+        set_soft_limit(1024);
+        int kept = ::dup2(2, 1023);  // as if inherited from the parent
+        int size = platform::reserve_descriptor_table();
+        return std::to_string(kept) + " " + std::to_string(size) + " " + std::to_string(::fcntl(1023, F_GETFD) >= 0);
+    });
+    EXPECT_EQ(out, "1023 1024 1");
+}
+#endif
