@@ -5,10 +5,11 @@ on a CPU in the 2 ms before, no switch out: nothing ran them, yet nothing took t
 either, as when a virtual machine's CPUs are stopped by its host) or blocked (switched out in a
 wait, which is the tool's own), with the other tasks' events in the window counted. docs/performance.md, "The twenty-fifth session".
 
-  perf script -F comm,tid,cpu,time,event,ip,sym,trace -i perf.data | python3 bench/pause_trace.py - [--tool envfix] [--min-ms 5]
+  perf script -F comm,pid,tid,cpu,time,event,ip,sym,trace -i perf.data | python3 bench/pause_trace.py - [--tool envfix] [--min-ms 5]
 
 Input: perf script's text (gzip-compressed files too), from `perf record -a -g -k CLOCK_MONOTONIC
--e cpu-clock -e sched:sched_switch`; the idle task's samples may be left out. Output: per window
+-e cpu-clock -e sched:sched_switch`; the idle task's samples may be left out. With pid in the fields, every thread of a process
+that has one named for the tool counts as the tool's; without it, only threads so named. Output: per window
 its length, where it began (ms after the tool's first event), the threads running into it, the
 other tasks' events in it, and the tool's events just before it and just after it.
 """
@@ -17,7 +18,7 @@ import gzip
 import re
 import sys
 
-HEAD = re.compile(r"\s*(\S.*?)\s+(\d+) \[(\d+)\]\s+([\d.]+):\s+(\S+)")
+HEAD = re.compile(r"\s*(\S.*?)\s+(?:(\d+)/)?(\d+)\s+\[(\d+)\]\s+([\d.]+):\s+(\S+)")
 
 
 def events(text):
@@ -26,10 +27,10 @@ def events(text):
         m = HEAD.match(blk)
         if not m:
             continue
-        comm, tid, cpu, t, ev = m.groups()
+        comm, pid, tid, cpu, t, ev = m.groups()
         lines = blk.strip("\n").split("\n")
         frames = [ln.strip().split(" ", 1)[-1] for ln in lines[1:] if ln.strip()]
-        out.append({"t": float(t), "cpu": int(cpu), "comm": comm, "tid": int(tid), "event": ev.rstrip(":"),
+        out.append({"t": float(t), "cpu": int(cpu), "comm": comm, "tid": int(tid), "pid": int(pid or tid), "event": ev.rstrip(":"),
                     "head": lines[0], "frames": frames})
     out.sort(key=lambda e: e["t"])
     return out
@@ -58,7 +59,9 @@ def main():
     else:
         text = open(a.script, errors="replace").read()
     ev = [e for e in events(text) if not e["comm"].startswith("swapper")]
-    mine = [e for e in ev if e["comm"].startswith(a.tool)]
+    # The tool's processes: those with a thread of that name (uv's workers are named otherwise).
+    pids = {e["pid"] for e in ev if e["comm"].startswith(a.tool)}
+    mine = [e for e in ev if e["pid"] in pids]
     if not mine:
         print(f"{a.script}: no events of {a.tool}")
         return 1

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Warm installs under `perf record -a` (every CPU: cpu-clock samples and each switch, with the
 # kernel's and the program's stacks, on CLOCK_MONOTONIC), then bench/pause_trace.py's windows in
-# which none of the tool's threads recorded anything. On the GPU machine a warm install's
-# 13-35 ms wait was such a window: its threads seen running just before it, no sample and no
-# switch of theirs in it, the timers of their CPUs not firing (docs/performance.md, "The
-# twenty-fifth session"). With UV=1, uv's warm installs (its cache filled by a first install)
-# alternate with envfix's, for the same windows in another tool.
+# which none of the tool's threads recorded anything, and the waits for the descriptor table to
+# grow. On the GPU machine every warm install held one such window of 10-40 ms until the
+# twenty-sixth session found it was the table's growth waiting for an RCU grace period
+# (docs/performance.md, "The twenty-sixth session"); the perf log (its lost events) is in each
+# NAME-REP.log. With UV=1, uv's warm installs (its cache filled by a first install) alternate
+# with envfix's; under this recording they took 4.5-13 s there instead of 0.3 s.
 #
 # Usage (repository root): bench/pause_trace.sh INDEX_DIR REPS PERF OUT_DIR ENVFIX...
 #   e.g. bench/pause_trace.sh /tmp/envfix-disk/idx 3 .h200/bin/perf $OUT/pause .h200/bin/envfix
@@ -29,15 +30,17 @@ fi
 traced() {
   local name=$1 rep=$2; shift 2
   rm -rf "$W/$name/v"; "$BASE" -m venv --without-pip "$W/$name/v"; sync
-  "$PERF" record -q -a -g -k CLOCK_MONOTONIC -F 4000 -e cpu-clock -e sched:sched_switch -o "$W/perf.data" -- \
+  "$PERF" record -a -g -k CLOCK_MONOTONIC -F 4000 -e cpu-clock -e sched:sched_switch -o "$W/perf.data" -- \
     "$@" > "$OUT_DIR/$name-$rep.log" 2>&1
-  "$PERF" script -i "$W/perf.data" -F comm,tid,cpu,time,event,ip,sym,trace 2>/dev/null |
+  "$PERF" script -i "$W/perf.data" -F comm,pid,tid,cpu,time,event,ip,sym,trace 2>/dev/null |
     awk 'BEGIN { RS = ""; ORS = "\n\n" } !/^ *swapper/' | gzip > "$OUT_DIR/$name-$rep.perf.gz"
   rm -f "$W/perf.data"
   local tool; tool=$(basename "$1")  # the command's name, as perf has it (15 characters)
   python3 bench/pause_trace.py "$OUT_DIR/$name-$rep.perf.gz" --tool "${tool:0:15}" --min-ms "${MIN_MS:-5}" \
     > "$OUT_DIR/$name-$rep.pauses.txt"
   head -1 "$OUT_DIR/$name-$rep.pauses.txt"
+  # Waits for the descriptor table to grow while several threads share it (synchronize_rcu).
+  echo "  switch-outs in expand_files: $(zcat "$OUT_DIR/$name-$rep.perf.gz" | grep -c expand_files)"
   grep -E "installed [0-9]+ ms after" "$OUT_DIR/$name-$rep.log" | sed 's/^/  /'
 }
 for rep in $(seq "$REPS"); do
