@@ -146,20 +146,20 @@ Expected<std::vector<JournalOp>> plan_moves(const std::vector<Area>& areas, cons
     std::unordered_set<stdfs::path::string_type> in_seen;
     // As for the outs, the files of one folder share the answer about their ancestors.
     std::unordered_map<stdfs::path::string_type, stdfs::path> in_of_parent;  // empty: every folder exists
-    // The adds come sorted (the install's writer order), so a file's folder is most often the one
-    // before it: its answer is reused without making the parent's path or hashing it (17 000
-    // adds for torch's stack took about 45 ms on the GPU machine).
-    constexpr auto sep = stdfs::path::preferred_separator;
+    // The adds come sorted (each wheel's files in the install's writer order, the wheels one after
+    // another), so the files inside a folder that comes in whole follow one another: while a file
+    // lies anywhere under the unit of the one before, it is that unit (the unit's ancestors exist,
+    // the unit does not), and no path is made or hashed for it. Only the same parent folder was
+    // reused before: 1 235 of the synthetic stack's 17 000 adds took the long way, and the plan
+    // took 14 ms of a thread in a warm install on the GPU machine, 9-13 ms of them waited for.
     using Str = stdfs::path::string_type;
-    std::optional<Str> whole_folder;  // the folder before, when it comes in with a folder unit
+    std::optional<Str> whole_unit;  // the folder the file before came in with, when one did
     Str normalised;
-    stdfs::path p;  // made only for a file whose folder is not the one before it
+    stdfs::path p;  // made only for a file outside the unit before it
     for (const auto& raw : add) {
         const Str& s = normal_text(raw, normalised);
-        const size_t cut = s.rfind(sep);
-        const auto parent = std::basic_string_view<Str::value_type>(s).substr(0, cut == Str::npos ? 0 : cut);
-        if (whole_folder && parent == *whole_folder) continue;  // same folder, same unit: seen already
-        whole_folder.reset();
+        if (whole_unit && text_under(s, *whole_unit, false)) continue;  // the same unit: seen already
+        whole_unit.reset();
         p = s;
         auto [known, fresh] = in_of_parent.try_emplace(p.parent_path().native());
         if (fresh) {
@@ -177,7 +177,7 @@ Expected<std::vector<JournalOp>> plan_moves(const std::vector<Area>& areas, cons
             }
         }
         stdfs::path unit = known->second;
-        if (!unit.empty()) whole_folder.emplace(parent);  // the next files of this folder go with it
+        if (!unit.empty() && text_under(s, unit.native(), false)) whole_unit.emplace(unit.native());  // the next files under it go with it
         if (unit.empty()) {
             stdfs::file_type t;
             if (exists_after(p, &t)) {

@@ -2,6 +2,8 @@
 // Whether a lexically normal path lies under a folder, by a string prefix that ends at a
 // separator: the removal and move plans ask it for every file of a torch stack, where
 // lexically_relative's walk over components cost most of their time.
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -24,17 +26,38 @@ inline bool path_under(const std::filesystem::path& p, const std::filesystem::pa
 
 // No "." or ".." part, no doubled separator, not ending in a separator: lexically_normal would
 // return it unchanged (POSIX separators only; Windows paths are always normalised).
+// Only a '/' followed by '/' or '.' (or a '.' first) can begin such a part: those are found 8
+// bytes at a time and each checked. A test per character was 70 % of planning a warm install's
+// moves (17 000 paths of about 100 characters); a find per part, a memchr call each, worse.
+namespace detail {
+inline uint64_t bytes_equal(uint64_t word, char c) {  // the high bit of each byte equal to c
+    constexpr uint64_t low7 = 0x7f7f7f7f7f7f7f7fULL;
+    const uint64_t t = word ^ (0x0101010101010101ULL * static_cast<unsigned char>(c));
+    return ~(((t & low7) + low7) | t | low7);
+}
+// A part begins at i: whether it is empty, "." or "..".
+inline bool dots_part_at(std::string_view s, size_t i) {
+    if (s[i] == '/') return true;
+    if (s[i] != '.') return false;
+    const size_t end = i + 1 < s.size() && s[i + 1] == '.' ? i + 2 : i + 1;
+    return end == s.size() || s[end] == '/';
+}
+}  // namespace detail
 inline bool plainly_normal(std::string_view s) {
     if (s.empty() || s.back() == '/') return false;
-    // One pass: a part that is empty (a doubled '/'), "." or "..". A find per part cost a memchr
-    // call each, about two million of them in a warm install.
-    size_t start = 0;
-    for (size_t i = 0; i <= s.size(); ++i) {
-        if (i < s.size() && s[i] != '/') continue;
-        const size_t n = i - start;
-        if ((n == 0 && i > 0) || (n == 1 && s[start] == '.') || (n == 2 && s[start] == '.' && s[start + 1] == '.')) return false;
-        start = i + 1;
+    if (s[0] == '.' && detail::dots_part_at(s, 0)) return false;
+    const size_t n = s.size();
+    size_t i = 0;
+    for (; i + 9 <= n; i += 8) {
+        uint64_t here, next;
+        std::memcpy(&here, s.data() + i, 8);
+        std::memcpy(&next, s.data() + i + 1, 8);
+        if (!(detail::bytes_equal(here, '/') & (detail::bytes_equal(next, '/') | detail::bytes_equal(next, '.')))) continue;
+        for (size_t k = i; k < i + 8; ++k)
+            if (s[k] == '/' && detail::dots_part_at(s, k + 1)) return false;
     }
+    for (; i + 1 < n; ++i)
+        if (s[i] == '/' && detail::dots_part_at(s, i + 1)) return false;
     return true;
 }
 

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <set>
 #include <thread>
@@ -91,6 +92,44 @@ TEST(PathUnder, NormalPathAndRelativeGenericAgreeWithTheStandardLibrary) {
             bool strictly = !rel.empty() && rel != "." && *rel.begin() != "..";
             EXPECT_EQ(relative_generic_text(stdfs::path(p).native(), stdfs::path(dir)), strictly ? rel.generic_string() : "") << p << " in " << dir;
         }
+}
+
+// plainly_normal against its definition, part by part, on every string of up to 11 characters
+// of '/', '.' and 'a' (the word-at-a-time scan has a boundary every 8 bytes), and on long ones.
+TEST(PathUnder, PlainlyNormalFindsEveryEmptyOrDotPart) {
+    auto by_parts = [](std::string_view s) {
+        if (s.empty() || s.back() == '/') return false;
+        size_t start = 0;
+        for (size_t i = 0; i <= s.size(); ++i) {
+            if (i < s.size() && s[i] != '/') continue;
+            const std::string_view part = s.substr(start, i - start);
+            if ((part.empty() && i > 0) || part == "." || part == "..") return false;
+            start = i + 1;
+        }
+        return true;
+    };
+    std::string s;
+    size_t checked = 0;
+    std::function<void()> grow = [&] {
+        ASSERT_EQ(plainly_normal(s), by_parts(s)) << s;
+        ++checked;
+        if (s.size() == 11) return;
+        for (char c : {'/', '.', 'a'}) {
+            s.push_back(c);
+            grow();
+            s.pop_back();
+        }
+    };
+    grow();
+    EXPECT_EQ(checked, 265720u);  // (3^12 - 1) / 2
+    const std::string base = "/tmp/venv/lib/python3.12/site-packages/torch/include/ATen/native/cpu";
+    for (size_t at = 0; at < base.size(); ++at)
+        for (const char* insert : {"/", "/.", "/..", "./", "../"}) {
+            std::string t = base;
+            t.insert(at, insert);
+            EXPECT_EQ(plainly_normal(t), by_parts(t)) << t;
+        }
+    EXPECT_TRUE(plainly_normal(base + "/.hidden/x..y/z."));
 }
 
 TEST(Journal, RoundTripsAndKeepsAnyFileName) {
