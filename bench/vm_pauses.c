@@ -3,7 +3,8 @@
  * one window of 9-46 ms in which none of its threads ran nor was switched out; this tells
  * whether such windows come without envfix, and whether memory the guest touches for the first
  * time is what stops its CPUs (memory a host backs lazily, as after a snapshot's restore, costs
- * a fault on the host per page first touched; the guest sees only lost time).
+ * a fault on the host per page first touched; the guest sees only lost time). They did not: the
+ * idle machine lost 3-7 ms at a time, and the windows were envfix's descriptor table growing.
  *
  *   vm_pauses spin THREADS SECONDS MIN_US    threads each spinning on CLOCK_MONOTONIC (thread i
  *                                            pinned to CPU i); every gap of MIN_US or more

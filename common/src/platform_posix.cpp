@@ -88,9 +88,9 @@ void bound_allocator() {
 }
 
 int reserve_descriptor_table() {
-    // A cold install of the torch stack held 950-1100 descriptors at once on the 2-core machine
-    // (files written and their write-back queued), a switch and a rollback about 600, a warm
-    // install about 70. 4096 entries are 32 KiB.
+    // A cold install of the synthetic torch stack held 950 descriptors and more at once on the
+    // 2-core machine (files written and their write-back queued), a switch and a rollback about
+    // 600, a warm install about 70. 4096 entries are 32 KiB.
     constexpr rlim_t kWanted = 4096;
     struct rlimit limit {};
     if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return 0;
