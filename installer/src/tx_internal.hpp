@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "envfix/common/error.hpp"
+#include "envfix/common/parallel_for.hpp"
 #include "envfix/installer/journal.hpp"
 #include "envfix/installer/transaction.hpp"
 #include "path_under.hpp"
@@ -52,9 +53,9 @@ bool op_done(const std::vector<Area>& areas, const JournalOp& op);
 Expected<void> op_forward(const std::vector<Area>& areas, const JournalOp& op);
 Expected<void> op_backward(const std::vector<Area>& areas, const JournalOp& op);
 
-// fn(0) ... fn(n - 1) on up to 16 threads, one per `per_thread` items (for latency-bound file
-// system work).
-void parallel_for(size_t n, const std::function<void(size_t)>& fn, size_t per_thread = 8);
+// fn(0) ... fn(n - 1) on up to 16 threads kept for the process (envfix/common/parallel_for.hpp),
+// one per `per_thread` items (for latency-bound file system work).
+using envfix::parallel_for;
 // Makes a transaction's moves durable, before its journal says "committed": the data of the
 // files it brought in (`added`, at their destinations) and every folder a move went into or out
 // of, file by file, where each area's filesystem allows that (fs::flushes_file_by_file); else,

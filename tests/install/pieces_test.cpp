@@ -409,26 +409,3 @@ TEST(ListFolder, EachEntryWithTheTypeLstatGivesAndRemoveText) {
     EXPECT_FALSE(storeops::remove_text((base / "sub").native(), true)) << "gone";
 }
 
-TEST(ParallelFor, NestedAndConcurrentCallsEachDoAllTheirWorkAndAThrowIsTheCallers) {
-    // Helper threads are kept between calls: calls made from inside another's work or side by
-    // side each finish all their items; a share that throws, on any thread, is thrown by the call
-    // once no helper is still in its work.
-    std::atomic<size_t> done{0};
-    std::vector<std::thread> callers;
-    for (int c = 0; c < 4; ++c)
-        callers.emplace_back([&] {
-            tx::parallel_for(40, [&](size_t) { tx::parallel_for(50, [&](size_t) { done.fetch_add(1); }, 1); }, 1);
-        });
-    for (auto& t : callers) t.join();
-    EXPECT_EQ(done.load(), 4u * 40 * 50);
-    for (size_t bad : {size_t{0}, size_t{7}, size_t{399}}) {
-        std::atomic<size_t> ran{0};
-        EXPECT_THROW(tx::parallel_for(400, [&](size_t i) {
-                         ran.fetch_add(1);
-                         if (i == bad) throw std::runtime_error("share " + std::to_string(i));
-                     }, 1),
-                     std::runtime_error)
-            << bad;
-        EXPECT_GE(ran.load(), 1u);
-    }
-}

@@ -1,4 +1,4 @@
-// tx::parallel_for on threads kept for it (tx_internal.hpp).
+// parallel_for on threads kept for it (parallel_for.hpp).
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -9,14 +9,15 @@
 #include <system_error>
 #include <thread>
 
-#include "tx_internal.hpp"
+#include "envfix/common/parallel_for.hpp"
 
-namespace envfix::installer::tx {
+namespace envfix {
 
 namespace {
 
 // Helper threads made on first use and kept: a warm install of torch's stack made and joined
-// 146 threads, a set per parallel_for, 59 of them for the staging folders alone. A call asks for
+// 146 threads, a set per parallel_for, 59 of them for the staging folders alone; the resolver's
+// page fetches made and joined a set per round of the resolution. A call asks for
 // helpers and works itself; idle helpers join in. It waits only for helpers that have started
 // on its work, never for help still queued (withdrawn once its own share is done), so a call
 // made from inside another's work, or while every helper is busy, runs on its caller's thread.
@@ -103,14 +104,13 @@ private:
 
 }  // namespace
 
-void parallel_for(size_t n, const std::function<void(size_t)>& fn, size_t per_thread) {
-    // Latency-bound work (metadata writes), so more threads than cores help.
+void parallel_for(size_t n, const std::function<void(size_t)>& fn, size_t per_thread, size_t most) {
     std::atomic<size_t> next{0};
     const std::function<void()> work = [&] {
         for (size_t i; (i = next.fetch_add(1)) < n;) fn(i);
     };
-    const size_t threads = std::min<size_t>(16, n / std::max<size_t>(1, per_thread));
+    const size_t threads = std::min<size_t>(most, n / std::max<size_t>(1, per_thread));
     Helpers::get().run(threads > 1 ? threads - 1 : 0, work);
 }
 
-}  // namespace envfix::installer::tx
+}  // namespace envfix
