@@ -175,7 +175,8 @@ public:
         std::vector<EarlyFile> early_files;  // those taken
         std::vector<Error> errors;     // one per wheel that could not be unpacked
         std::vector<Batch> batches;    // each runner's batches, in the order they ended (-vv)
-        unsigned runners = 0;          // how many ran (ENVFIX_UNPACK_RUNNERS, else by the cores)
+        unsigned runners = 0;          // how many run at most (ENVFIX_UNPACK_RUNNERS, else by the cores);
+                                       // none is made where every wheel is unpacked already
     };
     // Waits for every wheel handed over.
     Outcome finish();
