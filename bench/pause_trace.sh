@@ -39,8 +39,9 @@ traced() {
   python3 bench/pause_trace.py "$OUT_DIR/$name-$rep.perf.gz" --tool "${tool:0:15}" --min-ms "${MIN_MS:-5}" \
     > "$OUT_DIR/$name-$rep.pauses.txt"
   head -1 "$OUT_DIR/$name-$rep.pauses.txt"
-  # Waits for the descriptor table to grow while several threads share it (synchronize_rcu).
-  echo "  switch-outs in expand_files: $(zcat "$OUT_DIR/$name-$rep.perf.gz" | grep -c expand_files)"
+  # The descriptor table grown while several threads share it (a wait for synchronize_rcu): the
+  # events whose stack passes through expand_files, switches out and samples alike.
+  echo "  events in expand_files: $(zcat "$OUT_DIR/$name-$rep.perf.gz" | grep -c expand_files)"
   grep -E "installed [0-9]+ ms after" "$OUT_DIR/$name-$rep.log" | sed 's/^/  /'
 }
 for rep in $(seq "$REPS"); do
