@@ -12,7 +12,7 @@ Serving:
     a folder asked for without its trailing '/' is redirected (301) to it
   - ETag (from the content's sha256) and Last-Modified on every file; If-None-Match and
     If-Modified-Since answer 304
-  - Range: bytes=N- / N-M answers 206 with Content-Range (416 when past the end)
+  - Range: bytes=N- / N-M / -N answers 206 with Content-Range (416 when past the end)
   - proxy requests (absolute URL in the request line, "GET http://host/path") are answered from
     the same folder and logged with "proxy": true, so tests can check that a proxy was used
     without any traffic leaving the machine
@@ -208,8 +208,11 @@ class Handler(BaseHTTPRequestHandler):
         rng = self.headers.get("Range")
         if rng and rng.startswith("bytes=") and not spec.get("no_range"):
             first, _, last = rng[6:].partition("-")
-            start = int(first or 0)
-            end = min(int(last) + 1, len(data)) if last else len(data)
+            if not first:  # a suffix: the last N bytes (RFC 9110 14.1.2), as installers ask for a zip's directory
+                start, end = max(0, len(data) - int(last)), len(data)
+            else:
+                start = int(first)
+                end = min(int(last) + 1, len(data)) if last else len(data)
             if start >= len(data):
                 return self.send_plain(416, "range not satisfiable\n", {"Content-Range": "bytes */%d" % len(data)})
             status = 206
