@@ -166,6 +166,9 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
                                                                              {"staged", std::to_string(b.staged_ms)},
                                                                              {"rest", std::to_string(b.rest_ms)}}));
         }
+        if (outcome.kept_vouched + outcome.kept_read > 0)
+            ctx.reporter->debug(msg("install.debug.kept_linked", {{"vouched", std::to_string(outcome.kept_vouched)},
+                                                                  {"read", std::to_string(outcome.kept_read)}}));
         if (outcome.early_wheels > 0)
             ctx.reporter->debug(msg("install.debug.unpacked_early", {{"wheels", std::to_string(outcome.early_wheels)},
                                                                      {"taken", std::to_string(outcome.early_taken)},
@@ -204,6 +207,9 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
     for (const auto& w : choice.wheels)
         req.wheels.push_back({std::filesystem::path(w.filename), choice.requested.count(w.canonical_name) > 0, std::nullopt});
     req.wheels_ready = wheels_ready;
+    // A switch: the files it keeps are linked into the new entries unread where the snapshot of
+    // the present vouches for them.
+    if (!keep->by_hash.empty()) req.present_known = [&ahead](std::shared_ptr<const installer::KnownInstalled> k) { ahead.know_present(std::move(k)); };
     req.remove = choice.remove;
     // The history's "why": the first few names, then how many more.
     std::vector<std::string> what;

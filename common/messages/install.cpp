@@ -206,6 +206,8 @@ const CatalogEntry entries[] = {
     {"install.debug.unpack_batch_split",
      "  its large files inflated while downloading ended at {early} ms, the rest staged beside them from {staged} to {rest} ms",
      "  其中下载期间解压的大文件在第 {early} 毫秒完成，其余文件与之同时写入，第 {staged} 至 {rest} 毫秒"},
+    {"install.debug.kept_linked", "files a switch keeps, linked into the new entries: {vouched} unread (the snapshot of the present vouched for them), {read} read and hashed first",
+     "切换时沿用的已安装文件链接进新的缓存条目：{vouched} 个未读取（当前状态快照已担保其内容），{read} 个先读取并核对哈希"},
     {"install.debug.unpacked_early", "inflated while downloading: {taken} large files of {wheels} wheels taken once checked, {refused} not",
      "下载期间已解压：{wheels} 个 wheel 的 {taken} 个大文件经校验后采用，{refused} 个未采用"},
     {"install.debug.early_file", "  {name} ({size}, {compressed} compressed): its bytes read from {first} to {bytes} ms, inflated, hashed and written by {end} ms",

@@ -680,6 +680,20 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
             if (!captured) return unexpected(std::move(captured).error());
             present = std::move(*captured);
         }
+        if (request.present_known) {
+            std::shared_ptr<KnownInstalled> known;
+            if (present && present_seen.size() == present->files.size()) {
+                known = std::make_shared<KnownInstalled>();
+                known->root = env.root.lexically_normal();
+                known->files.reserve(present->files.size());
+                for (size_t i = 0; i < present->files.size(); ++i) {
+                    const auto& f = present->files[i];
+                    const auto& k = present_seen[i];
+                    known->files.try_emplace(f.path, KnownInstalled::File{k.device, k.inode, k.size, k.mtime_ns, f.sha256});
+                }
+            }
+            request.present_known(std::move(known));
+        }
         if (present && changes) ahead.start(*present, present_seen);
         return {};
     };

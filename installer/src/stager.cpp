@@ -176,7 +176,7 @@ private:
             uint64_t w = 4096;
             if (!it.file) w += it.wheel->bytes().size() / 4;  // hashing is cheaper than inflating
             else if (!it.linked_from.empty()) {  // a link: one metadata write, and a read to verify it
-                if (it.verify_link) w += it.wheel->zip.entries[it.file->entry].size / 4;
+                if (it.verify_link && !it.vouched) w += it.wheel->zip.entries[it.file->entry].size / 4;
                 const size_t cut = last_separator(it.stage);
                 links[it.stage.substr(0, cut == PathText::npos ? 0 : cut)].emplace_back(i, w);
                 continue;
@@ -333,16 +333,26 @@ private:
             (!cross || !storeops::copy_file(it.linked_from, it.stage, st->mode)))
             return false;
         const auto& row = it.wheel->record[static_cast<size_t>(it.wheel->record_row[it.file->entry])];
-        if (it.verify_link && !same_bytes(it.stage, row, ws)) {
+        const bool vouched = it.verify_link && vouched_for(it);
+        if (it.verify_link && !vouched && !same_bytes(it.stage, row, ws)) {
             std::error_code ec;
             std::filesystem::remove(it.stage, ec);
             return false;
         }
         const bool on_disk = !cross && it.on_disk_since_ns != 0 && st->mtime_ns <= it.on_disk_since_ns;
-        out_[index] = {row.hash_algorithm, row.hash_digest, e.size, true, !cross, on_disk};
-        bytes_.fetch_add(4096 + (it.verify_link ? e.size / 4 : 0), std::memory_order_relaxed);
+        out_[index] = {row.hash_algorithm, row.hash_digest, e.size, true, !cross, on_disk, vouched};
+        bytes_.fetch_add(4096 + (it.verify_link && !it.vouched ? e.size / 4 : 0), std::memory_order_relaxed);
         fault_point();
         return true;
+    }
+
+    // The staged link is the inode the snapshot of the present vouched for, unchanged since: the
+    // same size and mtime (an edit in place moves the mtime; a file replaced is another inode).
+    static bool vouched_for(const StageItem& it) {
+        if (!it.vouched) return false;
+        auto st = storeops::stat_text(it.stage);
+        return st && st->regular && st->device == it.vouched->device && st->inode == it.vouched->inode &&
+               st->size == it.vouched->size && st->mtime_ns == it.vouched->mtime_ns;
     }
 
     // The staged link (the installed inode) hashed against the wheel's RECORD row: a file edited

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,14 @@ struct StageItem {
     // linked_from is the environment's installed copy (keep_links.hpp), not a cache entry: hashed
     // after linking, and inflated instead when its bytes or exec bit differ from the wheel's.
     bool verify_link = false;
+    // With verify_link: the identity under which the snapshot of the present vouched for
+    // linked_from's bytes being the wheel's (KnownInstalled). The staged link, the same inode with
+    // the same size and mtime, is trusted then without being read.
+    struct Identity {
+        uint64_t device = 0, inode = 0, size = 0;
+        int64_t mtime_ns = 0;
+    };
+    std::optional<Identity> vouched;
     // Not 0: linked_from's data was on the disk at this time (ns; its unpacked entry's mark):
     // StagedDigest::on_disk when it is hard-linked unchanged since (mtime not later).
     int64_t on_disk_since_ns = 0;
@@ -40,6 +49,7 @@ struct StagedDigest {
     bool linked = false;    // linked_from was used (nothing inflated)
     bool same_inode = false;  // linked_from hard-linked, not copied: the staged file is its inode
     bool on_disk = false;     // and its data on the disk already (StageItem::on_disk_since_ns)
+    bool vouched = false;     // verify_link: trusted by StageItem::vouched, not read
 };
 
 struct StageOptions {

@@ -9,11 +9,13 @@
 #include <unordered_set>
 
 #include "envfix/common/env.hpp"
+#include "envfix/common/hash.hpp"
 #include "envfix/common/strings.hpp"
 #include "envfix/installer/unpacked_cache.hpp"
 #include "envfix/installer/wheel_plan.hpp"
 #include "file_ops.hpp"
 #include "keep_links.hpp"
+#include "path_under.hpp"
 #include "stager.hpp"
 #include "store_ops.hpp"
 #include "tx_internal.hpp"
@@ -88,6 +90,19 @@ const PathText* kept_file(const InstalledContent* keep, const WheelFile& w, size
     return &it->second.path;
 }
 
+// The identity under which the snapshot of the present vouches for `kept` holding the bytes of
+// this RECORD row (sha256 only), if it does.
+std::optional<StageItem::Identity> vouched(const KnownInstalled* known, const PathText& kept, const resolver::RecordEntry& row) {
+    if (!known || row.hash_algorithm != "sha256") return std::nullopt;
+    auto it = known->files.find(relative_generic_text(kept, known->root));
+    if (it == known->files.end()) return std::nullopt;
+    auto raw = base64_urlsafe_decode(row.hash_digest);
+    if (!raw || raw->size() != 32 || to_hex(reinterpret_cast<const uint8_t*>(raw->data()), raw->size()) != it->second.sha256)
+        return std::nullopt;
+    const auto& f = it->second;
+    return StageItem::Identity{f.device, f.inode, f.size, f.mtime_ns};
+}
+
 // Where a batch's time went (-vv): when its other files' staging began and ended, beside its
 // early readers, and when those ended: the last file they wrote (ms in the UnpackAhead's epoch),
 // else when the wait for them returned (none wrote a file).
@@ -100,7 +115,8 @@ struct BatchTimes {
 // across wheels (one wheel at a time left the cores idle behind each wheel's largest library).
 UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std::pair<stdfs::path, std::string>>& wheels,
                                   unsigned threads, const InstalledContent* keep, const TakeEarly& take_early = {},
-                                  BatchTimes* times = nullptr) {
+                                  BatchTimes* times = nullptr,
+                                  const std::function<std::shared_ptr<const KnownInstalled>()>& await_known = {}) {
     UnpackAhead::Outcome out;
     std::vector<std::pair<stdfs::path, std::string>> todo;
     for (const auto& w : wheels) {
@@ -138,13 +154,18 @@ UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std
         }
         o->tmp = *tmp;
     }
+    // What the snapshot of the present says of the installed files, where some may be kept: waited
+    // for here, once the wheels are open (it is captured beside the downloads).
+    std::shared_ptr<const KnownInstalled> known;
+    if (keep && await_known) known = await_known();
     // The entry's file for a planned one: linked from the installed copy a switch keeps, else
     // inflated from the checked wheel.
     auto item = [&](const Opened& o, const PlannedFile& f) {
         StageItem it{&o.wheel, &f, unpacked::entry_file(o.tmp, f.entry)};
         if (const auto* kept = kept_file(keep, o.wheel, f.entry)) {
             it.linked_from = *kept;
-            it.verify_link = true;  // hashed after linking; inflated when it differs
+            it.verify_link = true;  // hashed after linking (unless vouched for); inflated when it differs
+            it.vouched = vouched(known.get(), *kept, o.wheel.record[static_cast<size_t>(o.wheel.record_row[f.entry])]);
         }
         return it;
     };
@@ -188,6 +209,9 @@ UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std
     std::chrono::steady_clock::time_point rest_done{};
     so.last_written = &rest_done;
     Expected<std::vector<StagedDigest>> staged = stage_items(items, so);
+    if (staged)
+        for (size_t k = 0; k < items.size(); ++k)
+            if (items[k].verify_link && (*staged)[k].linked) ++((*staged)[k].vouched ? out.kept_vouched : out.kept_read);
     if (times) times->rest_done = rest_done == std::chrono::steady_clock::time_point{} ? std::chrono::steady_clock::now() : rest_done;
     if (!staged) {
         for (auto& o : opened)
@@ -302,6 +326,7 @@ UnpackAhead::~UnpackAhead() {
     }
     for (auto& [sha, e] : early) e->cancel();
     cv_.notify_all();
+    known_cv_.notify_all();
     for (auto& t : workers_)
         if (t.joinable()) t.join();
 }
@@ -424,7 +449,7 @@ void UnpackAhead::work() {
                     early_.erase(it);
                 }
                 return e;
-            }, &times);
+            }, &times, [this] { return await_known(); });
         } catch (const std::exception& e) {  // no thread or memory left: the install inflates them
             r.errors.push_back(make_error(ExitCode::Internal, "fs.write_failed", {{"path", root_.string()}, {"reason", e.what()}}));
         }
@@ -440,8 +465,26 @@ void UnpackAhead::work() {
         outcome_.early_taken += r.early_taken;
         outcome_.early_files.insert(outcome_.early_files.end(), r.early_files.begin(), r.early_files.end());
         outcome_.early_refused += r.early_refused;
+        outcome_.kept_vouched += r.kept_vouched;
+        outcome_.kept_read += r.kept_read;
         outcome_.errors.insert(outcome_.errors.end(), r.errors.begin(), r.errors.end());
     }
+}
+
+void UnpackAhead::know_present(std::shared_ptr<const KnownInstalled> known) {
+    {
+        std::lock_guard lock(mu_);
+        known_told_ = true;
+        known_ = std::move(known);
+    }
+    known_cv_.notify_all();
+}
+
+// Until the install tells (know_present) or ends (finish, the destructor: nothing comes then).
+std::shared_ptr<const KnownInstalled> UnpackAhead::await_known() {
+    std::unique_lock lock(mu_);
+    known_cv_.wait(lock, [&] { return known_told_ || closing_; });
+    return known_;
 }
 
 UnpackAhead::Outcome UnpackAhead::finish() {
@@ -450,6 +493,7 @@ UnpackAhead::Outcome UnpackAhead::finish() {
         closing_ = true;  // the queue is still worked off
     }
     cv_.notify_all();
+    known_cv_.notify_all();
     // No runner made after closing_ (add), so workers_ is read here without the lock.
     for (auto& t : workers_)
         if (t.joinable()) t.join();

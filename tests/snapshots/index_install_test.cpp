@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "envfix/common/fs.hpp"
+#include "envfix/common/hash.hpp"
 #include "envfix/resolver/downloader.hpp"
 #include "index_fixtures.hpp"
 #include "install_fixtures.hpp"
@@ -467,6 +468,116 @@ TEST_F(IndexInstall, ASwitchReadsItsWheelsEarlyAndTakesWhatTheCheckedWheelsAgree
     EXPECT_FALSE(has(d, "torch-2.7.0+cu126.dist-info"));
     auto check = envfix({"--json", "check", "--env", venv.string()});
     EXPECT_EQ(check.code, 0) << check.out << check.err;
+}
+
+namespace {
+
+// Two torch builds whose files are mostly the same, on an index of their own: what a switch keeps
+// of the installed copy when it fills the new build's unpacked entry.
+class IndexKeep : public ::testing::Test {
+protected:
+    void SetUp() override {
+        for (const char* v : {"cu126", "cu128"}) {
+            Json files = {{"torch/__init__.py", std::string("V = '") + v + "'\n"},
+                          {"torch/same.py", "def same():\n    return 'same'\n"},
+                          {"torch/edited.py", "EDIT = 1\n"},
+                          {"torch/big.bin", {{"size", 300000}, {"seed", 5}}}};
+            auto w = build_wheel({{"name", "torch"}, {"version", std::string("2.7.0+") + v}, {"files", files}}, dir / "idx" / "files");
+            auto bytes = envfix::fs::read_file(w);
+            ASSERT_TRUE(bytes);
+            auto name = w.filename().string();
+            links += "<a href=\"../../files/" + std::regex_replace(name, std::regex("\\+"), "%2B") + "#sha256=" +
+                     envfix::sha256_hex(*bytes) + "\">" + name + "</a>\n";
+        }
+        stdfs::create_directories(dir / "idx" / "simple" / "torch");
+        write_text(dir / "idx" / "simple" / "torch" / "index.html", "<html><body>\n" + links + "</body></html>\n");
+        server = std::make_unique<IndexServer>(dir / "idx", dir / "server");
+        make_bare_venv(venv);
+        sp = site_packages(venv);
+        auto r = install("cu126");
+        ASSERT_EQ(r.code, 0) << r.err;
+    }
+    RunResult install(const std::string& variant, std::vector<std::string> extra = {}) { return install_into(venv, variant, extra); }
+    RunResult install_into(const stdfs::path& target, const std::string& variant, std::vector<std::string> extra) {
+        std::vector<std::string> a{"install", "-vv", "-y", "--env", target.string(), "--index-url", server->url("/simple/"), "--torch-from",
+                                   "index", "--gpu", "RTX 4090", "--driver", "570.133.07", "torch==2.7.0+" + variant};
+        a.insert(a.end(), extra.begin(), extra.end());
+        return run_envfix(a, {}, home);
+    }
+    // "files a switch keeps ...: N unread ..., M read": {N, M}.
+    static std::pair<long, long> kept(const std::string& err) {
+        std::smatch m;
+        if (!std::regex_search(err, m, std::regex("switch keeps, linked into the new entries: ([0-9]+) unread .*, ([0-9]+) read"))) {
+            ADD_FAILURE() << err;
+            return {-1, -1};
+        }
+        return {std::stol(m[1]), std::stol(m[2])};
+    }
+    // The new build's entry in the unpacked cache holds the wheel's bytes: a second venv installed
+    // from it (and from nothing else: the index answers no more) matches a fresh one.
+    void entry_is_the_wheels() {
+        server->set_faults({{"*", {{"status", 503}}}});
+        auto other = dir / "other";
+        make_bare_venv(other);
+        auto r = install_into(other, "cu128", {"--offline"});
+        server->set_faults(Json::object());
+        ASSERT_EQ(r.code, 0) << r.err;
+        EXPECT_EQ(read_text(site_packages(other) / "torch/edited.py"), "EDIT = 1\n");
+        EXPECT_EQ(read_text(site_packages(other) / "torch/same.py"), "def same():\n    return 'same'\n");
+    }
+
+    TempDir dir{"keep"};
+    stdfs::path venv = dir / "venv", home = dir / "home", sp;
+    std::string links;
+    std::unique_ptr<IndexServer> server;
+};
+
+}  // namespace
+
+TEST_F(IndexKeep, TheFilesASwitchKeepsAreLinkedUnreadWhereTheSnapshotOfThePresentVouchesForThem) {
+    auto r = install("cu128");
+    ASSERT_EQ(r.code, 0) << r.err;
+    // same.py, edited.py and big.bin (and the dist-info's unchanged files): none read.
+    auto [unread, read] = kept(r.err);
+    EXPECT_GE(unread, 3) << r.err;
+    EXPECT_EQ(read, 0) << r.err;
+    entry_is_the_wheels();
+}
+
+TEST_F(IndexKeep, AFileEditedSinceItWasInstalledIsReadAndNotTaken) {
+    // The same size, a later mtime: the snapshot of the present hashes it, so it vouches for other
+    // bytes than the wheel's, and the entry takes the wheel's.
+    write_text(sp / "torch/edited.py", "EDIT = 9\n");
+    auto r = install("cu128");
+    ASSERT_EQ(r.code, 0) << r.err;
+    auto [unread, read] = kept(r.err);
+    EXPECT_GE(unread, 2) << r.err;
+    EXPECT_EQ(read, 0) << "edited.py is not kept at all: " << r.err;
+    EXPECT_EQ(read_text(sp / "torch/edited.py"), "EDIT = 1\n");
+    entry_is_the_wheels();
+}
+
+TEST_F(IndexKeep, AFileReplacedAfterTheSnapshotIsReadAgain) {
+    // What the snapshot saw is not what the entry links: the same bytes again in a new inode (an
+    // editor's save) between the two is read, not trusted by its path. The install's snapshot
+    // runs first (milliseconds for these files), so the replacement is made while the index
+    // holds the wheel back.
+    server->set_faults({{"/files/torch-2.7.0%2Bcu128-py3-none-any.whl", {{"delay", 2.0}}}});
+    std::thread replace([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+        auto text = read_text(sp / "torch/same.py");
+        write_text(sp / "torch/same.py.new", text);
+        stdfs::last_write_time(sp / "torch/same.py.new", stdfs::last_write_time(sp / "torch/same.py"));
+        stdfs::rename(sp / "torch/same.py.new", sp / "torch/same.py");
+    });
+    auto r = install("cu128");
+    replace.join();
+    server->set_faults(Json::object());
+    ASSERT_EQ(r.code, 0) << r.err;
+    auto [unread, read] = kept(r.err);
+    EXPECT_EQ(read, 1) << r.err;
+    EXPECT_GE(unread, 2) << r.err;
+    entry_is_the_wheels();
 }
 
 TEST_F(IndexInstall, ASwitchPlansWhatGoesAndStoresItsSnapshotWhileItsWheelsDownload) {

@@ -14,6 +14,7 @@
 // moves. docs/install.md.
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "envfix/common/error.hpp"
 #include "envfix/common/reporter.hpp"
 #include "envfix/installer/transaction.hpp"
+#include "envfix/installer/unpacked_cache.hpp"
 #include "envfix/probe/environment.hpp"
 
 namespace envfix::installer {
@@ -66,6 +68,11 @@ struct InstallRequest {
     // An error stops the install with the environment unchanged. `envfix install` returns there
     // once its downloads end, so all of that runs beside them.
     std::function<Expected<std::vector<std::filesystem::path>>()> wheels_ready;
+    // Set: called once the snapshot of the present is captured, with what it says of each
+    // installed file (nullptr where none is captured), so `envfix install`'s unpacking links the
+    // files a switch keeps without reading them (UnpackAhead::know_present). Not called where the
+    // install stops before.
+    std::function<void(std::shared_ptr<const KnownInstalled>)> present_known;
     // Called once, under the lock, with the new files staged, their RECORDs written and the
     // snapshot taken, just before the moves are planned: `envfix install` waits there for the
     // downloads' flush, which so runs beside the staging instead of before it. An error stops the
