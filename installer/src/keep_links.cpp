@@ -6,6 +6,7 @@
 #include "envfix/installer/uninstall.hpp"
 #include "envfix/installer/unpacked_cache.hpp"
 #include "path_under.hpp"
+#include "record_hash.hpp"
 
 namespace envfix::installer {
 
@@ -21,8 +22,7 @@ std::vector<bool> unchanged_in_place(const InstalledRows& installed, const std::
         if (it == known.end()) continue;
         const SnapshotFile& f = *it->second;
         if (f.size != w.size || ((f.mode & 0111) != 0) != w.executable || !(f.mode & 0200)) continue;
-        auto raw = base64_urlsafe_decode(w.row->hash_digest);
-        out[i] = raw && raw->size() == 32 && to_hex(reinterpret_cast<const uint8_t*>(raw->data()), raw->size()) == f.sha256;
+        out[i] = record_hex(w.row->hash_digest) == f.sha256;
     }
     return out;
 }

@@ -38,4 +38,11 @@ std::string record_sha256(std::string_view data) {
     return base64_urlsafe_nopad(d.data(), d.size());
 }
 
+std::optional<std::string> record_hex(std::string_view digest) {
+    if (digest.empty()) return std::nullopt;
+    auto raw = base64_urlsafe_decode(digest);
+    if (!raw || raw->size() != 32) return std::nullopt;
+    return to_hex(reinterpret_cast<const uint8_t*>(raw->data()), raw->size());
+}
+
 }  // namespace envfix::installer

@@ -22,6 +22,7 @@
 #include "envfix/resolver/installed.hpp"
 #include "path_under.hpp"
 #include "snapshot_internal.hpp"
+#include "record_hash.hpp"
 #include "store_ops.hpp"
 #include "tx_internal.hpp"
 
@@ -119,13 +120,6 @@ std::string utc_now() {
     char buf[32];
     std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
     return buf;
-}
-
-std::optional<std::string> record_hex(const std::string& digest) {
-    if (digest.empty()) return std::nullopt;
-    auto raw = base64_urlsafe_decode(digest);
-    if (!raw || raw->size() != 32) return std::nullopt;
-    return to_hex(reinterpret_cast<const uint8_t*>(raw->data()), raw->size());
 }
 
 // One file to record: where it is, and what its RECORD says.

@@ -9,13 +9,13 @@
 #include <unordered_set>
 
 #include "envfix/common/env.hpp"
-#include "envfix/common/hash.hpp"
 #include "envfix/common/strings.hpp"
 #include "envfix/installer/unpacked_cache.hpp"
 #include "envfix/installer/wheel_plan.hpp"
 #include "file_ops.hpp"
 #include "keep_links.hpp"
 #include "path_under.hpp"
+#include "record_hash.hpp"
 #include "stager.hpp"
 #include "store_ops.hpp"
 #include "tx_internal.hpp"
@@ -96,9 +96,7 @@ std::optional<StageItem::Identity> vouched(const KnownInstalled* known, const Pa
     if (!known || row.hash_algorithm != "sha256") return std::nullopt;
     auto it = known->files.find(relative_generic_text(kept, known->root));
     if (it == known->files.end()) return std::nullopt;
-    auto raw = base64_urlsafe_decode(row.hash_digest);
-    if (!raw || raw->size() != 32 || to_hex(reinterpret_cast<const uint8_t*>(raw->data()), raw->size()) != it->second.sha256)
-        return std::nullopt;
+    if (record_hex(row.hash_digest) != it->second.sha256) return std::nullopt;
     const auto& f = it->second;
     return StageItem::Identity{f.device, f.inode, f.size, f.mtime_ns};
 }
