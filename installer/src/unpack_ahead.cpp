@@ -152,10 +152,15 @@ UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std
         }
         o->tmp = *tmp;
     }
-    // What the snapshot of the present says of the installed files, where some may be kept: waited
-    // for here, once the wheels are open (it is captured beside the downloads).
+    // What the snapshot of the present says of the installed files (captured beside the
+    // downloads): waited for at the batch's first kept file, so a batch that keeps none goes on.
     std::shared_ptr<const KnownInstalled> known;
-    if (keep && await_known) known = await_known();
+    bool asked = false;
+    auto known_now = [&] {
+        if (!asked && await_known) known = await_known();
+        asked = true;
+        return known.get();
+    };
     // The entry's file for a planned one: linked from the installed copy a switch keeps, else
     // inflated from the checked wheel.
     auto item = [&](const Opened& o, const PlannedFile& f) {
@@ -163,7 +168,7 @@ UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std
         if (const auto* kept = kept_file(keep, o.wheel, f.entry)) {
             it.linked_from = *kept;
             it.verify_link = true;  // hashed after linking (unless vouched for); inflated when it differs
-            it.vouched = vouched(known.get(), *kept, o.wheel.record[static_cast<size_t>(o.wheel.record_row[f.entry])]);
+            it.vouched = vouched(known_now(), *kept, o.wheel.record[static_cast<size_t>(o.wheel.record_row[f.entry])]);
         }
         return it;
     };
