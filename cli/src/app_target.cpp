@@ -1,6 +1,7 @@
 #include "app_target.hpp"
 
 #include "envfix/probe/interpreter_facts.hpp"
+#include "target_options.hpp"
 
 namespace envfix::cli {
 
@@ -16,7 +17,7 @@ ResolvedApp resolve_app(const TargetOptions& opts, Context& ctx, TargetNeed need
     resolver::AppTargetSpec spec;
     if (!opts.app.empty()) spec.app = opts.app;
     if (!opts.path.empty()) spec.path = opts.path;
-    auto cache = probe::FactsCache::load(probe::FactsCache::default_path());
+    auto& cache = facts_cache(ctx);
     resolver::AppTargetOptions o;
     o.facts.cache = &cache;
     o.reporter = ctx.reporter;

@@ -64,15 +64,24 @@ void run_clean(Context& ctx) {
     print(msg("cache.cleaned", {{"count", std::to_string(u.files)}, {"size", str::human_bytes(u.bytes)}, {"path", uroot.string()}}));
 }
 
-// The ready trees installs asked for (envfix starts this in the background after an install).
-void run_ready(Context& ctx) {
+struct ReadyOptions {
+    std::vector<std::string> facts;  // interpreters to run again for their facts
+    bool no_trees = false;
+};
+
+// The ready trees installs asked for, and the facts of the interpreters named (envfix starts
+// this in the background after an install).
+void run_ready(const ReadyOptions& o, Context& ctx) {
+    learn_facts_again(o.facts, ctx.reporter);
     auto root = installer::unpacked_cache_root();
-    auto made = installer::make_ready_trees(root);
+    auto made = o.no_trees ? installer::ReadyTreesMade{} : installer::make_ready_trees(root);
     if (ctx.opts.json) {
         print_json({{"schema_version", kJsonSchemaVersion}, {"path", root.string()}, {"trees", made.trees}, {"files", made.files},
-                    {"folders", made.folders}, {"skipped", made.skipped}, {"busy", made.busy}, {"seconds", made.seconds}, {"error", nullptr}});
+                    {"folders", made.folders}, {"skipped", made.skipped}, {"busy", made.busy}, {"seconds", made.seconds},
+                    {"facts", o.facts}, {"error", nullptr}});
         return;
     }
+    if (o.no_trees) return;  // what the facts' runs did is said at -v
     if (made.busy) {
         print(msg("cache.ready_busy", {{"path", root.string()}}));
         return;
@@ -88,8 +97,12 @@ void register_cache(CLI::App& app, Context& ctx) {
     cmd->add_subcommand("dir", "print the wheel cache's folder")->callback([&ctx] { run_dir(ctx); });
     cmd->add_subcommand("list", "list the cached wheels and unpacked wheels")->callback([&ctx] { run_list(ctx); });
     cmd->add_subcommand("clean", "remove every cached wheel, partial download and unpacked wheel")->callback([&ctx] { run_clean(ctx); });
-    cmd->add_subcommand("ready", "make the ready trees installs asked for (run in the background after an install)")
-        ->callback([&ctx] { run_ready(ctx); });
+    auto ready = std::make_shared<ReadyOptions>();
+    auto* r = cmd->add_subcommand("ready", "make the ready trees installs asked for, and learn again the facts of interpreters an install "
+                                           "changed (run in the background after an install)");
+    r->add_option("--facts", ready->facts, "an interpreter to run again for its facts (its .pth files changed)");
+    r->add_flag("--no-trees", ready->no_trees, "only the facts: no ready trees");
+    r->callback([&ctx, ready] { run_ready(*ready, ctx); });
 }
 
 }  // namespace envfix::cli

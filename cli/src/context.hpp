@@ -1,13 +1,16 @@
 #pragma once
 // What every command gets: the global options and the reporter the libraries talk to.
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "envfix/common/exit_codes.hpp"
 #include "envfix/common/reporter.hpp"
 
 namespace CLI { class App; }
+namespace envfix::probe { class FactsCache; }
 
 namespace envfix::cli {
 
@@ -31,6 +34,11 @@ struct Context {
     ExitCode exit_code = ExitCode::Ok;
     // An install asked for ready trees: made once the command ends (ready_trees.hpp).
     bool ready_trees_wanted = false;
+    // The interpreter facts cache, loaded once by the first target resolved (facts_cache(ctx)),
+    // and the interpreters of the environments resolved: where the command changed their .pth
+    // files, their facts are learnt again once it ends (ready_trees.hpp).
+    std::shared_ptr<probe::FactsCache> facts;
+    std::vector<std::filesystem::path> interpreters;
     // When the command began (after the program was loaded): -vv says how long its steps took
     // from here, the time a warm install spends before its own steps among them.
     std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();

@@ -6,6 +6,11 @@
 #include "envfix/common/message.hpp"
 #include "envfix/common/process.hpp"
 #include "envfix/installer/unpacked_cache.hpp"
+#include "envfix/probe/environment.hpp"
+#include "envfix/probe/interpreter_facts.hpp"
+
+#include <algorithm>
+#include <utility>
 
 namespace envfix::cli {
 
@@ -39,19 +44,55 @@ size_t ready_trees_from() {
     return 64;
 }
 
-void make_ready_trees_after(Context& ctx) {
-    if (!ctx.ready_trees_wanted) return;
-    ctx.ready_trees_wanted = false;
-    if (mode() == Mode::Wait) {
-        auto made = installer::make_ready_trees(installer::unpacked_cache_root());
-        if (ctx.reporter)
-            ctx.reporter->debug(ready_trees_made(made));
+void learn_facts_again(const std::vector<std::string>& interpreters, Reporter* reporter) {
+    if (interpreters.empty()) return;
+    auto cache = probe::FactsCache::load(probe::FactsCache::default_path());
+    for (const auto& python : interpreters) {
+        probe::FactsSource source = probe::FactsSource::Run;
+        const auto began = std::chrono::steady_clock::now();
+        auto facts = probe::interpreter_facts(python, &cache, probe::FactsOptions{}.timeout, &source);
+        if (!reporter) continue;
+        if (!facts) {
+            reporter->debug(facts.error().message);
+        } else if (source == probe::FactsSource::Run) {
+            const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - began).count();
+            reporter->debug(msg("cache.facts_learnt", {{"python", python}, {"ms", std::to_string(ms)}}));
+        }
+    }
+    if (auto saved = cache.save(); !saved && reporter) reporter->debug(saved.error().message);
+}
+
+void make_ready_after(Context& ctx) {
+    const bool trees = std::exchange(ctx.ready_trees_wanted, false);
+    const Mode m = mode();
+    if (m == Mode::Off) return;  // no process left behind (trees are never asked for then)
+    // The environments whose .pth files the command changed (an install bringing setuptools'
+    // distutils-precedence.pth): the next command would run their interpreter first.
+    std::vector<std::string> facts;
+    if (ctx.facts)
+        for (const auto& python : ctx.interpreters)
+            if (ctx.facts->outdated(python) && std::find(facts.begin(), facts.end(), python.string()) == facts.end())
+                facts.push_back(python.string());
+    if (!trees && facts.empty()) return;
+    if (m == Mode::Wait) {
+        learn_facts_again(facts, ctx.reporter);
+        if (trees) {
+            auto made = installer::make_ready_trees(installer::unpacked_cache_root());
+            if (ctx.reporter) ctx.reporter->debug(ready_trees_made(made));
+        }
         return;
     }
     auto self = current_executable();
     if (!self) return;
-    // Best effort: an install without a tree links its files as before.
-    if (auto r = start_detached({self->string(), "cache", "ready", "-q"}); !r && ctx.reporter) ctx.reporter->debug(r.error().message);
+    std::vector<std::string> argv{self->string(), "cache", "ready", "-q"};
+    if (!trees) argv.push_back("--no-trees");
+    for (const auto& python : facts) {
+        argv.push_back("--facts");
+        argv.push_back(python);
+    }
+    // Best effort: an install without a tree links its files as before; the next command runs
+    // the interpreter itself.
+    if (auto r = start_detached(argv); !r && ctx.reporter) ctx.reporter->debug(r.error().message);
 }
 
 }  // namespace envfix::cli

@@ -59,7 +59,7 @@ int run(int argc, char** argv) {
 
     try {
         app.parse(argc, argv);
-        make_ready_trees_after(ctx);
+        make_ready_after(ctx);
     } catch (const CLI::ParseError& e) {
         int rc = app.exit(e);  // prints help/version or the parse error
         return rc == 0 ? 0 : static_cast<int>(ExitCode::Usage);

@@ -43,7 +43,7 @@ probe::Environment resolve_plain(const TargetOptions& opts, Context& ctx, Target
     if (!opts.env.empty()) spec.env = opts.env;
     if (!opts.app.empty()) spec.app = opts.app;
     if (!opts.path.empty()) spec.app_path = opts.path;
-    auto cache = probe::FactsCache::load(probe::FactsCache::default_path());
+    auto& cache = facts_cache(ctx);
     auto env = value_or_throw(probe::resolve_target(spec, {.facts = {.cache = &cache}, .reporter = ctx.reporter}));
     // A cache that cannot be written (read-only home) only costs the next run a start.
     if (auto saved = cache.save(); !saved) ctx.reporter->debug(saved.error().message);
@@ -53,8 +53,14 @@ probe::Environment resolve_plain(const TargetOptions& opts, Context& ctx, Target
 
 }  // namespace
 
+probe::FactsCache& facts_cache(Context& ctx) {
+    if (!ctx.facts) ctx.facts = std::make_shared<probe::FactsCache>(probe::FactsCache::load(probe::FactsCache::default_path()));
+    return *ctx.facts;
+}
+
 probe::Environment resolve_target(const TargetOptions& opts, Context& ctx, TargetNeed need, bool recover) {
     auto env = resolve_plain(opts, ctx, need);
+    if (!env.interpreter.empty()) ctx.interpreters.push_back(env.interpreter);
     if (recover) recover_pending(env, ctx);
     return env;
 }

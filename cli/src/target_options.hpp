@@ -7,6 +7,7 @@
 
 #include "context.hpp"
 #include "envfix/probe/environment.hpp"
+#include "envfix/probe/interpreter_facts.hpp"
 
 namespace CLI { class App; }
 
@@ -31,5 +32,8 @@ enum class TargetNeed {
 // (installer::recover, under the lock; skipped while another envfix holds it). `envfix recover`
 // passes false to report the recovery itself.
 probe::Environment resolve_target(const TargetOptions& opts, Context& ctx, TargetNeed need, bool recover = true);
+
+// The interpreter facts cache of this command (Context::facts), loaded on first use.
+probe::FactsCache& facts_cache(Context& ctx);
 
 }  // namespace envfix::cli

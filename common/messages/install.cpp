@@ -177,6 +177,7 @@ const CatalogEntry entries[] = {
     {"cache.cleaned", "removed {count} files ({size}) from {path}", "已从 {path} 删除 {count} 个文件（{size}）"},
     {"cache.ready_made", "ready trees made: {trees} ({files} files, {folders} folders) in {ms} ms; {skipped} asked for and not made (entry gone, not yet on the disk, or changed)",
      "已制作预备目录树：{trees} 个（{files} 个文件，{folders} 个文件夹），用时 {ms} 毫秒；{skipped} 个未制作（解包条目已不在、尚未落盘或已改动）"},
+    {"cache.facts_learnt", "interpreter facts of {python} learnt again ({ms} ms): its .pth files changed", "已重新获取 {python} 的解释器信息（{ms} 毫秒）：其 .pth 文件已改变"},
     {"cache.ready_busy", "ready trees: another envfix is making them in {path}", "预备目录树：另一个 envfix 正在 {path} 中制作"},
     {"cache.unpacked_summary", "{count} unpacked wheels, {files} files, {size}, in {path} (hard-linked into environments)",
      "{path} 中共有 {count} 个已解包的 wheel，{files} 个文件，{size}（以硬链接装入各环境）"},

@@ -1,6 +1,7 @@
 // The interpreter facts cache (interpreter_facts.hpp).
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "envfix/common/fs.hpp"
 #include "envfix/common/hash.hpp"
@@ -94,7 +95,7 @@ std::optional<std::string> moved(const std::string& p, const std::string& from, 
 struct FactsCache::Impl {
     stdfs::path file;
     std::map<std::string, Entry> entries;
-    bool dirty = false;
+    std::set<std::string> put;  // keys put since loading: only these are written (others' newer ones stay)
 };
 
 FactsCache::FactsCache() : impl_(std::make_unique<Impl>()) {}
@@ -162,6 +163,16 @@ std::optional<PythonFacts> FactsCache::find(const stdfs::path& python) const {
     return it->second.facts;
 }
 
+bool FactsCache::outdated(const stdfs::path& python) const {
+    return impl_->entries.contains(cache_key(python)) && !find(python);
+}
+
+std::optional<std::string> FactsCache::watched_now(const stdfs::path& python) const {
+    auto it = impl_->entries.find(cache_key(python));
+    if (it == impl_->entries.end()) return std::nullopt;
+    return path_files(it->second.facts.purelib);
+}
+
 std::optional<PythonFacts> FactsCache::derive(const stdfs::path& python) const {
     auto shape = venv_shape(python);
     if (!shape) return std::nullopt;
@@ -197,26 +208,32 @@ std::optional<PythonFacts> FactsCache::derive(const stdfs::path& python) const {
     return std::nullopt;
 }
 
-void FactsCache::put(const stdfs::path& python, const PythonFacts& facts) {
+void FactsCache::put(const stdfs::path& python, const PythonFacts& facts, const std::optional<std::string>& watched) {
     auto s = stamp(python);
     if (s.empty()) return;
-    Entry e{s, facts, {}, {}, path_files(facts.purelib)};
+    const auto key = cache_key(python);
+    // What was watched before the run, where it watched this purelib: a .pth changed while the
+    // interpreter ran makes the entry outdated at once rather than right with facts from before.
+    auto old = impl_->entries.find(key);
+    const bool same_folder = watched && old != impl_->entries.end() && old->second.facts.purelib == facts.purelib;
+    Entry e{s, facts, {}, {}, same_folder ? *watched : path_files(facts.purelib)};
     if (auto shape = venv_shape(python)) {
         e.shape = std::move(shape->key);
         e.root = shape->root.string();
     }
-    impl_->entries[cache_key(python)] = std::move(e);
-    impl_->dirty = true;
+    impl_->entries[key] = std::move(e);
+    impl_->put.insert(key);
 }
 
-bool FactsCache::dirty() const { return impl_->dirty; }
+bool FactsCache::dirty() const { return !impl_->put.empty(); }
 
 Expected<void> FactsCache::save() {
-    if (!impl_->dirty || impl_->file.empty()) return {};
+    if (impl_->put.empty() || impl_->file.empty()) return {};
     nlohmann::json entries = nlohmann::json::object();
-    for (const auto& [path, e] : impl_->entries) {
+    for (const auto& path : impl_->put) {
         std::error_code ec;
         if (!stdfs::exists(path, ec)) continue;  // interpreters that are gone
+        const Entry& e = impl_->entries.at(path);
         entries[path] = {{"stamp", e.stamp}, {"facts", facts_to_json(e.facts)}, {"paths", e.paths}};
         if (!e.shape.empty()) {
             entries[path]["shape"] = e.shape;
@@ -224,7 +241,7 @@ Expected<void> FactsCache::save() {
         }
     }
     ENVFIX_TRY_VOID(write_cache_entries(impl_->file, kVersion, std::move(entries)));
-    impl_->dirty = false;
+    impl_->put.clear();
     return {};
 }
 

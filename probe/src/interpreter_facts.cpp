@@ -58,9 +58,11 @@ Expected<PythonFacts> parse_interpreter_output(std::string_view out, std::string
 
 Expected<PythonFacts> run_interpreter_facts(const stdfs::path& python, std::chrono::milliseconds timeout) {
     const std::string name = python.string();
-    auto r = run_script(python, {"-I"}, timeout);
+    // -B: the .pth files it runs import modules (setuptools' _distutils_hack) whose bytecode
+    // would otherwise be written into the environment by a command that only reads it.
+    auto r = run_script(python, {"-I", "-B"}, timeout);
     // Python 2 has no -I ("Unknown option: -I", exit 2): -E -s is the closest it has.
-    if (r && r->exited && r->exit_code == 2 && r->err.find("-I") != std::string::npos) r = run_script(python, {"-E", "-s"}, timeout);
+    if (r && r->exited && r->exit_code == 2 && r->err.find("-I") != std::string::npos) r = run_script(python, {"-E", "-s", "-B"}, timeout);
     if (!r) {
         std::string reason(r.error().message.arg("reason"));
         return fail(ExitCode::EnvBroken, "env.run_failed", {{"python", name}, {"reason", reason.empty() ? "cannot start" : reason}});
@@ -91,8 +93,9 @@ Expected<PythonFacts> interpreter_facts(const stdfs::path& python, FactsCache* c
         }
     }
     from(FactsSource::Run);
+    const auto watched = cache ? cache->watched_now(python) : std::nullopt;
     ENVFIX_TRY(auto facts, run_interpreter_facts(python, timeout));
-    if (cache) cache->put(python, facts);
+    if (cache) cache->put(python, facts, watched);
     return facts;
 }
 

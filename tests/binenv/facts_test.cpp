@@ -233,6 +233,66 @@ TEST(Facts, ASiblingWhosePathDiffersIsNotCopied) {
     }
 }
 
+TEST(Facts, OutdatedEntriesAndWhatWasWatchedBeforeTheRun) {
+    test::TempDir dir;
+    auto a = test::make_venv(dir / "a", true, test::test_python());
+    auto cache = FactsCache::in_memory();
+    EXPECT_FALSE(cache.outdated(a));  // no entry: nothing to learn again
+    EXPECT_FALSE(cache.watched_now(a));
+    auto facts = interpreter_facts(a, &cache, 20s);
+    ASSERT_TRUE(facts);
+    EXPECT_FALSE(cache.outdated(a));
+    const std::filesystem::path site = facts->purelib;
+    // An install brings a .pth: the entry is outdated.
+    const auto before = cache.watched_now(a);
+    ASSERT_TRUE(before);
+    test::write_text(site / "first.pth", "import sys\n");
+    EXPECT_TRUE(cache.outdated(a));
+    // A run that began before it (what it watched taken then) leaves the entry outdated: its facts
+    // may predate the .pth.
+    cache.put(a, *facts, before);
+    EXPECT_TRUE(cache.outdated(a));
+    // Watched before a run that began after it: current.
+    const auto now = cache.watched_now(a);
+    cache.put(a, *facts, now);
+    EXPECT_FALSE(cache.outdated(a));
+    EXPECT_TRUE(cache.find(a));
+}
+
+TEST(Facts, SavingWritesOnlyWhatThisProcessPut) {
+    // Two envfix processes: one learns a venv's facts again in the background while another,
+    // which loaded the cache before, saves its own entry: the older copy it loaded is not written
+    // back over the newer one.
+    test::TempDir dir;
+    auto a = test::make_venv(dir / "a", true, test::test_python());
+    auto b = test::make_venv(dir / "b", true, test::test_python());
+    const auto file = dir / "cache.json";
+    std::filesystem::path site;
+    {
+        auto first = FactsCache::load(file);
+        auto f = interpreter_facts(a, &first, 20s);
+        ASSERT_TRUE(f);
+        site = f->purelib;
+        ASSERT_TRUE(first.save());
+    }
+    test::write_text(site / "added.pth", "import sys\n");
+    auto other = FactsCache::load(file);  // loaded now: a's entry outdated in it
+    {
+        auto background = FactsCache::load(file);
+        ASSERT_TRUE(interpreter_facts(a, &background, 20s));
+        ASSERT_TRUE(background.save());
+    }
+    ASSERT_TRUE(other.find(b) == std::nullopt);
+    // b's facts made in the other process (a run, not derived: a has a .pth now).
+    auto fb = run_interpreter_facts(b, 20s);
+    ASSERT_TRUE(fb);
+    other.put(b, *fb);
+    ASSERT_TRUE(other.save());
+    auto after = FactsCache::load(file);
+    EXPECT_TRUE(after.find(a)) << "the background's entry was kept";
+    EXPECT_TRUE(after.find(b));
+}
+
 TEST(Facts, CacheFileIsVersionedAndSurvivesDamage) {
     test::TempDir dir;
     auto file = dir / "interpreters-v1.json";

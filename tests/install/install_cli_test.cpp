@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "envfix/common/hash.hpp"
+#include "envfix/probe/interpreter_facts.hpp"
 #include "envfix/resolver/installed.hpp"
 #include "install_fixtures.hpp"
 
@@ -346,4 +347,53 @@ TEST_F(InstallCli, BuildMachineBytecodeIsSkippedAndANewerFormatWarns) {
     EXPECT_EQ(f.code, 60) << f.err;
     EXPECT_NE(first_error_line(f).find("wheel format 2.0"), std::string::npos) << f.err;
     EXPECT_EQ(tree_diff(before, state()), "");
+}
+
+TEST_F(InstallCli, AnInstallThatChangedPthFilesLeavesTheInterpretersFactsLearntAgain) {
+    // setuptools brings distutils-precedence.pth: the facts cached before the install no longer
+    // hold, and the next command would run the interpreter first (50-65 ms of a switch on the GPU
+    // machine). The install has them learnt again once it ends (here before it exits: the tests
+    // run with ENVFIX_READY_TREES=wait), so the next command takes them from the cache.
+    Json pth = {{"name", "shim"}, {"version", "1"},
+                {"files", {{"shim-precedence.pth", "import os; os.environ.get('SHIM', '')\n"}, {"shim/__init__.py", ""}}}};
+    auto r = envfix({"install", "-vv", "--env", venv.string(), wheel(pth).string()});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("interpreter facts of " + (venv / "bin" / "python").string() + " learnt again ("), std::string::npos) << r.err;
+    auto next = envfix({"doctor", "-vv", "--env", venv.string()});
+    EXPECT_NE(next.err.find(": from the cache"), std::string::npos) << next.err;
+    EXPECT_EQ(next.err.find(": it was run"), std::string::npos) << next.err;
+
+    // An install that changed none: nothing is learnt again.
+    Json plain = {{"name", "plain"}, {"version", "1"}, {"files", {{"plain/__init__.py", ""}}}};
+    r = envfix({"install", "-vv", "--env", venv.string(), wheel(plain).string()});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.err.find("learnt again"), std::string::npos) << r.err;
+
+    // ENVFIX_READY_TREES=0 (no process left behind, nothing after the command): the next one runs it.
+    Json pth2 = {{"name", "shim2"}, {"version", "1"}, {"files", {{"shim2.pth", "import sys\n"}}}};
+    r = envfix({"install", "-vv", "--env", venv.string(), wheel(pth2).string()}, {{"ENVFIX_READY_TREES", "0"}});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.err.find("learnt again"), std::string::npos) << r.err;
+    next = envfix({"doctor", "-vv", "--env", venv.string()});
+    EXPECT_NE(next.err.find(": it was run"), std::string::npos) << next.err;
+
+    // By default in the background, in a detached `envfix cache ready --no-trees --facts PYTHON`.
+    Json pth3 = {{"name", "shim3"}, {"version", "1"}, {"files", {{"shim3.pth", "import sys\n"}}}};
+    r = envfix({"install", "--env", venv.string(), wheel(pth3).string()}, {{"ENVFIX_READY_TREES", ""}});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto python = venv / "bin" / "python";
+    bool current = false;
+    for (int i = 0; i < 200 && !current; ++i) {
+        current = probe::FactsCache::load(home / ".cache/envfix/interpreters-v1.json").find(python).has_value();
+        if (!current) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_TRUE(current) << "the background process learnt them again within 10 s";
+
+    // `envfix cache ready --facts`, as the background process is started: learns them again.
+    write_text(sp / "user.pth", "# nothing\n");
+    auto ready = envfix({"cache", "ready", "-vv", "--no-trees", "--facts", (venv / "bin" / "python").string()});
+    ASSERT_EQ(ready.code, 0) << ready.err;
+    EXPECT_NE(ready.err.find("learnt again"), std::string::npos) << ready.err;
+    next = envfix({"doctor", "-vv", "--env", venv.string()});
+    EXPECT_NE(next.err.find(": from the cache"), std::string::npos) << next.err;
 }

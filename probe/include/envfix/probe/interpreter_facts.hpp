@@ -1,5 +1,5 @@
 #pragma once
-// Facts of one interpreter from ONE run of it: `python -I -` with a small script on stdin
+// Facts of one interpreter from ONE run of it: `python -I -B -` with a small script on stdin
 // (argv only, timeout), printing one JSON line. -I ignores PYTHON* variables and the user site
 // and keeps the current folder off sys.path; -S is not used (before 3.11 it breaks venv prefix
 // detection). Results are cached per interpreter path, invalidated when the interpreter, the
@@ -44,8 +44,15 @@ public:
     // this venv's folder (a new venv, then an install: no interpreter start). nullopt where no
     // such venv is cached, a folder is reached through a link, or a path lies outside the venv.
     std::optional<PythonFacts> derive(const std::filesystem::path& python) const;
-    void put(const std::filesystem::path& python, const PythonFacts& facts);
+    // Whether an entry for `python` is there but no longer holds (a .pth file changed, or the
+    // interpreter): an install that changed them leaves it to `envfix cache ready` to run it again.
+    bool outdated(const std::filesystem::path& python) const;
+    // What the entry for `python` watches (its purelib's .pth files), as they are now; taken
+    // before a run and given to put(). nullopt where there is no entry.
+    std::optional<std::string> watched_now(const std::filesystem::path& python) const;
+    void put(const std::filesystem::path& python, const PythonFacts& facts, const std::optional<std::string>& watched = std::nullopt);
     bool dirty() const;
+    // Writes the entries put since loading; others' in the file, newer or not, stay as they are.
     Expected<void> save();
 
     // What the cache compares: the interpreter's real path and the identities of it and of the
