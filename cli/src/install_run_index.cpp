@@ -178,7 +178,7 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
         auto files = outcome.early_files;
         std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a.end_ms > b.end_ms; });
         if (files.size() > 6) files.resize(6);
-        for (const auto& f : files)
+        for (const auto& f : files) {
             ctx.reporter->debug(msg(f.joined_ms ? "install.debug.early_file_joined"
                                     : f.workers ? "install.debug.early_file_parallel"
                                                 : "install.debug.early_file",
@@ -191,6 +191,13 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
                                      {"workers", std::to_string(f.workers)},
                                      {"joined", std::to_string(f.joined_ms)},
                                      {"decoded", str::human_bytes(f.joined_at)}}));
+            ctx.reporter->debug(msg("install.debug.early_file_times", {{"between", std::to_string(f.times.between)},
+                                                                       {"handing", std::to_string(f.times.handing)},
+                                                                       {"full", std::to_string(f.times.full)},
+                                                                       {"hashing", std::to_string(f.times.hashing)},
+                                                                       {"writing", std::to_string(f.times.writing)},
+                                                                       {"reading", std::to_string(f.times.reading)}}));
+        }
         for (const auto& e : outcome.errors) ctx.reporter->debug(e.message);
         return {};
     };

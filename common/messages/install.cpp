@@ -215,6 +215,8 @@ const CatalogEntry entries[] = {
      "  {name}（{size}，压缩后 {compressed}）：第 {first} 至 {bytes} 毫秒读入其数据，第 {end} 毫秒完成解压、哈希与写入"},
     {"install.debug.early_file_parallel", "  {name} ({size}, {compressed} compressed): its bytes read from {first} to {bytes} ms, inflated by {workers} workers at once, hashed and written by {end} ms",
      "  {name}（{size}，压缩后 {compressed}）：第 {first} 至 {bytes} 毫秒读入其数据，由 {workers} 个线程同时解压，第 {end} 毫秒完成解压、哈希与写入"},
+    {"install.debug.early_file_times", "    its output's thread: {between} ms inflating or waiting for its workers, {handing} ms handing it on ({full} ms waiting for room); behind it {hashing} ms hashing, {writing} ms writing; its reads {reading} ms (waiting for the download included)",
+     "    其输出线程：{between} 毫秒用于解压或等待工作线程，{handing} 毫秒用于移交输出（其中 {full} 毫秒等待空位）；其后 {hashing} 毫秒哈希，{writing} 毫秒写入；读取共 {reading} 毫秒（含等待下载）"},
     {"install.debug.ready_trees", "ready trees used: {trees} wheels' {files} files renamed into staging as whole folders",
      "使用预备目录树：{trees} 个 wheel 的 {files} 个文件以整个文件夹改名移入暂存区"},
     {"install.debug.directories_used", "wheels opened: {kept} of {count} from the directories kept with their unpacked entries, the rest from their archives",

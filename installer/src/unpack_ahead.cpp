@@ -241,7 +241,7 @@ UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std
             if (e != files.end() && early_file_matches(e->second, o->wheel, *f)) {
                 took.emplace(o, f->entry);
                 const auto& t = e->second;
-                out.early_files.push_back({t.name, t.size, t.compressed, t.first_ms, t.bytes_ms, t.end_ms, t.workers, t.joined_ms, t.joined_at});
+                out.early_files.push_back({t.name, t.size, t.compressed, t.first_ms, t.bytes_ms, t.end_ms, t.workers, t.joined_ms, t.joined_at, t.times});
                 continue;
             }
             if (e != files.end()) ++out.early_refused;

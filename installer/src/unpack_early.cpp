@@ -319,20 +319,32 @@ Expected<EarlyUnpack::File> EarlyUnpack::inflate_one(const Job& job) {
         return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - epoch_).count());
     };
     // Several workers read at once where the stream is inflated on several threads.
+    using Clock = std::chrono::steady_clock;
     std::mutex times_mu;
     uint64_t first_ms = 0, bytes_ms = 0;
     bool first = true;
+    Clock::duration reading{}, between{}, handing{};
     const ZipReadAt read = [&](uint64_t off, char* into, size_t n) {
+        const auto began = Clock::now();
         auto got = read_at(off, into, n);
+        const auto took = Clock::now() - began;
         std::lock_guard lock(times_mu);
+        reading += took;
         if (first) first_ms = since();
         first = false;
         if (got && off + *got >= e.data_offset + e.compressed_size) bytes_ms = std::max(bytes_ms, since());
         return got;
     };
+    // Only the thread that hands the output on calls push, in order.
+    std::optional<Clock::time_point> last_push;
     const ZipSink push = [&](std::string_view c) -> Expected<void> {
         if (stop_.load(std::memory_order_relaxed)) return unexpected(stopped());
-        return output.push(c);
+        const auto began = Clock::now();
+        if (last_push) between += began - *last_push;
+        auto pushed = output.push(c);
+        last_push = Clock::now();
+        handing += *last_push - began;
+        return pushed;
     };
     const Lent workers(job.lend ? helpers_.get() : nullptr, e.compressed_size);  // choose() lends to deflate entries only
     unsigned by = 0;  // workers that inflated it (0: this thread)
@@ -381,7 +393,10 @@ Expected<EarlyUnpack::File> EarlyUnpack::inflate_one(const Job& job) {
     const bool exec = e.is_executable();
     ENVFIX_TRY_VOID(file.finish(exec ? fileops::FileMode::Executable : fileops::FileMode::Regular));
     if (!by) joined_ms = joined_at = 0;  // lent, but the stream ended before a block boundary came
-    return File{e.name, output.size(), e.crc32, hasher.finish_b64(), exec, e.compressed_size, first_ms, bytes_ms, since(), by, joined_ms, joined_at};
+    auto ms = [](auto d) { return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(d).count()); };
+    const auto& behind = output.times();
+    const UnpackAhead::EarlyTimes times{ms(reading), ms(between), ms(handing), ms(behind.waited), ms(behind.hashing), ms(behind.writing)};
+    return File{e.name, output.size(), e.crc32, hasher.finish_b64(), exec, e.compressed_size, first_ms, bytes_ms, since(), by, joined_ms, joined_at, times};
 }
 
 }  // namespace envfix::installer

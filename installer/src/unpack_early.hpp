@@ -78,6 +78,7 @@ public:
         // Where workers took the stream over from the reading thread: when, and after how many
         // of its compressed bytes (0: they did not, or had it from the start).
         uint64_t joined_ms = 0, joined_at = 0;
+        UnpackAhead::EarlyTimes times;
     };
 
     // `part`: the download's .part file, opened here (the downloader may rename it afterwards);

@@ -49,6 +49,7 @@ void HashWriteBehind::run(int which) {
         const bool skip = error_.has_value();
         lock.unlock();
         std::string_view bytes(ring_.get() + slot * kSlot, sizes_[slot]);
+        const auto began = std::chrono::steady_clock::now();
         std::optional<Error> e;
         if (skip) {
         } else if (which == 0) {
@@ -56,7 +57,9 @@ void HashWriteBehind::run(int which) {
         } else if (auto w = file_.write(bytes); !w) {
             e = std::move(w).error();
         }
+        const auto took = std::chrono::steady_clock::now() - began;
         lock.lock();
+        busy_[which] += took;
         if (e && !error_) error_ = std::move(e);
         ++done_[which];
         cv_.notify_all();
@@ -75,7 +78,12 @@ Expected<void> HashWriteBehind::push(std::string_view bytes) {
     while (!bytes.empty()) {
         if (filling_ == 0) {  // the slot must have been hashed and written
             std::unique_lock lock(mu_);
-            cv_.wait(lock, [&] { return error_.has_value() || published_ - std::min(done_[0], done_[1]) < kSlots; });
+            auto free = [&] { return error_.has_value() || published_ - std::min(done_[0], done_[1]) < kSlots; };
+            if (!free()) {
+                const auto began = std::chrono::steady_clock::now();
+                cv_.wait(lock, free);
+                waited_ += std::chrono::steady_clock::now() - began;
+            }
             if (error_) return unexpected(*error_);
         }
         char* slot = ring_.get() + (published_ % kSlots) * kSlot;  // only this thread moves published_
@@ -104,6 +112,11 @@ Expected<void> HashWriteBehind::finish() {
     if (filling_ > 0) publish();
     if (!close_and_join()) return unexpected(*error_);
     return {};
+}
+
+HashWriteBehind::Times HashWriteBehind::times() const {
+    std::lock_guard lock(mu_);
+    return {waited_, busy_[0], busy_[1]};
 }
 
 }  // namespace envfix::installer

@@ -4,6 +4,7 @@
 // stream about three times slower than inflating it alone (docs/performance.md, "Hashing and
 // writing behind the inflate"). The inflated bytes go through a ring of slots that both read.
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -40,6 +41,12 @@ public:
     // Hands over the rest and waits until everything is hashed and written.
     Expected<void> finish();
 
+    // Where the time went (-vv): push() waiting for a free slot, the two threads busy.
+    struct Times {
+        std::chrono::nanoseconds waited{0}, hashing{0}, writing{0};
+    };
+    Times times() const;  // after finish()
+
 private:
     HashWriteBehind(RecordHasher& hasher, fileops::OutFile& file);
     void run(int which);  // 0: hashes, 1: writes
@@ -50,10 +57,12 @@ private:
     fileops::OutFile& file_;
     std::unique_ptr<char[]> ring_{new char[kSlots * kSlot]};
     size_t sizes_[kSlots] = {};
-    std::mutex mu_;
+    mutable std::mutex mu_;
     std::condition_variable cv_;
     uint64_t published_ = 0;    // slots handed over, in order
     uint64_t done_[2] = {0, 0};  // of those, hashed and written
+    std::chrono::nanoseconds busy_[2] = {};  // each thread's, under mu_
+    std::chrono::nanoseconds waited_{0};     // push()'s, its thread only
     size_t filling_ = 0;        // bytes in slot published_ % kSlots
     bool closing_ = false;      // nothing more comes
     bool abandon_ = false;      // stop without doing the rest
@@ -78,15 +87,19 @@ public:
     Expected<void> finish() {
         if (!behind_) return {};
         auto done = behind_->finish();
+        times_ = behind_->times();
         behind_.reset();
         return done;
     }
     uint64_t size() const { return size_; }
+    // The threads' times once finished (zero where it ran inline).
+    const HashWriteBehind::Times& times() const { return times_; }
 
 private:
     RecordHasher& hasher_;
     fileops::OutFile& file_;
     std::unique_ptr<HashWriteBehind> behind_;
+    HashWriteBehind::Times times_;
     uint64_t size_ = 0;
 };
 

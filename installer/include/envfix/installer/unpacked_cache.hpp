@@ -163,6 +163,15 @@ public:
     // threads at once (docs/inflate-parallel.md); before the first early(). 0 (the default): none.
     void lend_inflate_helpers(unsigned n);
 
+    // Where the thread that hands an early file's output on spent its time, and the threads that
+    // hash and write it theirs (-vv, ms): what bounds a large library's stream.
+    struct EarlyTimes {
+        uint64_t reading = 0;  // its reads waiting for the download and reading the .part (every thread's)
+        uint64_t between = 0;  // between two pieces of output: inflating them, or waiting for its workers
+        uint64_t handing = 0;  // handing them on to the hashing and writing
+        uint64_t full = 0;     // of that, waiting for room (both behind)
+        uint64_t hashing = 0, writing = 0;  // those threads busy (0: done inline)
+    };
     struct Batch {
         size_t wheels = 0, files = 0;
         uint64_t from_ms = 0, to_ms = 0;  // since this object was made
@@ -180,6 +189,7 @@ public:
         uint64_t first_ms = 0, bytes_ms = 0, end_ms = 0;
         unsigned workers = 0;  // inflated by this many workers at once (0: by the thread reading it)
         uint64_t joined_ms = 0, joined_at = 0;  // taken over by them from the thread at this time and compressed byte (0: not)
+        EarlyTimes times;
     };
     struct Outcome {
         size_t unpacked = 0;           // entries made
