@@ -23,7 +23,11 @@ echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || true
 inst --env "$W/v" "${R1[@]}" > /dev/null 2>&1
 rm -rf "$W/v"; sync
 "$BASE" -m venv --without-pip "$W/w"; sync
-inst --env "$W/w" "${R1[@]}" > /dev/null 2>&1; sync
+inst --env "$W/w" "${R1[@]}" > /dev/null 2>&1
+# What the warm install left running (ready trees, the facts its .pth files made outdated) ends
+# first, as compare.py waits for it.
+for _ in $(seq 1000); do pgrep -x envfix > /dev/null || break; sleep 0.01; done
+sync
 # The switch's wheels read from the disk by the server, as in compare.py's chain.
 echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || true
 if command -v perf > /dev/null; then
