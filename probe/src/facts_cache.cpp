@@ -164,7 +164,11 @@ std::optional<PythonFacts> FactsCache::find(const stdfs::path& python) const {
 }
 
 bool FactsCache::outdated(const stdfs::path& python) const {
-    return impl_->entries.contains(cache_key(python)) && !find(python);
+    auto it = impl_->entries.find(cache_key(python));
+    if (it == impl_->entries.end()) return false;
+    auto now = stamp(python);
+    if (now.empty()) return false;  // gone: nothing to run
+    return now != it->second.stamp || path_files(it->second.facts.purelib) != it->second.paths;
 }
 
 std::optional<std::string> FactsCache::watched_now(const stdfs::path& python) const {

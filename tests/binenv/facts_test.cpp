@@ -257,6 +257,10 @@ TEST(Facts, OutdatedEntriesAndWhatWasWatchedBeforeTheRun) {
     cache.put(a, *facts, now);
     EXPECT_FALSE(cache.outdated(a));
     EXPECT_TRUE(cache.find(a));
+    // Its interpreter gone (the venv removed): not outdated, nothing to run.
+    std::filesystem::remove_all(dir / "a");
+    EXPECT_FALSE(cache.find(a));
+    EXPECT_FALSE(cache.outdated(a));
 }
 
 TEST(Facts, SavingWritesOnlyWhatThisProcessPut) {

@@ -45,7 +45,8 @@ public:
     // such venv is cached, a folder is reached through a link, or a path lies outside the venv.
     std::optional<PythonFacts> derive(const std::filesystem::path& python) const;
     // Whether an entry for `python` is there but no longer holds (a .pth file changed, or the
-    // interpreter): an install that changed them leaves it to `envfix cache ready` to run it again.
+    // interpreter; not where the interpreter is gone): an install that changed them leaves it to
+    // `envfix cache ready` to run it again.
     bool outdated(const std::filesystem::path& python) const;
     // What the entry for `python` watches (its purelib's .pth files), as they are now; taken
     // before a run and given to put(). nullopt where there is no entry.
