@@ -6,7 +6,10 @@
 # docs/performance.md ("The twenty-seventh session").
 #
 # Usage (repository root, after bench/real_stack.py made INDEX_DIR):
-#   bench/switch_ab_h200.sh INDEX_DIR OUT_DIR REPS BUILD...
+#   [VV_LOG=FILE] bench/switch_ab_h200.sh INDEX_DIR OUT_DIR REPS BUILD...
+# VV_LOG: each switch's -vv (but the index pages' lines) appended to FILE as it ends, e.g. a file
+# under the device call's $OUT, which comes back even where the call runs out of time (the
+# twenty-eighth session's logs, packed at the end, did not).
 set -u
 IDX=${1:?usage: bench/switch_ab_h200.sh INDEX_DIR OUT_DIR REPS BUILD...}
 OUT=$(realpath -m "${2:?}")
@@ -28,6 +31,7 @@ for rep in $(seq "$REPS"); do
     n=${nw%%=*}; w=${nw#*=}
     PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin ENVFIX="$w" bench/switch_profile_h200.sh "$IDX" "$OUT/$n-$rep" > /dev/null 2>&1
     wall=$(grep -oE 'Elapsed.*: [0-9:.]+' "$OUT/$n-$rep/time-v.txt" | grep -oE '[0-9.]+$')
+    [[ -n ${VV_LOG:-} ]] && { echo "== $n $rep $wall"; grep -v 'simple/' "$OUT/$n-$rep/switch-vv.log"; } >> "$VV_LOG"
     echo "$n $rep $wall"
   done
 done | tee "$OUT/walls.txt"
