@@ -20,6 +20,7 @@
 #include <string_view>
 
 #include "envfix/common/exit_codes.hpp"
+#include "envfix/common/platform.hpp"
 #include "envfix/installer/zip.hpp"
 #include "inflate_parallel.hpp"
 
@@ -34,17 +35,26 @@ double cpu_now() {
     return static_cast<double>(r.ru_utime.tv_sec + r.ru_stime.tv_sec) + (r.ru_utime.tv_usec + r.ru_stime.tv_usec) / 1e6;
 }
 
+long faults_now() {
+    rusage r{};
+    getrusage(RUSAGE_SELF, &r);
+    return r.ru_minflt;
+}
+
 void timed(const char* what, size_t bytes, const std::function<void()>& f) {
     const double c0 = cpu_now();
+    const long f0 = faults_now();
     auto t = std::chrono::steady_clock::now();
     f();
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-    std::printf("%-34s %7.3f s wall %7.3f s CPU %8.0f MB/s\n", what, wall, cpu_now() - c0, bytes / wall / 1e6);
+    std::printf("%-34s %7.3f s wall %7.3f s CPU %8.0f MB/s %7ld page faults\n", what, wall, cpu_now() - c0, bytes / wall / 1e6,
+                faults_now() - f0);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+    envfix::platform::bound_allocator();  // as envfix's main: blocks of 256 KiB and more mapped and unmapped
     if (argc < 2) {
         std::fprintf(stderr, "usage: inflate_parallel_bench FILE [LEVEL] [CHUNK_KIB] [MAX_THREADS]\n");
         return 2;

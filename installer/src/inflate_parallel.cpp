@@ -203,7 +203,7 @@ struct Chunk {
     size_t nsym = 0;            // ... its first nsym
     // Once taken: the window before it, and its output as bytes, filled in by a worker.
     std::string window;
-    std::unique_ptr<char[]> bytes;
+    std::vector<char> bytes;  // its first nsym
     bool resolved = false, resolve_ok = false;
 };
 
@@ -273,6 +273,9 @@ private:
     bool seq_at_p_ = false;
     Buffer seq_out_;
     std::vector<std::vector<uint16_t>> spare_;  // taken chunks' buffers, for the next ones
+    // Emitted chunks' byte buffers, for the next ones: each new one (1-4 MB, above the allocator's
+    // mmap threshold) cost its pages' faults and, once freed, an munmap every thread's CPU hears of.
+    std::vector<std::vector<char>> spare_bytes_;
     std::deque<size_t> resolve_queue_;  // taken chunks whose bytes a worker fills in
     std::deque<size_t> pending_;        // taken chunks not yet emitted, in order
     unsigned threads_ = 1;
@@ -373,9 +376,21 @@ MarkedStop Run::try_from(Chunk& c, uint64_t bit, const uint8_t* in, size_t n, bo
 // A taken chunk's symbols as bytes, given the window before it (its last 32 KiB were filled in by
 // the caller's thread already, for the next chunk's window; the rest is done here, beside).
 void Run::resolve_chunk(Chunk& c) {
-    std::unique_ptr<char[]> bytes(new char[std::max<size_t>(c.nsym, 1)]);
+    std::vector<char> bytes;
+    {
+        std::lock_guard lock(mu_);
+        if (!spare_bytes_.empty()) {
+            bytes = std::move(spare_bytes_.back());
+            spare_bytes_.pop_back();
+        }
+    }
+    // A buffer too small is made anew (its bytes need no copy); reused, it is not filled again.
+    if (const size_t n = std::max<size_t>(c.nsym, 1); bytes.size() < n) {
+        std::vector<char>().swap(bytes);
+        bytes.resize(n);
+    }
     const bool ok = resolve(c.sym.data(), c.nsym, reinterpret_cast<const uint8_t*>(c.window.data()), c.window.size(),
-                            reinterpret_cast<uint8_t*>(bytes.get()));
+                            reinterpret_cast<uint8_t*>(bytes.data()));
     {
         std::lock_guard lock(mu_);
         c.bytes = std::move(bytes);
@@ -400,14 +415,15 @@ Expected<void> Run::emit_ready(bool wait_for_one, bool all) {
         wait_for_one = false;
         // A real boundary whose chunk names bytes before the stream's start: damaged.
         if (!f.resolve_ok) return unexpected(corrupt_("a distance too far back"));
-        ENVFIX_TRY_VOID(emit_(std::string_view(f.bytes.get(), f.nsym)));
+        ENVFIX_TRY_VOID(emit_(std::string_view(f.bytes.data(), f.nsym)));
         produced_ += f.nsym;
-        f.bytes.reset();
         std::string().swap(f.window);
         {
             std::lock_guard lock(mu_);
             if (!f.sym.empty()) spare_.push_back(std::move(f.sym));
             f.sym = {};
+            spare_bytes_.push_back(std::move(f.bytes));
+            f.bytes = {};
         }
         pending_.pop_front();
     }
