@@ -43,7 +43,7 @@ HashWriteBehind::~HashWriteBehind() {
 void HashWriteBehind::run(int which) {
     std::unique_lock lock(mu_);
     for (;;) {
-        cv_.wait(lock, [&] { return abandon_ || closing_ || done_[which] < published_; });
+        work_cv_.wait(lock, [&] { return abandon_ || closing_ || done_[which] < published_; });
         if (abandon_ || done_[which] == published_) return;  // abandoned, or closing with all done
         const size_t slot = done_[which] % kSlots;
         const bool skip = error_.has_value();
@@ -60,9 +60,11 @@ void HashWriteBehind::run(int which) {
         const auto took = std::chrono::steady_clock::now() - began;
         lock.lock();
         busy_[which] += took;
-        if (e && !error_) error_ = std::move(e);
+        const bool failed = e && !error_;
+        if (failed) error_ = std::move(e);
         ++done_[which];
-        cv_.notify_all();
+        // A slot is free once both have done it: this one, where the other is as far or further.
+        if (failed || done_[which] <= done_[1 - which]) room_cv_.notify_one();
     }
 }
 
@@ -71,7 +73,7 @@ void HashWriteBehind::publish() {
     sizes_[published_ % kSlots] = filling_;
     ++published_;
     filling_ = 0;
-    cv_.notify_all();
+    work_cv_.notify_all();
 }
 
 Expected<void> HashWriteBehind::push(std::string_view bytes) {
@@ -81,7 +83,7 @@ Expected<void> HashWriteBehind::push(std::string_view bytes) {
             auto free = [&] { return error_.has_value() || published_ - std::min(done_[0], done_[1]) < kSlots; };
             if (!free()) {
                 const auto began = std::chrono::steady_clock::now();
-                cv_.wait(lock, free);
+                room_cv_.wait(lock, free);
                 waited_ += std::chrono::steady_clock::now() - began;
             }
             if (error_) return unexpected(*error_);
@@ -101,7 +103,7 @@ bool HashWriteBehind::close_and_join() {
         std::lock_guard lock(mu_);
         closing_ = true;
     }
-    cv_.notify_all();
+    work_cv_.notify_all();
     for (auto& t : threads_)
         if (t.joinable()) t.join();
     std::lock_guard lock(mu_);

@@ -58,7 +58,9 @@ private:
     std::unique_ptr<char[]> ring_{new char[kSlots * kSlot]};
     size_t sizes_[kSlots] = {};
     mutable std::mutex mu_;
-    std::condition_variable cv_;
+    // Each side woken only by what it waits for: the two threads by a slot handed over (or the
+    // end), push() by a slot both have done (or an error). One for all woke three threads a slot.
+    std::condition_variable work_cv_, room_cv_;
     uint64_t published_ = 0;    // slots handed over, in order
     uint64_t done_[2] = {0, 0};  // of those, hashed and written
     std::chrono::nanoseconds busy_[2] = {};  // each thread's, under mu_

@@ -1,0 +1,100 @@
+// A large entry's hashing and writing behind its inflating (installer/src/write_behind.hpp): what
+// is pushed, in pieces of any size, is hashed and written whole and in order, on the threads
+// behind or inline; at most HashWriteBehind::kMaxAtOnce at once; one dropped unfinished stops.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "file_ops.hpp"
+#include "record_hash.hpp"
+#include "support.hpp"
+#include "write_behind.hpp"
+
+using namespace envfix;
+using namespace envfix::installer;
+
+namespace {
+
+std::string noise(size_t n, unsigned seed) {
+    std::mt19937_64 rng(seed);
+    std::string s(n, '\0');
+    for (size_t i = 0; i < n; i += 8) {
+        const uint64_t v = rng();
+        std::memcpy(s.data() + i, &v, std::min<size_t>(8, n - i));
+    }
+    return s;
+}
+
+// Pushes `data` in pieces of 1 byte to 700 KiB (across slot boundaries, larger than a slot).
+void push_in_pieces(HashedOutput& out, const std::string& data, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<size_t> piece(1, 700u << 10);
+    for (size_t at = 0; at < data.size();) {
+        const size_t n = std::min(data.size() - at, rng() % 4 == 0 ? size_t{1} + rng() % 64 : piece(rng));
+        ASSERT_TRUE(out.push(std::string_view(data).substr(at, n)));
+        at += n;
+    }
+}
+
+}  // namespace
+
+TEST(WriteBehind, PiecesOfAnySizeAreHashedAndWrittenWholeAndInOrder) {
+    test::TempDir dir;
+    const std::string data = noise((20u << 20) + 12345, 7);
+    for (const bool behind : {true, false}) {
+        SCOPED_TRACE(behind ? "behind" : "inline");
+        const auto path = dir / (behind ? "behind.bin" : "inline.bin");
+        auto file = fileops::OutFile::create(path);
+        ASSERT_TRUE(file);
+        RecordHasher hasher;
+        ASSERT_TRUE(hasher.start("sha256"));
+        HashedOutput out(hasher, *file, behind);
+        push_in_pieces(out, data, behind ? 1 : 2);
+        ASSERT_TRUE(out.finish());
+        EXPECT_EQ(out.size(), data.size());
+        ASSERT_TRUE(file->finish(fileops::FileMode::Regular));
+        EXPECT_EQ(hasher.finish_b64(), record_sha256(data));
+        EXPECT_TRUE(test::read_text(path) == data);
+        if (behind) EXPECT_GT(out.times().hashing.count(), 0);  // the threads behind did the work
+        else EXPECT_EQ(out.times().hashing.count(), 0);
+    }
+}
+
+TEST(WriteBehind, AtMostSoManyAtOnceTheRestInline) {
+    test::TempDir dir;
+    std::vector<std::unique_ptr<RecordHasher>> hashers;
+    std::vector<std::unique_ptr<fileops::OutFile>> files;
+    std::vector<std::unique_ptr<HashWriteBehind>> running;
+    auto start = [&](int i) {
+        hashers.push_back(std::make_unique<RecordHasher>());
+        hashers.back()->start("sha256");
+        auto f = fileops::OutFile::create(dir / ("f" + std::to_string(i)));
+        EXPECT_TRUE(f);
+        files.push_back(std::make_unique<fileops::OutFile>(std::move(*f)));
+        return HashWriteBehind::try_start(*hashers.back(), *files.back());
+    };
+    for (int i = 0; i < HashWriteBehind::kMaxAtOnce; ++i) {
+        running.push_back(start(i));
+        ASSERT_TRUE(running.back());
+    }
+    EXPECT_FALSE(start(100)) << "one more is done inline";
+    running.pop_back();  // dropped unfinished: its place is free again
+    EXPECT_TRUE(start(101));
+}
+
+TEST(WriteBehind, OneDroppedUnfinishedStopsItsThreads) {
+    test::TempDir dir;
+    const std::string data = noise(3u << 20, 3);
+    auto file = fileops::OutFile::create(dir / "dropped.bin");
+    ASSERT_TRUE(file);
+    RecordHasher hasher;
+    hasher.start("sha256");
+    {
+        HashedOutput out(hasher, *file, true);
+        push_in_pieces(out, data, 3);
+    }  // no finish(): what was not done is dropped, and the destructor returns
+    SUCCEED();
+}
