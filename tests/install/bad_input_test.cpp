@@ -19,13 +19,6 @@ using namespace envfix::test;
 
 namespace {
 
-std::string random_bytes(size_t n, unsigned seed) {
-    std::mt19937 rng(seed);
-    std::string s(n, '\0');
-    for (auto& c : s) c = static_cast<char>(rng());
-    return s;
-}
-
 WheelSpec good_spec(const std::string& version = "1.0") {
     WheelSpec s;
     s.version = version;

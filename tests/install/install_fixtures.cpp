@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <random>
 #include <set>
 
 extern char** environ;
@@ -169,6 +170,13 @@ std::string first_error_line(const RunResult& r) {
     if (pos == std::string::npos) return "";
     auto end = r.err.find('\n', pos);
     return r.err.substr(pos, end - pos);
+}
+
+std::string random_bytes(size_t n, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::string s(n, '\0');
+    for (auto& c : s) c = static_cast<char>(rng());
+    return s;
 }
 
 }  // namespace envfix::test

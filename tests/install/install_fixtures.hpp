@@ -55,4 +55,7 @@ private:
 // One line of stderr (the error) and the exit code of a run.
 std::string first_error_line(const RunResult& r);
 
+// `n` pseudo-random bytes from `seed` (garbage files, incompressible entries and streams).
+std::string random_bytes(size_t n, unsigned seed);
+
 }  // namespace envfix::test

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "file_ops.hpp"
+#include "install_fixtures.hpp"
 #include "record_hash.hpp"
 #include "support.hpp"
 #include "write_behind.hpp"
@@ -17,16 +18,6 @@ using namespace envfix;
 using namespace envfix::installer;
 
 namespace {
-
-std::string noise(size_t n, unsigned seed) {
-    std::mt19937_64 rng(seed);
-    std::string s(n, '\0');
-    for (size_t i = 0; i < n; i += 8) {
-        const uint64_t v = rng();
-        std::memcpy(s.data() + i, &v, std::min<size_t>(8, n - i));
-    }
-    return s;
-}
 
 // Pushes `data` in pieces of 1 byte to 700 KiB (across slot boundaries, larger than a slot).
 void push_in_pieces(HashedOutput& out, const std::string& data, unsigned seed) {
@@ -43,7 +34,7 @@ void push_in_pieces(HashedOutput& out, const std::string& data, unsigned seed) {
 
 TEST(WriteBehind, PiecesOfAnySizeAreHashedAndWrittenWholeAndInOrder) {
     test::TempDir dir;
-    const std::string data = noise((20u << 20) + 12345, 7);
+    const std::string data = test::random_bytes((20u << 20) + 12345, 7);
     for (const bool behind : {true, false}) {
         SCOPED_TRACE(behind ? "behind" : "inline");
         const auto path = dir / (behind ? "behind.bin" : "inline.bin");
@@ -87,7 +78,7 @@ TEST(WriteBehind, AtMostSoManyAtOnceTheRestInline) {
 
 TEST(WriteBehind, OneDroppedUnfinishedStopsItsThreads) {
     test::TempDir dir;
-    const std::string data = noise(3u << 20, 3);
+    const std::string data = test::random_bytes(3u << 20, 3);
     auto file = fileops::OutFile::create(dir / "dropped.bin");
     ASSERT_TRUE(file);
     RecordHasher hasher;
