@@ -154,12 +154,16 @@ std::string FactsCache::stamp(const stdfs::path& python) {
     return s;
 }
 
+namespace {
+// Whether the entry still holds for an interpreter whose stamp is now `now` (not empty).
+bool holds(const Entry& e, const std::string& now) { return now == e.stamp && path_files(e.facts.purelib) == e.paths; }
+}  // namespace
+
 std::optional<PythonFacts> FactsCache::find(const stdfs::path& python) const {
     auto it = impl_->entries.find(cache_key(python));
     if (it == impl_->entries.end()) return std::nullopt;
     auto now = stamp(python);
-    if (now.empty() || now != it->second.stamp) return std::nullopt;
-    if (path_files(it->second.facts.purelib) != it->second.paths) return std::nullopt;
+    if (now.empty() || !holds(it->second, now)) return std::nullopt;
     return it->second.facts;
 }
 
@@ -167,8 +171,7 @@ bool FactsCache::outdated(const stdfs::path& python) const {
     auto it = impl_->entries.find(cache_key(python));
     if (it == impl_->entries.end()) return false;
     auto now = stamp(python);
-    if (now.empty()) return false;  // gone: nothing to run
-    return now != it->second.stamp || path_files(it->second.facts.purelib) != it->second.paths;
+    return !now.empty() && !holds(it->second, now);  // gone (no stamp): nothing to run
 }
 
 std::optional<std::string> FactsCache::watched_now(const stdfs::path& python) const {
