@@ -26,7 +26,7 @@ rm -rf "$W/v"; sync
 inst --env "$W/w" "${R1[@]}" > /dev/null 2>&1
 # What the warm install left running (ready trees, the facts its .pth files made outdated) ends
 # first, as compare.py waits for it.
-for _ in $(seq 1000); do pgrep -x envfix > /dev/null || break; sleep 0.01; done
+wait_for_maker
 sync
 # The switch's wheels read from the disk by the server, as in compare.py's chain.
 echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || true

@@ -1,6 +1,7 @@
 #pragma once
 // Ready trees after an install (envfix/installer/unpacked_cache.hpp, docs/performance.md "Ready
-// trees"): which wheels an install uses them for, and their making once the command has ended.
+// trees"): which wheels an install uses them for, and their making once the command has ended,
+// with the interpreter facts the command made outdated (docs/environments.md).
 #include <cstddef>
 #include <string>
 #include <vector>

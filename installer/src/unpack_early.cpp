@@ -315,11 +315,10 @@ Expected<EarlyUnpack::File> EarlyUnpack::inflate_one(const Job& job) {
     RecordHasher hasher;
     hasher.start("sha256");
     HashedOutput output(hasher, file, true);
-    auto since = [&] {
-        return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - epoch_).count());
-    };
-    // Several workers read at once where the stream is inflated on several threads.
     using Clock = std::chrono::steady_clock;
+    auto ms = [](Clock::duration d) { return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(d).count()); };
+    auto since = [&] { return ms(Clock::now() - epoch_); };
+    // Several workers read at once where the stream is inflated on several threads.
     std::mutex times_mu;
     uint64_t first_ms = 0, bytes_ms = 0;
     bool first = true;
@@ -393,7 +392,6 @@ Expected<EarlyUnpack::File> EarlyUnpack::inflate_one(const Job& job) {
     const bool exec = e.is_executable();
     ENVFIX_TRY_VOID(file.finish(exec ? fileops::FileMode::Executable : fileops::FileMode::Regular));
     if (!by) joined_ms = joined_at = 0;  // lent, but the stream ended before a block boundary came
-    auto ms = [](auto d) { return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(d).count()); };
     const auto& behind = output.times();
     const UnpackAhead::EarlyTimes times{ms(reading), ms(between), ms(handing), ms(behind.waited), ms(behind.hashing), ms(behind.writing)};
     return File{e.name, output.size(), e.crc32, hasher.finish_b64(), exec, e.compressed_size, first_ms, bytes_ms, since(), by, joined_ms, joined_at, times};
