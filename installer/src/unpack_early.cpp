@@ -349,6 +349,7 @@ Expected<EarlyUnpack::File> EarlyUnpack::inflate_one(const Job& job) {
     unsigned by = 0;  // workers that inflated it (0: this thread)
     uint64_t joined_ms = 0, joined_at = 0;
     if (workers.count()) {
+        output.widen();
         try {
             ENVFIX_TRY_VOID(stream_zip_entry_parallel(e, source_, read, workers.count(), push));
             by = workers.count();
@@ -374,6 +375,7 @@ Expected<EarlyUnpack::File> EarlyUnpack::inflate_one(const Job& job) {
                                           const bool behind = progress_->has(e.data_offset + decoded, std::min(left, kBehind));
                                           const unsigned n = helpers_->take_late(&e, behind ? std::optional(left) : std::nullopt);
                                           if (!n) return 0;
+                                          output.widen();
                                           late.emplace(helpers_.get(), Lent::Taken{n});
                                           joined_ms = since();
                                           joined_at = decoded;

@@ -45,10 +45,10 @@ void HashWriteBehind::run(int which) {
     for (;;) {
         work_cv_.wait(lock, [&] { return abandon_ || closing_ || done_[which] < published_; });
         if (abandon_ || done_[which] == published_) return;  // abandoned, or closing with all done
-        const size_t slot = done_[which] % kSlots;
+        const size_t slot = done_[which] % kWideSlots;
         const bool skip = error_.has_value();
+        const std::string_view bytes(buffers_[slot], sizes_[slot]);
         lock.unlock();
-        std::string_view bytes(ring_.get() + slot * kSlot, sizes_[slot]);
         const auto began = std::chrono::steady_clock::now();
         std::optional<Error> e;
         if (skip) {
@@ -70,7 +70,7 @@ void HashWriteBehind::run(int which) {
 
 void HashWriteBehind::publish() {
     std::lock_guard lock(mu_);
-    sizes_[published_ % kSlots] = filling_;
+    sizes_[published_ % kWideSlots] = filling_;
     ++published_;
     filling_ = 0;
     work_cv_.notify_all();
@@ -80,15 +80,19 @@ Expected<void> HashWriteBehind::push(std::string_view bytes) {
     while (!bytes.empty()) {
         if (filling_ == 0) {  // the slot must have been hashed and written
             std::unique_lock lock(mu_);
-            auto free = [&] { return error_.has_value() || published_ - std::min(done_[0], done_[1]) < kSlots; };
+            auto free = [&] { return error_.has_value() || published_ - std::min(done_[0], done_[1]) < capacity_; };
             if (!free()) {
                 const auto began = std::chrono::steady_clock::now();
                 room_cv_.wait(lock, free);
                 waited_ += std::chrono::steady_clock::now() - began;
             }
             if (error_) return unexpected(*error_);
+            // The slots both threads have done give their buffers back.
+            for (const uint64_t both = std::min(done_[0], done_[1]); reclaimed_ < both; ++reclaimed_)
+                free_.push_back(buffers_[reclaimed_ % kWideSlots]);
+            buffers_[published_ % kWideSlots] = take_buffer();  // only this thread moves published_
         }
-        char* slot = ring_.get() + (published_ % kSlots) * kSlot;  // only this thread moves published_
+        char* slot = buffers_[published_ % kWideSlots];
         const size_t n = std::min(bytes.size(), kSlot - filling_);
         std::memcpy(slot + filling_, bytes.data(), n);
         filling_ += n;
@@ -96,6 +100,21 @@ Expected<void> HashWriteBehind::push(std::string_view bytes) {
         if (filling_ == kSlot) publish();
     }
     return {};
+}
+
+char* HashWriteBehind::take_buffer() {
+    if (!free_.empty()) {
+        char* b = free_.back();
+        free_.pop_back();
+        return b;
+    }
+    owned_.push_back(std::make_unique_for_overwrite<char[]>(kSlot));
+    return owned_.back().get();
+}
+
+void HashWriteBehind::widen() {
+    std::lock_guard lock(mu_);
+    capacity_ = kWideSlots;
 }
 
 bool HashWriteBehind::close_and_join() {
@@ -118,7 +137,7 @@ Expected<void> HashWriteBehind::finish() {
 
 HashWriteBehind::Times HashWriteBehind::times() const {
     std::lock_guard lock(mu_);
-    return {waited_, busy_[0], busy_[1]};
+    return {waited_, busy_[0], busy_[1], owned_.size()};
 }
 
 }  // namespace envfix::installer

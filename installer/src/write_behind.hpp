@@ -3,6 +3,10 @@
 // (stager.cpp): one after another on one thread, SHA-256 and write() made a 542 MB library's
 // stream about three times slower than inflating it alone (docs/performance.md, "Hashing and
 // writing behind the inflate"). The inflated bytes go through a ring of slots that both read.
+// A ring of 1 MiB was enough behind one thread inflating; behind the parallel inflater's workers
+// it filled at every hiccup of either thread and the two took turns idling (GPU machine, -vv:
+// libtorch_cpu.so's pusher waited 440 ms for room while hashing was busy 420 ms of 860), so a
+// stream lent workers widens it to 8 MiB (docs/performance.md, "The twenty-ninth session").
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -23,10 +27,12 @@ namespace envfix::installer {
 class HashWriteBehind {
 public:
     // Entries from this size are worth two threads; at most kMaxAtOnce in the whole process (the
-    // unpacking runs stage side by side), each holding kSlots × kSlot bytes: 8 MiB in all.
+    // unpacking runs stage side by side), each holding kSlots × kSlot bytes (8 MiB in all), or
+    // kWideSlots × kSlot once widened (only streams lent workers, a few at a time).
     static constexpr uint64_t kFrom = 16u << 20;
     static constexpr size_t kSlot = 256u << 10;
     static constexpr size_t kSlots = 4;
+    static constexpr size_t kWideSlots = 32;
     static constexpr int kMaxAtOnce = 8;
 
     // A place among the kMaxAtOnce, or nothing (the entry is hashed and written inline).
@@ -40,10 +46,14 @@ public:
     Expected<void> push(std::string_view bytes);
     // Hands over the rest and waits until everything is hashed and written.
     Expected<void> finish();
+    // Up to kWideSlots slots in flight from now on (their memory taken as they are first needed):
+    // for a stream whose bytes come faster than one thread inflates them.
+    void widen();
 
     // Where the time went (-vv): push() waiting for a free slot, the two threads busy.
     struct Times {
         std::chrono::nanoseconds waited{0}, hashing{0}, writing{0};
+        size_t buffers = 0;  // slot buffers made: at most kSlots, or kWideSlots once widened
     };
     Times times() const;  // after finish()
 
@@ -53,10 +63,18 @@ private:
     void publish();
     bool close_and_join();  // false when the writer failed
 
+    // A free buffer for the slot published_ names (push()'s thread only): one both threads are
+    // done with, else a new one; the slots in flight are never more than capacity_.
+    char* take_buffer();
+
     RecordHasher& hasher_;
     fileops::OutFile& file_;
-    std::unique_ptr<char[]> ring_{new char[kSlots * kSlot]};
-    size_t sizes_[kSlots] = {};
+    // Slot n (the nth handed over) is buffers_[n % kWideSlots] with sizes_[n % kWideSlots] bytes.
+    char* buffers_[kWideSlots] = {};
+    size_t sizes_[kWideSlots] = {};
+    std::vector<std::unique_ptr<char[]>> owned_;  // every buffer made, push()'s thread only
+    std::vector<char*> free_;                      // of those, done by both (push()'s thread only)
+    uint64_t reclaimed_ = 0;                       // slots whose buffers went back to free_
     mutable std::mutex mu_;
     // Each side woken only by what it waits for: the two threads by a slot handed over (or the
     // end), push() by a slot both have done (or an error). One for all woke three threads a slot.
@@ -65,7 +83,8 @@ private:
     uint64_t done_[2] = {0, 0};  // of those, hashed and written
     std::chrono::nanoseconds busy_[2] = {};  // each thread's, under mu_
     std::chrono::nanoseconds waited_{0};     // push()'s, its thread only
-    size_t filling_ = 0;        // bytes in slot published_ % kSlots
+    size_t capacity_ = kSlots;  // slots in flight at most, under mu_
+    size_t filling_ = 0;        // bytes in slot published_
     bool closing_ = false;      // nothing more comes
     bool abandon_ = false;      // stop without doing the rest
     std::optional<Error> error_;
@@ -84,6 +103,10 @@ public:
         if (behind_) return behind_->push(bytes);
         hasher_.update(bytes);
         return file_.write(bytes);
+    }
+    // A deeper ring behind a stream lent workers (HashWriteBehind::widen); nothing where inline.
+    void widen() {
+        if (behind_) behind_->widen();
     }
     // Everything hashed and written (the threads behind, if any, ended).
     Expected<void> finish() {

@@ -1,8 +1,11 @@
 // A large entry's hashing and writing behind its inflating (installer/src/write_behind.hpp): what
 // is pushed, in pieces of any size, is hashed and written whole and in order, on the threads
-// behind or inline; at most HashWriteBehind::kMaxAtOnce at once; one dropped unfinished stops.
+// behind or inline, the ring widened or not (and then holding its few slots only); at most
+// HashWriteBehind::kMaxAtOnce at once; one dropped unfinished stops.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <random>
 #include <string>
@@ -30,6 +33,30 @@ void push_in_pieces(HashedOutput& out, const std::string& data, unsigned seed) {
     }
 }
 
+// `data` pushed in pieces into a new file at `path`, behind or inline, the ring widened once
+// `widen_at` bytes are in (never where it is past the end); the file and its digest checked whole.
+HashWriteBehind::Times write_checked(const std::filesystem::path& path, const std::string& data, bool behind,
+                                     size_t widen_at, unsigned seed) {
+    auto file = fileops::OutFile::create(path);
+    EXPECT_TRUE(file);
+    if (!file) return {};
+    RecordHasher hasher;
+    EXPECT_TRUE(hasher.start("sha256"));
+    HashedOutput out(hasher, *file, behind);
+    const size_t first = std::min(widen_at, data.size());
+    push_in_pieces(out, data.substr(0, first), seed);
+    if (widen_at <= data.size()) out.widen();
+    push_in_pieces(out, data.substr(first), seed + 100);
+    EXPECT_TRUE(out.finish());
+    EXPECT_EQ(out.size(), data.size());
+    EXPECT_TRUE(file->finish(fileops::FileMode::Regular));
+    EXPECT_EQ(hasher.finish_b64(), record_sha256(data));
+    EXPECT_TRUE(test::read_text(path) == data);
+    return out.times();
+}
+
+constexpr size_t kNever = SIZE_MAX;
+
 }  // namespace
 
 TEST(WriteBehind, PiecesOfAnySizeAreHashedAndWrittenWholeAndInOrder) {
@@ -37,21 +64,30 @@ TEST(WriteBehind, PiecesOfAnySizeAreHashedAndWrittenWholeAndInOrder) {
     const std::string data = test::random_bytes((20u << 20) + 12345, 7);
     for (const bool behind : {true, false}) {
         SCOPED_TRACE(behind ? "behind" : "inline");
-        const auto path = dir / (behind ? "behind.bin" : "inline.bin");
-        auto file = fileops::OutFile::create(path);
-        ASSERT_TRUE(file);
-        RecordHasher hasher;
-        ASSERT_TRUE(hasher.start("sha256"));
-        HashedOutput out(hasher, *file, behind);
-        push_in_pieces(out, data, behind ? 1 : 2);
-        ASSERT_TRUE(out.finish());
-        EXPECT_EQ(out.size(), data.size());
-        ASSERT_TRUE(file->finish(fileops::FileMode::Regular));
-        EXPECT_EQ(hasher.finish_b64(), record_sha256(data));
-        EXPECT_TRUE(test::read_text(path) == data);
-        if (behind) EXPECT_GT(out.times().hashing.count(), 0);  // the threads behind did the work
-        else EXPECT_EQ(out.times().hashing.count(), 0);
+        const auto times = write_checked(dir / (behind ? "behind.bin" : "inline.bin"), data, behind, kNever, behind ? 1 : 2);
+        if (behind) EXPECT_GT(times.hashing.count(), 0);  // the threads behind did the work
+        else EXPECT_EQ(times.hashing.count(), 0);
     }
+}
+
+TEST(WriteBehind, AWidenedRingStillHandsEverythingOverInOrder) {
+    test::TempDir dir;
+    const std::string data = test::random_bytes((24u << 20) + 777, 11);
+    // Widened before the first byte (a stream lent workers from its start) and halfway (workers
+    // joining a stream as it runs).
+    for (const size_t at : {size_t{0}, data.size() / 2}) {
+        SCOPED_TRACE("widened at " + std::to_string(at));
+        const auto times = write_checked(dir / ("wide" + std::to_string(at)), data, true, at, 4);
+        EXPECT_GE(times.buffers, 1u);
+        EXPECT_LE(times.buffers, HashWriteBehind::kWideSlots);
+    }
+}
+
+TEST(WriteBehind, ARingNotWidenedHoldsAtMostItsFewSlots) {
+    test::TempDir dir;
+    const auto times = write_checked(dir / "narrow.bin", test::random_bytes(12u << 20, 12), true, kNever, 6);
+    EXPECT_GE(times.buffers, 1u);
+    EXPECT_LE(times.buffers, HashWriteBehind::kSlots);
 }
 
 TEST(WriteBehind, AtMostSoManyAtOnceTheRestInline) {
