@@ -276,6 +276,15 @@ private:
     // Emitted chunks' byte buffers, for the next ones: each new one (1-4 MB, above the allocator's
     // mmap threshold) cost its pages' faults and, once freed, an munmap every thread's CPU hears of.
     std::vector<std::vector<char>> spare_bytes_;
+    // One of a pool's buffers, or an empty one where the pool has none.
+    template <class Buf>
+    Buf take_spare(std::vector<Buf>& pool) {
+        std::lock_guard lock(mu_);
+        if (pool.empty()) return {};
+        Buf b = std::move(pool.back());
+        pool.pop_back();
+        return b;
+    }
     std::deque<size_t> resolve_queue_;  // taken chunks whose bytes a worker fills in
     std::deque<size_t> pending_;        // taken chunks not yet emitted, in order
     unsigned threads_ = 1;
@@ -320,13 +329,7 @@ void Run::decode(Chunk& c, size_t k) {
     thread_local std::vector<uint8_t> in;
     if (in.size() < n + 8) in.resize(n + 8);
     std::memset(in.data() + n, 0, 8);
-    {
-        std::lock_guard lock(mu_);
-        if (!spare_.empty()) {
-            c.sym = std::move(spare_.back());
-            spare_.pop_back();
-        }
-    }
+    c.sym = take_spare(spare_);
     size_t got = 0;
     while (got < n) {
         auto r = read_(c.from + got, reinterpret_cast<char*>(in.data()) + got, n - got);
@@ -376,14 +379,7 @@ MarkedStop Run::try_from(Chunk& c, uint64_t bit, const uint8_t* in, size_t n, bo
 // A taken chunk's symbols as bytes, given the window before it (its last 32 KiB were filled in by
 // the caller's thread already, for the next chunk's window; the rest is done here, beside).
 void Run::resolve_chunk(Chunk& c) {
-    std::vector<char> bytes;
-    {
-        std::lock_guard lock(mu_);
-        if (!spare_bytes_.empty()) {
-            bytes = std::move(spare_bytes_.back());
-            spare_bytes_.pop_back();
-        }
-    }
+    std::vector<char> bytes = take_spare(spare_bytes_);
     // A buffer too small is made anew (its bytes need no copy); reused, it is not filled again.
     if (const size_t n = std::max<size_t>(c.nsym, 1); bytes.size() < n) {
         std::vector<char>().swap(bytes);
