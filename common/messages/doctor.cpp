@@ -141,6 +141,9 @@ const CatalogEntry entries[] = {
     {"doctor.fix_text", "Fix: {text}", "修复：{text}"},
     {"doctor.debug.libraries", "libraries: {cached} from the cache of their architectures, {read} read now, {unreadable} unreadable (read again each run){first}",
      "库：{cached} 个取自架构缓存，{read} 个本次读取，{unreadable} 个无法读取（每次运行都会重新读取）{first}"},
+    {"doctor.debug.dependents",
+     "packages built against torch: {cached} site-packages folders from their cache, {read} read ({dists} distributions' METADATA)",
+     "依赖 torch 构建的包：{cached} 个 site-packages 目录取自缓存，{read} 个本次读取（{dists} 个发行包的 METADATA）"},
     {"doctor.debug.steps",
      "steps, in ms after the command began: environment found {env}, profiles loaded {profiles}, libraries read {libraries}, "
      "GPUs known {gpus} (the probe took {probe} ms on its own thread), diagnosed {diagnosed}",

@@ -6,6 +6,7 @@
 
 #include "envfix/common/strings.hpp"
 #include "envfix/probe/arch_cache.hpp"
+#include "envfix/probe/dependents_cache.hpp"
 #include "envfix/resolver/coverage.hpp"
 #include "envfix/resolver/framework_stack.hpp"
 #include "envfix/resolver/matrix_loader.hpp"
@@ -58,8 +59,10 @@ std::optional<resolver::Diagnosis> diagnose_env(const probe::Environment& env, c
         return std::nullopt;
     }
     auto cache = probe::ArchCache::load(probe::ArchCache::default_path());
-    auto stack = resolver::read_environment_stack(env.site_packages, {.cache = &cache});
+    auto dependents = probe::DependentsCache::load(probe::DependentsCache::default_path());
+    auto stack = resolver::read_environment_stack(env.site_packages, {.cache = &cache, .dependents = &dependents});
     if (auto saved = cache.save(); !saved) r.debug(saved.error().message);
+    if (auto saved = dependents.save(); !saved) r.debug(saved.error().message);
     if (!stack) {
         r.debug(stack.error().message);
         return std::nullopt;

@@ -9,6 +9,7 @@
 #include "envfix/probe/arch_cache.hpp"
 #include "envfix/resolver/names.hpp"
 #include "envfix/resolver/requirement.hpp"
+#include "envfix/resolver/torch_dependents.hpp"
 
 namespace envfix::resolver {
 
@@ -79,6 +80,7 @@ EnvironmentStack& EnvironmentStack::operator=(const EnvironmentStack& o) {
     version_file_problem = o.version_file_problem;
     libraries = o.libraries;
     unreadable = o.unreadable;
+    dependents = o.dependents;
     torch_dist = nullptr;
     if (o.torch_dist)
         for (const auto& d : installed.dists)
@@ -101,80 +103,17 @@ const InstalledDist* pick_torch(const std::vector<const InstalledDist*>& copies,
     return copies.front();
 }
 
-// Any package built against torch may ship its own kernels (a custom op, a vendored attention,
-// built for one torch and one architecture list): beyond the known extension packages, the
-// distributions whose Requires-Dist names torch are read too. Their libraries come from their
-// RECORDs: walking their folders opened every directory of transformers, timm, peft and the like,
-// 4 000 in the GPU machine's venv, 40 of a warm doctor's 70 ms (docs/performance.md, "The
-// twenty-fourth session"). One without a readable RECORD (egg-info) has the folder named after it
-// walked (kernpkg → kernpkg/), as nearly every package is named.
-struct TorchDependents {
-    std::vector<std::string> walk;              // folders, relative to their site-packages
-    std::vector<std::pair<stdfs::path, probe::GpuLibrary>> listed;  // site-packages, library (absolute)
-};
-
-// Whether a Requires-Dist can name torch: only those are parsed (each of 300 distributions'
-// requirements was, a tenth of a warm doctor's CPU on the GPU machine). The name comes first;
-// "torch" has no separators to spell otherwise; anything unusual before it is parsed anyway.
-bool may_name_torch(std::string_view t) {
-    size_t i = 0;
-    while (i < t.size() && (t[i] == ' ' || t[i] == '\t')) ++i;
-    if (i < t.size() && !std::isalnum(static_cast<unsigned char>(t[i]))) return true;
-    if (t.size() - i < 5 || !str::iequals(t.substr(i, 5), "torch")) return false;
-    if (i + 5 == t.size()) return true;
-    const char c = t[i + 5];
-    return !(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.');
-}
-
-TorchDependents torch_dependents(const std::vector<InstalledDist>& others) {
-    TorchDependents out;
-    const auto& known = probe::known_cuda_extension_packages();  // walked whatever their RECORDs say
-    for (const auto& d : others) {
-        bool needs_torch = false;
-        for (const auto& text : d.metadata.requires_dist)
-            if (may_name_torch(text))
-                if (auto r = Requirement::parse(text); r && r->canonical_name() == "torch") needs_torch = true;
-        if (!needs_torch) continue;
-        std::string folder = d.name;
-        std::replace(folder.begin(), folder.end(), '-', '_');
-        std::replace(folder.begin(), folder.end(), '.', '_');
-        const std::string lower = str::lower(folder);
-        if (std::find(known.begin(), known.end(), lower) != known.end()) continue;
-        std::optional<std::vector<RecordEntry>> rows;
-        if (!d.egg_info && d.has_record)
-            if (auto r = read_record(d)) rows = std::move(*r);
-        if (!rows) {
-            out.walk.push_back(folder);
-            if (lower != folder) out.walk.push_back(lower);
-            continue;
-        }
-        for (const auto& row : *rows) {
-            const std::string_view rel = row.path;
-            const size_t slash = rel.rfind('/');
-            if (!probe::is_library_file_name(slash == std::string_view::npos ? rel : rel.substr(slash + 1))) continue;
-            // Inside site-packages only (a RECORD may name ../../bin/...), as its own package.
-            auto p = stdfs::path(row.path).lexically_normal();
-            if (p.empty() || p.is_absolute() || *p.begin() == "..") continue;
-            const std::string first = p.begin()->string();
-            out.listed.push_back({d.site_packages, {d.site_packages / p, std::next(p.begin()) == p.end() ? first.substr(0, first.find('.')) : first}});
-        }
-    }
-    return out;
-}
-
 }  // namespace
 
 Expected<EnvironmentStack> read_environment_stack(const std::vector<stdfs::path>& site_packages,
                                                   const StackOptions& options) {
     EnvironmentStack stack;
-    // One pass over the dist-infos: the stack's are kept; the others (read only when libraries are
-    // scanned) say which packages are built against torch.
+    // The stack's dist-infos; the others are read only when libraries are scanned, and then only
+    // when the cache of torch's dependents has no answer for their folder (torch_dependents.hpp).
     ReadInstalledOptions ro;
-    if (!options.scan_libraries) ro.only = [](std::string_view n) { return is_stack_package(n); };
+    ro.only = [](std::string_view n) { return is_stack_package(n); };
     ro.headers_only = true;
-    ENVFIX_TRY(auto all, read_installed(site_packages, ro));
-    std::vector<InstalledDist> others;
-    for (auto& d : all.dists) (is_stack_package(d.canonical_name) ? stack.installed.dists : others).push_back(std::move(d));
+    ENVFIX_TRY(stack.installed, read_installed(site_packages, ro));
 
     auto torches = stack.installed.find_all("torch");
     for (const auto& sp : site_packages) {
@@ -205,7 +144,8 @@ Expected<EnvironmentStack> read_environment_stack(const std::vector<stdfs::path>
     if (!options.scan_libraries) return stack;
     std::vector<probe::GpuLibrary> candidates;
     std::vector<stdfs::path> roots;
-    auto dependents = torch_dependents(others);
+    ENVFIX_TRY(auto dependents, dependents_of_torch(site_packages, options.dependents));
+    stack.dependents = {dependents.folders_cached, dependents.folders_read, dependents.dists_read};
     for (const auto& sp : site_packages) {
         std::vector<probe::GpuLibrary> listed;
         for (const auto& [where, lib] : dependents.listed)

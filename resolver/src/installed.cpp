@@ -152,9 +152,10 @@ InstalledDist read_dist_info(const stdfs::path& dist_info, const ReadInstalledOp
     take_metadata(d, fs::read_file(meta_path), meta_path, options);
     finish(d);
 
+    d.has_record = stdfs::exists(dist_info / "RECORD", ec);
+    if (!options.details) return d;
     d.installer = installer_of(dist_info);
     d.requested = stdfs::exists(dist_info / "REQUESTED", ec);
-    d.has_record = stdfs::exists(dist_info / "RECORD", ec);
     if (auto du = fs::read_file(dist_info / "direct_url.json")) d.direct_url = std::move(*du);
     return d;
 }
@@ -170,7 +171,7 @@ InstalledDist read_egg_info(const stdfs::path& egg_info, const ReadInstalledOpti
         if (auto req = fs::read_file(egg_info / "requires.txt")) d.metadata.requires_dist = egg_info_requirements(*req);
     }
     finish(d);
-    if (folder) d.installer = installer_of(egg_info);
+    if (folder && options.details) d.installer = installer_of(egg_info);
     return d;
 }
 
@@ -178,16 +179,23 @@ Expected<InstalledSet> read_installed(const std::vector<stdfs::path>& site_packa
     return read_installed(site_packages, {});
 }
 
-Expected<InstalledSet> read_installed(const std::vector<stdfs::path>& site_packages, const ReadInstalledOptions& options) {
-    InstalledSet set;
-    std::vector<stdfs::path> seen;
+std::vector<stdfs::path> distinct_folders(const std::vector<stdfs::path>& site_packages) {
+    std::vector<stdfs::path> seen, out;
     for (const auto& sp : site_packages) {
         std::error_code ec;
         auto canon = stdfs::weakly_canonical(sp, ec);
         if (ec) canon = sp;
         if (std::find(seen.begin(), seen.end(), canon) != seen.end()) continue;  // purelib == platlib
         seen.push_back(canon);
-        if (!stdfs::is_directory(sp, ec)) continue;
+        if (stdfs::is_directory(sp, ec)) out.push_back(sp);
+    }
+    return out;
+}
+
+Expected<InstalledSet> read_installed(const std::vector<stdfs::path>& site_packages, const ReadInstalledOptions& options) {
+    InstalledSet set;
+    for (const auto& sp : distinct_folders(site_packages)) {
+        std::error_code ec;
         stdfs::directory_iterator it(sp, ec);
         if (ec)
             return fail(ExitCode::EnvBroken, "installed.unreadable", {{"path", sp.string()}, {"reason", ec.message()}});

@@ -313,6 +313,43 @@ TEST(DoctorCli, APackageBuiltAgainstTorchIsReadFromItsRecord) {
     EXPECT_EQ(r.out.find("near_miss/_x.so"), std::string::npos) << r.out;
 }
 
+// Which distributions are built against torch is kept per site-packages folder: a warm run reads
+// none of the other distributions' METADATA or RECORDs, still finds their libraries, and reads
+// again once pip changed the folder (docs/doctor.md, "What doctor reads").
+TEST(DoctorCli, TorchsDependentsAreTakenFromTheirCacheUntilTheFolderChanges) {
+    test::TempDir d;
+    auto python = venv_with(
+        d, {test::torch_wheel({.version = "2.7.0+cu128", .cuda = "12.8", .lib_fixture = "torch211_cu130_like.so"}),
+            test::dist_wheel("Kern-Ops", "1.0", {"torch>=2.0"},
+                             {{"kernops_impl/_C.so", {{"copy", "tests/fixtures/fatbin/sass_75_80_86.so"}}}})});
+    const auto sp = test::venv_site_packages(python);
+    const auto settled = [&sp] { stdfs::last_write_time(sp, stdfs::file_time_type::clock::now() - std::chrono::minutes(1)); };
+    const auto shows = [](const test::RunResult& r, const std::string& lib) {
+        const auto j = r.json();
+        for (const auto& l : j["libraries"])
+            if (l["shown"] == lib) return true;
+        return false;
+    };
+    settled();
+    auto first = doctor(d, python, standin::env("rtx5090-570"), {"-vv"});
+    ASSERT_EQ(first.code, 20) << first.out << first.err;
+    EXPECT_NE(first.err.find("packages built against torch: 0 site-packages folders from their cache, 1 read ("), std::string::npos) << first.err;
+    EXPECT_TRUE(shows(first, "kernops_impl/_C.so")) << first.out;
+    auto warm = doctor(d, python, standin::env("rtx5090-570"), {"-vv"});
+    ASSERT_EQ(warm.code, 20) << warm.out << warm.err;
+    EXPECT_NE(warm.err.find("packages built against torch: 1 site-packages folders from their cache, 0 read (0 distributions"), std::string::npos) << warm.err;
+    EXPECT_TRUE(shows(warm, "kernops_impl/_C.so")) << warm.out;
+
+    test::pip_install(python, {test::build_wheel(test::dist_wheel("Kern-Two", "1.0", {"torch"},
+                                                                  {{"kern_two/_k.so", {{"copy", "tests/fixtures/fatbin/sass_75_80_86.so"}}}}),
+                                                 d / "wheels")});
+    auto changed = doctor(d, python, standin::env("rtx5090-570"), {"-vv"});
+    ASSERT_EQ(changed.code, 20) << changed.out << changed.err;
+    EXPECT_NE(changed.err.find("0 site-packages folders from their cache, 1 read ("), std::string::npos) << changed.err;
+    EXPECT_TRUE(shows(changed, "kern_two/_k.so")) << changed.out;
+    EXPECT_TRUE(shows(changed, "kernops_impl/_C.so")) << changed.out;
+}
+
 TEST(DoctorCli, RunTheReproduction) {
     test::TempDir d;
     auto python = venv_with(d, {test::torch_wheel({.version = "2.6.0+cu124", .cuda = "12.4",

@@ -6,7 +6,8 @@
 // (diagnosis.hpp).
 //
 //   auto cache = probe::ArchCache::load(probe::ArchCache::default_path());
-//   auto stack = read_environment_stack(env.site_packages, {.cache = &cache});
+//   auto dependents = probe::DependentsCache::load(probe::DependentsCache::default_path());
+//   auto stack = read_environment_stack(env.site_packages, {.cache = &cache, .dependents = &dependents});
 //   stack->torch;        // optional<TorchBuild>
 //   stack->libraries;    // GPU code per library, with its role (framework / extension / vendor)
 #include <filesystem>
@@ -22,6 +23,7 @@
 
 namespace envfix::probe {
 class ArchCache;
+class DependentsCache;
 }
 
 namespace envfix::resolver {
@@ -74,6 +76,10 @@ struct EnvironmentStack {
     std::optional<Error> version_file_problem;  // torch/version.py present but unreadable
     std::vector<StackLibrary> libraries;        // every candidate library that could be read
     std::vector<UnreadableLibrary> unreadable;  // candidates that could not be read
+    // How the distributions built against torch were found (when libraries were scanned).
+    struct {
+        size_t folders_cached = 0, folders_read = 0, dists_read = 0;
+    } dependents;
 
     EnvironmentStack() = default;
     EnvironmentStack(const EnvironmentStack& o) { *this = o; }
@@ -82,6 +88,9 @@ struct EnvironmentStack {
 
 struct StackOptions {
     probe::ArchCache* cache = nullptr;  // fatbin results by file identity (nullptr: none)
+    // Which other distributions are built against torch, by folder state (torch_dependents.hpp;
+    // nullptr: every distribution's METADATA is read each time).
+    probe::DependentsCache* dependents = nullptr;
     bool scan_libraries = true;
     unsigned threads = 0;               // scan_package_archs' threads (0: one per core)
 };

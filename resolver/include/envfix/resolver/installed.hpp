@@ -56,7 +56,14 @@ struct ReadInstalledOptions {
     // and .body stay empty. Requires-Dist and every other field are read.
     bool headers_only = false;
     bool egg_info = true;  // also *.egg-info folders and files
+    // INSTALLER, REQUESTED and direct_url.json; false: left unread (installer, requested and
+    // direct_url stay empty), three files fewer per distribution where only requirements matter.
+    bool details = true;
 };
+
+// The folders of `site_packages` that exist, each once (purelib and platlib are often the same
+// folder, under two names), in their order: those read_installed reads.
+std::vector<std::filesystem::path> distinct_folders(const std::vector<std::filesystem::path>& site_packages);
 
 // Reads every `*.dist-info` folder (and `*.egg-info`, see ReadInstalledOptions) directly inside
 // each of `site_packages` (missing folders are skipped: a fresh environment may lack platlib). A
