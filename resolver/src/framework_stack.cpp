@@ -113,6 +113,7 @@ Expected<EnvironmentStack> read_environment_stack(const std::vector<stdfs::path>
     ReadInstalledOptions ro;
     ro.only = [](std::string_view n) { return is_stack_package(n); };
     ro.headers_only = true;
+    ro.details = false;  // who installed them is not part of a diagnosis
     ENVFIX_TRY(stack.installed, read_installed(site_packages, ro));
 
     auto torches = stack.installed.find_all("torch");

@@ -68,7 +68,7 @@ struct UnreadableLibrary {
 };
 
 struct EnvironmentStack {
-    InstalledSet installed;  // the stack's distributions only (is_stack_package), headers only
+    InstalledSet installed;  // the stack's distributions only (is_stack_package), headers only, no details
     // The torch that `import torch` finds: the first site-packages folder (sys.path order) with a
     // torch dist-info; its build from that folder's torch/version.py.
     std::optional<TorchBuild> torch;
