@@ -194,6 +194,8 @@ const CatalogEntry entries[] = {
     {"snapshot.object_damaged", "snapshot {id} cannot be restored: the stored copy of {path} was changed ({object})",
      "无法恢复快照 {id}：{path} 的存档副本已被改动（{object}）"},
     {"install.debug.phase", "{phase}: {ms} ms", "{phase}：{ms} 毫秒"},
+    {"install.debug.phase_used", "{phase}: {ms} ms ({cpu} ms on the CPU; {waits} waits, {preempted} preemptions)",
+     "{phase}：{ms} 毫秒（CPU {cpu} 毫秒；等待 {waits} 次，被抢占 {preempted} 次）"},
     {"install.debug.planned_at", "planned {ms} ms after the command began", "命令开始后 {ms} 毫秒完成规划"},
     {"install.debug.installed_at", "installed {ms} ms after the command began", "命令开始后 {ms} 毫秒完成安装"},
     {"install.debug.flushed_by_file",

@@ -122,4 +122,18 @@ void lower_thread_priority(ThreadPriority how) {
 #endif
 }
 
+ThreadUsage thread_usage() {
+    ThreadUsage u;
+#if defined(__linux__)
+    rusage ru{};
+    if (::getrusage(RUSAGE_THREAD, &ru) == 0) {
+        u.cpu = std::chrono::seconds(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                std::chrono::microseconds(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+        u.waits = ru.ru_nvcsw;
+        u.preempted = ru.ru_nivcsw;
+    }
+#endif
+    return u;
+}
+
 }  // namespace envfix::platform

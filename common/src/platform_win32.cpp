@@ -45,4 +45,14 @@ void release_free_memory() {}
 
 void lower_thread_priority(ThreadPriority) {}
 
+ThreadUsage thread_usage() {
+    ThreadUsage u;
+    FILETIME created, exited, kernel, user;
+    if (GetThreadTimes(GetCurrentThread(), &created, &exited, &kernel, &user)) {
+        auto ticks = [](const FILETIME& f) { return (uint64_t(f.dwHighDateTime) << 32) | f.dwLowDateTime; };
+        u.cpu = std::chrono::microseconds((ticks(kernel) + ticks(user)) / 10);  // 100 ns units
+    }
+    return u;
+}
+
 }  // namespace envfix::platform

@@ -18,6 +18,7 @@
 
 #include "envfix/common/fs.hpp"
 #include "envfix/common/nearly_sorted.hpp"
+#include "envfix/common/platform.hpp"
 #include "envfix/common/interrupt.hpp"
 #include "envfix/common/strings.hpp"
 #include "envfix/installer/env_lock.hpp"
@@ -521,12 +522,21 @@ Expected<std::vector<RecoveryOutcome>> recover(const probe::Environment& env, bo
 Expected<InstallResult> install(const probe::Environment& env, const InstallRequest& request, Reporter& reporter) {
     auto started = Clock::now();
     // -vv: how long each step took (docs/performance.md reads these on machines without a profiler).
+    // With this thread's CPU time, waits and preemptions in the step: a step slower on the GPU
+    // machine than here says whether it waited or was kept from the cores.
     auto lap_at = started;
+    auto used_at = platform::thread_usage();
     auto lap = [&](const char* phase) {
         auto now = Clock::now();
-        reporter.debug(msg("install.debug.phase", {{"phase", phase},
-                                                   {"ms", std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(now - lap_at).count())}}));
+        const auto used = platform::thread_usage();
+        reporter.debug(msg("install.debug.phase_used",
+                           {{"phase", phase},
+                            {"ms", std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(now - lap_at).count())},
+                            {"cpu", std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(used.cpu - used_at.cpu).count())},
+                            {"waits", std::to_string(used.waits - used_at.waits)},
+                            {"preempted", std::to_string(used.preempted - used_at.preempted)}}));
         lap_at = now;
+        used_at = used;
     };
     InstallResult result;
     if (!env.runnable()) return fail(ExitCode::EnvBroken, "install.env_not_runnable", {{"path", env.root.string()}});
@@ -715,6 +725,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     PathSet protect;
     for (const auto& p : environment_files(env, scheme)) protect.insert(p.native());
     for (const auto& [p, owner] : owners) protect.insert(p);
+    lap("files of the distributions that stay read");
     std::vector<PathText> remove_files;  // strings: held while torch's unpacking runs beside
     InstalledRows replaced_rows;  // what the removed files' RECORD rows promise (keep_links.hpp)
     for (const auto* d : removing) {

@@ -1,5 +1,5 @@
 // platform::reserve_descriptor_table, each case in a child process of its own: the table it
-// grows is the process's, and it never shrinks.
+// grows is the process's, and it never shrinks; platform::thread_usage.
 #include <gtest/gtest.h>
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -11,6 +11,7 @@
 #include <fstream>
 #include <functional>
 #include <string>
+#include <thread>
 
 #include "envfix/common/platform.hpp"
 
@@ -98,5 +99,27 @@ TEST(DescriptorTable, ALastEntryAlreadyTakenLeavesItOpen) {
         return std::to_string(kept) + " " + std::to_string(size) + " " + std::to_string(::fcntl(1023, F_GETFD) >= 0);
     });
     EXPECT_EQ(out, "1023 1024 1");
+}
+#endif
+
+#ifdef __linux__
+// The -vv step lines' figures: CPU time grows with work done on this thread, waits with sleeps,
+// and another thread's work is not counted.
+TEST(ThreadUsage, CountsThisThreadsCpuAndWaits) {
+    const auto before = platform::thread_usage();
+    volatile uint64_t x = 0;  // busy until 20 ms of CPU are counted (a loaded machine takes longer)
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (platform::thread_usage().cpu - before.cpu < std::chrono::milliseconds(20) && std::chrono::steady_clock::now() < give_up)
+        for (int i = 0; i < 100000; ++i) x = x + 1;
+    for (int i = 0; i < 3; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    const auto after = platform::thread_usage();
+    EXPECT_GE(after.cpu - before.cpu, std::chrono::milliseconds(20));
+    EXPECT_GE(after.waits - before.waits, 3);
+    std::thread([] {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);
+        while (std::chrono::steady_clock::now() < until) {
+        }
+    }).join();
+    EXPECT_LT(platform::thread_usage().cpu - after.cpu, std::chrono::milliseconds(40));
 }
 #endif

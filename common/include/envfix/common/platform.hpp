@@ -1,4 +1,5 @@
 #pragma once
+#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -37,5 +38,14 @@ enum class ThreadPriority { Ahead, Idle };
 // The calling thread (and the threads it starts) yields the cores to the others when they are
 // all busy. Linux: for this thread alone; elsewhere nothing.
 void lower_thread_priority(ThreadPriority how = ThreadPriority::Ahead);
+
+// What the calling thread has used so far: CPU time (user + system), and how often it stopped
+// because it waited (a lock, the disk) or was preempted while it could run. Tells a step that
+// works slowly from one that waits (-vv). Linux: getrusage(RUSAGE_THREAD); Windows: the CPU time.
+struct ThreadUsage {
+    std::chrono::microseconds cpu{0};
+    long waits = 0, preempted = 0;
+};
+ThreadUsage thread_usage();
 
 }  // namespace envfix::platform
