@@ -9,8 +9,6 @@
 
 #include "context.hpp"
 #include "doctor_view.hpp"
-#include "envfix/probe/arch_cache.hpp"
-#include "envfix/probe/dependents_cache.hpp"
 #include "envfix/resolver/framework_stack.hpp"
 #include "envfix/resolver/matrix_loader.hpp"
 #include "envfix/resolver/reproduction.hpp"
@@ -82,11 +80,9 @@ void run_doctor(const DoctorOptions& o, Context& ctx) {
     resolver::Matrix matrix = value_or_throw(resolver::load_profiles(profiles));
     const auto profiles_at = ctx.ms_since_start();
 
-    auto cache = probe::ArchCache::load(probe::ArchCache::default_path());
-    auto dependents = probe::DependentsCache::load(probe::DependentsCache::default_path());
-    auto stack = value_or_throw(resolver::read_environment_stack(env.site_packages, {.cache = &cache, .dependents = &dependents}));
-    if (auto saved = cache.save(); !saved) ctx.reporter->debug(saved.error().message);
-    if (auto saved = dependents.save(); !saved) ctx.reporter->debug(saved.error().message);
+    std::vector<Message> notes;
+    auto stack = value_or_throw(resolver::read_environment_stack_cached(env.site_packages, notes));
+    for (const auto& n : notes) ctx.reporter->debug(n);
     ctx.reporter->debug(msg("doctor.debug.dependents", {{"cached", std::to_string(stack.dependents.folders_cached)},
                                                         {"read", std::to_string(stack.dependents.folders_read)},
                                                         {"dists", std::to_string(stack.dependents.dists_read)}}));

@@ -5,8 +5,6 @@
 #include <future>
 
 #include "envfix/common/strings.hpp"
-#include "envfix/probe/arch_cache.hpp"
-#include "envfix/probe/dependents_cache.hpp"
 #include "envfix/resolver/coverage.hpp"
 #include "envfix/resolver/framework_stack.hpp"
 #include "envfix/resolver/matrix_loader.hpp"
@@ -58,11 +56,9 @@ std::optional<resolver::Diagnosis> diagnose_env(const probe::Environment& env, c
         r.debug(matrix.error().message);
         return std::nullopt;
     }
-    auto cache = probe::ArchCache::load(probe::ArchCache::default_path());
-    auto dependents = probe::DependentsCache::load(probe::DependentsCache::default_path());
-    auto stack = resolver::read_environment_stack(env.site_packages, {.cache = &cache, .dependents = &dependents});
-    if (auto saved = cache.save(); !saved) r.debug(saved.error().message);
-    if (auto saved = dependents.save(); !saved) r.debug(saved.error().message);
+    std::vector<Message> notes;
+    auto stack = resolver::read_environment_stack_cached(env.site_packages, notes);
+    for (const auto& n : notes) r.debug(n);
     if (!stack) {
         r.debug(stack.error().message);
         return std::nullopt;

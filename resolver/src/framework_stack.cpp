@@ -7,6 +7,7 @@
 #include "envfix/common/fs.hpp"
 #include "envfix/common/strings.hpp"
 #include "envfix/probe/arch_cache.hpp"
+#include "envfix/probe/dependents_cache.hpp"
 #include "envfix/resolver/names.hpp"
 #include "envfix/resolver/requirement.hpp"
 #include "envfix/resolver/torch_dependents.hpp"
@@ -175,6 +176,16 @@ Expected<EnvironmentStack> read_environment_stack(const std::vector<stdfs::path>
         lib.from_cache = r.from_cache;
         stack.libraries.push_back(std::move(lib));
     }
+    return stack;
+}
+
+Expected<EnvironmentStack> read_environment_stack_cached(const std::vector<stdfs::path>& site_packages,
+                                                         std::vector<Message>& notes) {
+    auto cache = probe::ArchCache::load(probe::ArchCache::default_path());
+    auto dependents = probe::DependentsCache::load(probe::DependentsCache::default_path());
+    auto stack = read_environment_stack(site_packages, {.cache = &cache, .dependents = &dependents});
+    if (auto saved = cache.save(); !saved) notes.push_back(saved.error().message);
+    if (auto saved = dependents.save(); !saved) notes.push_back(saved.error().message);
     return stack;
 }
 

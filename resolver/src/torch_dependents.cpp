@@ -69,10 +69,6 @@ probe::DependentLibraries torch_dependents(const std::vector<InstalledDist>& oth
     return out;
 }
 
-bool is_distribution_entry(std::string_view name) {
-    return name.ends_with(".dist-info") || name.ends_with(".egg-info");
-}
-
 }  // namespace
 
 std::string dist_folder_key(const fs::FileIdentity& folder, std::vector<std::string> entry_names) {
@@ -89,7 +85,7 @@ std::optional<DistFolderState> dist_folder_state(const stdfs::path& site_package
     std::vector<std::string> names;
     for (stdfs::directory_iterator it(site_packages, ec); !ec && it != stdfs::directory_iterator(); it.increment(ec)) {
         auto name = it->path().filename().string();
-        if (is_distribution_entry(name)) names.push_back(std::move(name));
+        if (!installed_entry_name(name).empty()) names.push_back(std::move(name));  // a dist-info or egg-info
     }
     if (ec) return std::nullopt;
     // Listed while it changed: its state is neither the one before nor after.

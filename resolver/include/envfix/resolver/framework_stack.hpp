@@ -99,5 +99,10 @@ struct StackOptions {
 // skipped (an environment without torch is a stack without torch).
 Expected<EnvironmentStack> read_environment_stack(const std::vector<std::filesystem::path>& site_packages,
                                                   const StackOptions& options = {});
+// The same, with the architectures cache and the dependents cache loaded from their files under
+// fs::cache_dir() and saved there (doctor, verify). A cache that cannot be saved adds a note to
+// `notes` (for -vv), never an error.
+Expected<EnvironmentStack> read_environment_stack_cached(const std::vector<std::filesystem::path>& site_packages,
+                                                         std::vector<Message>& notes);
 
 }  // namespace envfix::resolver
