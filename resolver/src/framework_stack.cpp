@@ -147,7 +147,7 @@ Expected<EnvironmentStack> read_environment_stack(const std::vector<stdfs::path>
     std::vector<probe::GpuLibrary> candidates;
     std::vector<stdfs::path> roots;
     ENVFIX_TRY(auto dependents, dependents_of_torch(site_packages, options.dependents));
-    stack.dependents = {dependents.folders_cached, dependents.folders_read, dependents.dists_read};
+    stack.dependents = dependents;  // the counts
     for (const auto& sp : site_packages) {
         std::vector<probe::GpuLibrary> listed;
         for (const auto& [where, lib] : dependents.listed)

@@ -81,7 +81,7 @@ std::string dist_folder_key(const fs::FileIdentity& folder, std::vector<std::str
 std::optional<DistFolderState> dist_folder_state(const stdfs::path& site_packages) {
     std::error_code ec;
     const auto before = fs::identity(site_packages);
-    if (!before || !stdfs::is_directory(site_packages, ec)) return std::nullopt;
+    if (!before) return std::nullopt;  // a file is refused by the listing below
     std::vector<std::string> names;
     for (stdfs::directory_iterator it(site_packages, ec); !ec && it != stdfs::directory_iterator(); it.increment(ec)) {
         auto name = it->path().filename().string();

@@ -60,6 +60,7 @@ TEST(TorchDependents, AFolderSettlesOnlyOnceItsListStoodStill) {
     stdfs::last_write_time(d.path(), stdfs::file_time_type::clock::now() + std::chrono::hours(1));
     EXPECT_FALSE(dist_folder_state(d.path())->settled);  // a clock gone back: never trusted
     EXPECT_FALSE(dist_folder_state(d / "missing"));
+    EXPECT_FALSE(dist_folder_state(d / "a-1.0.dist-info" / "METADATA"));  // a file
 }
 
 TEST(TorchDependents, ReadOnceThenFromTheCacheUntilTheFolderChanges) {

@@ -19,6 +19,7 @@
 #include "envfix/common/error.hpp"
 #include "envfix/probe/binary_archs.hpp"
 #include "envfix/resolver/installed.hpp"
+#include "envfix/resolver/torch_dependents.hpp"
 #include "envfix/resolver/torch_build.hpp"
 
 namespace envfix::probe {
@@ -76,10 +77,7 @@ struct EnvironmentStack {
     std::optional<Error> version_file_problem;  // torch/version.py present but unreadable
     std::vector<StackLibrary> libraries;        // every candidate library that could be read
     std::vector<UnreadableLibrary> unreadable;  // candidates that could not be read
-    // How the distributions built against torch were found (when libraries were scanned).
-    struct {
-        size_t folders_cached = 0, folders_read = 0, dists_read = 0;
-    } dependents;
+    DependentsCounts dependents;  // how those built against torch were found (libraries scanned)
 
     EnvironmentStack() = default;
     EnvironmentStack(const EnvironmentStack& o) { *this = o; }

@@ -33,15 +33,18 @@ struct DistFolderState {
     std::string key;
     bool settled = false;  // unchanged for kDistFolderSettled: what was read may be cached
 };
-// nullopt: not a folder, or it cannot be listed.
+// nullopt: missing, not a folder, or it cannot be listed.
 std::optional<DistFolderState> dist_folder_state(const std::filesystem::path& site_packages);
 
-struct DependentsScan {
+// How they were found (EnvironmentStack::dependents keeps it for -vv).
+struct DependentsCounts {
+    size_t folders_cached = 0;  // folders answered from the cache
+    size_t folders_read = 0;    // folders whose distributions were read
+    size_t dists_read = 0;      // METADATA files read for it (0 on a warm run)
+};
+struct DependentsScan : DependentsCounts {
     std::vector<std::string> walk;  // over all folders, without repeats
     std::vector<std::pair<std::filesystem::path, probe::GpuLibrary>> listed;  // site-packages folder, library
-    size_t folders_cached = 0;        // folders answered from the cache
-    size_t folders_read = 0;          // folders whose distributions were read
-    size_t dists_read = 0;            // METADATA files read for it (0 on a warm run)
 };
 // The stack's own packages (is_stack_package) and the known CUDA extension packages are left
 // out: they are read anyway. `cache` may be nullptr. Errors: ExitCode::EnvBroken when a folder
