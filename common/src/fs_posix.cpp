@@ -5,14 +5,17 @@
 #include <unistd.h>
 #ifdef __linux__
 #include <linux/magic.h>
+#include <sys/sysmacros.h>
 #include <sys/vfs.h>
 #endif
 
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <string>
 
+#include "envfix/common/env.hpp"
 #include "envfix/common/fs.hpp"
 
 namespace envfix::fs {
@@ -156,12 +159,57 @@ Expected<MappedFile> MappedFile::open(const stdfs::path& p) {
             return fail(ExitCode::BadInput, "fs.map_failed", {{"path", p.string()}, {"reason", std::strerror(e)}});
         }
         m.data_ = addr;
+        m.device_ = static_cast<uint64_t>(st.st_dev);
     }
     ::close(fd);
     return m;
 }
 
-MappedFile::MappedFile(MappedFile&& o) noexcept : data_(o.data_), size_(o.size_), handle_(o.handle_) {
+namespace {
+// Whether the block device holding files of st_dev `dev` is a disk that rotates, from sysfs: the
+// device's own queue, else its parent disk's (a partition). A disk on a virtual machine's bus
+// (virtio, Xen, Hyper-V) says it rotates whatever backs it (the GPU machine's virtio disk does,
+// with an 8 MB read-ahead): it is taken at its word only off those buses. Unknown (no sysfs, an
+// overlay's or btrfs's anonymous device): no. Asked once per device.
+bool rotates([[maybe_unused]] uint64_t dev) {
+#ifndef __linux__
+    return false;
+#else
+    static std::mutex mu;
+    static std::map<std::string, bool> known;
+    const auto d = static_cast<dev_t>(dev);
+    const std::string root = env::get_or(EnvVar::EnvfixSysRoot, "");
+    const std::string base = root + "/sys/dev/block/" + std::to_string(major(d)) + ":" + std::to_string(minor(d));
+    std::lock_guard lock(mu);
+    auto [it, added] = known.try_emplace(base, false);
+    if (!added) return it->second;
+    std::error_code ec;
+    const auto device = stdfs::canonical(base, ec).string();
+    if (ec) return false;
+    for (const char* bus : {"/virtio", "/vbd-", "/VMBUS"})
+        if (device.find(bus, root.size()) != std::string::npos) return false;
+    for (const char* queue : {"/queue/rotational", "/../queue/rotational"}) {
+        if (auto said = read_file(device + queue)) {
+            it->second = said->starts_with('1');
+            break;
+        }
+    }
+    return it->second;
+#endif
+}
+}  // namespace
+
+void MappedFile::expect_reads(Reads how) {
+    if (!data_) return;
+    if (how == Reads::Ahead) {
+        ::madvise(const_cast<void*>(data_), size_, MADV_NORMAL);
+        return;
+    }
+    const auto forced = env::get(EnvVar::EnvfixScatteredReads);
+    if (forced ? *forced == "1" : !rotates(device_)) ::madvise(const_cast<void*>(data_), size_, MADV_RANDOM);
+}
+
+MappedFile::MappedFile(MappedFile&& o) noexcept : data_(o.data_), size_(o.size_), handle_(o.handle_), device_(o.device_) {
     o.data_ = nullptr;
     o.size_ = 0;
     o.handle_ = nullptr;
@@ -171,6 +219,7 @@ MappedFile& MappedFile::operator=(MappedFile&& o) noexcept {
         reset();
         data_ = o.data_;
         size_ = o.size_;
+        device_ = o.device_;
         o.data_ = nullptr;
         o.size_ = 0;
     }

@@ -104,6 +104,8 @@ MappedFile& MappedFile::operator=(MappedFile&& o) noexcept {
     return *this;
 }
 MappedFile::~MappedFile() { reset(); }
+// A view's faults read clusters of pages whatever the hint: no per-view read-ahead setting.
+void MappedFile::expect_reads(Reads) {}
 void MappedFile::reset() {
     if (data_) UnmapViewOfFile(data_);
     if (handle_) CloseHandle(handle_);

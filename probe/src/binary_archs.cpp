@@ -235,6 +235,13 @@ std::vector<std::string> BinaryArchs::arch_list() const {
 
 Expected<BinaryArchs> read_binary_archs(const std::filesystem::path& path) {
     ENVFIX_TRY(auto map, fs::MappedFile::open(path));
+    // Fatbins are walked header to header past payloads of kilobytes to megabytes: read-ahead
+    // around each header would read most of every section from the disk (CUDA 13's 27 libraries:
+    // 1.29 GiB, against 59 MB page by page; docs/performance.md). Set before the first touch: the
+    // read-ahead of the section table's reads alone was 12 MB a library.
+    map.expect_reads(fs::MappedFile::Reads::Scattered);
+    auto obj = parse_object_file(map.bytes(), path.string());
+    if (obj && !obj->has_section_table) map.expect_reads(fs::MappedFile::Reads::Ahead);  // scanned whole
     return parse_binary_archs(map.bytes(), path.string());
 }
 

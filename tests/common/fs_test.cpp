@@ -2,11 +2,48 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/sysmacros.h>
+#endif
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 
 #include "envfix/common/fs.hpp"
 #include "support.hpp"
 
 using namespace envfix;
+
+namespace {
+// Whether the mapping holding `addr` was advised MADV_RANDOM: its "rr" flag in /proc/self/smaps.
+std::optional<bool> reads_scattered(const void* addr) {
+    std::ifstream smaps("/proc/self/smaps");
+    const auto at = reinterpret_cast<uintptr_t>(addr);
+    bool in = false;
+    for (std::string line; std::getline(smaps, line);) {
+        uintptr_t lo = 0, hi = 0;
+        char dash = 0;
+        std::istringstream head(line);
+        if (line.find(':') > line.find(' ') && head >> std::hex >> lo >> dash >> hi && dash == '-') {
+            in = lo <= at && at < hi;
+        } else if (in && line.rfind("VmFlags:", 0) == 0) {
+            std::istringstream flags(line.substr(8));
+            for (std::string f; flags >> f;)
+                if (f == "rr") return true;
+            return false;
+        }
+    }
+    return std::nullopt;
+}
+
+void set_env(const char* name, const char* value) {
+    if (value)
+        ::setenv(name, value, 1);
+    else
+        ::unsetenv(name);
+}
+}  // namespace
 
 TEST(Fs, AtomicWriteReplacesAndLeavesNoTemp) {
     test::TempDir d;
@@ -63,6 +100,61 @@ TEST(Fs, MapAndIdentity) {
     auto e = fs::MappedFile::open(d / "empty");
     ASSERT_TRUE(e);
     EXPECT_EQ(e->size(), 0u);
+}
+
+// Fatbins' headers are read page by page (docs/binaries.md, "Where the GPU code is"),
+// unless /sys says the disk rotates, off a virtual machine's bus; ENVFIX_SCATTERED_READS
+// overrides what it says.
+TEST(Fs, MapExpectsScatteredReadsUnlessTheDiskSaysItRotates) {
+#ifndef __linux__
+    GTEST_SKIP() << "the advice is Linux's";
+#else
+    test::TempDir d;
+    test::write_text(d / "lib", std::string(3 * 4096, 'x'));
+    struct stat st {};
+    ASSERT_EQ(::stat((d / "lib").c_str(), &st), 0);
+    const std::string dev = std::to_string(major(st.st_dev)) + ":" + std::to_string(minor(st.st_dev));
+    // A disk that rotates; a partition (no queue of its own) of one that does not; a virtual
+    // machine's disk, which says it rotates whatever backs it.
+    auto disk = [&](const char* root, const std::string& device, const char* rotational) {
+        test::write_text(d / root / "sys" / "devices" / device / "queue" / "rotational", rotational);
+        std::filesystem::create_directories(d / root / "sys" / "dev" / "block");
+        std::filesystem::create_symlink("../../devices/" + device, d / root / "sys" / "dev" / "block" / dev);
+    };
+    disk("rotating", "pci0000:00/0000:00:17.0/ata1/host0/target0:0:0/0:0:0:0/block/sda", "1\n");
+    test::write_text(d / "flash" / "sys" / "devices" / "pci0000:00" / "nvme" / "nvme0" / "nvme0n1" / "queue" / "rotational", "0\n");
+    std::filesystem::create_directories(d / "flash" / "sys" / "devices" / "pci0000:00" / "nvme" / "nvme0" / "nvme0n1" / "nvme0n1p2");
+    std::filesystem::create_directories(d / "flash" / "sys" / "dev" / "block");
+    std::filesystem::create_symlink("../../devices/pci0000:00/nvme/nvme0/nvme0n1/nvme0n1p2", d / "flash" / "sys" / "dev" / "block" / dev);
+    disk("vm", "pci0000:00/0000:00:02.0/virtio1/block/vda", "1\n");
+    const char* old_root = std::getenv("ENVFIX_SYSROOT");
+    const char* old_forced = std::getenv("ENVFIX_SCATTERED_READS");
+    const std::optional<std::string> keep_root = old_root ? std::optional<std::string>(old_root) : std::nullopt;
+    const std::optional<std::string> keep_forced = old_forced ? std::optional<std::string>(old_forced) : std::nullopt;
+
+    auto m = fs::MappedFile::open(d / "lib");
+    ASSERT_TRUE(m);
+    const void* at = m->bytes().data();
+    ASSERT_EQ(reads_scattered(at), false);
+    auto scattered = [&](const char* root, const char* forced) {
+        set_env("ENVFIX_SYSROOT", root);
+        set_env("ENVFIX_SCATTERED_READS", forced);
+        m->expect_reads(fs::MappedFile::Reads::Ahead);
+        m->expect_reads(fs::MappedFile::Reads::Scattered);
+        return reads_scattered(at);
+    };
+    const std::string rotating = (d / "rotating").string(), flash = (d / "flash").string(), vm = (d / "vm").string();
+    EXPECT_EQ(scattered(rotating.c_str(), nullptr), false);
+    EXPECT_EQ(scattered(flash.c_str(), nullptr), true);
+    EXPECT_EQ(scattered(vm.c_str(), nullptr), true);
+    EXPECT_EQ(scattered(rotating.c_str(), "1"), true);
+    EXPECT_EQ(scattered(flash.c_str(), "0"), false);
+    m->expect_reads(fs::MappedFile::Reads::Ahead);
+    EXPECT_EQ(reads_scattered(at), false);
+    EXPECT_EQ(m->bytes(), std::string(3 * 4096, 'x'));
+    set_env("ENVFIX_SYSROOT", keep_root ? keep_root->c_str() : nullptr);
+    set_env("ENVFIX_SCATTERED_READS", keep_forced ? keep_forced->c_str() : nullptr);
+#endif
 }
 
 TEST(Fs, LockIsExclusiveAcrossProcesses) {

@@ -32,6 +32,7 @@ enum class EnvVar {
     EnvfixInflateStreams,    // how many of a wheel's costliest streams share those threads
     EnvfixInflateHandover,   // 0: those threads, once free, never take over a stream on one thread
     EnvfixReadyTrees,        // 0: no ready trees; wait: made before envfix exits (tests, measuring)
+    EnvfixScatteredReads,    // 1 / 0: fatbins read page by page whatever the disk says / never
     // CUDA
     CudaVisibleDevices,
     LdLibraryPath,       // where the loader finds libcuda.so.1 (part of the probe cache's key)

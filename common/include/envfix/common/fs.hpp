@@ -61,6 +61,13 @@ public:
     ~MappedFile();
     std::string_view bytes() const { return {static_cast<const char*>(data_), size_}; }
     size_t size() const { return size_; }
+    // Scattered: only small pieces far apart will be read (headers walked one to the next), so
+    // each first touch reads its own page from the disk instead of a read-ahead window around it
+    // (Linux: MADV_RANDOM), except on a disk that says it rotates, where a seek costs more than
+    // the bytes skipped (ENVFIX_SCATTERED_READS overrides). Ahead: the system's read-ahead again.
+    // No effect where the system has no such hint (Windows).
+    enum class Reads { Ahead, Scattered };
+    void expect_reads(Reads how);
 
 private:
     MappedFile() = default;
@@ -68,6 +75,7 @@ private:
     const void* data_ = nullptr;
     size_t size_ = 0;
     void* handle_ = nullptr;  // platform handle (Windows mapping)
+    uint64_t device_ = 0;     // the file's device (POSIX st_dev)
 };
 
 // Cheap identity of a file's content: a cache keyed by it is invalidated by any change
