@@ -12,30 +12,6 @@ namespace stdfs = std::filesystem;
 
 namespace {
 
-// Sets environment variables for one test and restores them after.
-class ScopedEnv {
-public:
-    void set(const std::string& k, const std::optional<std::string>& v) {
-        const char* old = std::getenv(k.c_str());
-        saved_.emplace_back(k, old ? std::optional<std::string>(old) : std::nullopt);
-        if (v)
-            setenv(k.c_str(), v->c_str(), 1);
-        else
-            unsetenv(k.c_str());
-    }
-    ~ScopedEnv() {
-        for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
-            if (it->second)
-                setenv(it->first.c_str(), it->second->c_str(), 1);
-            else
-                unsetenv(it->first.c_str());
-        }
-    }
-
-private:
-    std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
-};
-
 // Records warnings the library reports.
 class RecordingReporter final : public Reporter {
 public:
@@ -61,7 +37,7 @@ TEST(Target, ActiveVenvThenCondaThenPythonOnPath) {
     test::make_venv(dir / "venv", true);
     auto conda = test::make_conda_prefix(dir / "conda", test::test_python(), "3.11.2");
     auto bin = path_with_python(dir / "pathbin");
-    ScopedEnv e;
+    test::EnvChanges e;
     e.set("VIRTUAL_ENV", (dir / "venv").string());
     e.set("CONDA_PREFIX", conda.string());
     e.set("PATH", bin.string());
@@ -90,7 +66,7 @@ TEST(Target, ActiveVenvThenCondaThenPythonOnPath) {
 TEST(Target, PythonByPathOrName) {
     test::TempDir dir;
     auto bin = path_with_python(dir / "pathbin");
-    ScopedEnv e;
+    test::EnvChanges e;
     e.set("PATH", bin.string());
     auto named = resolve_target({.python = "python3"}, {});
     ASSERT_TRUE(named);
@@ -191,7 +167,7 @@ TEST(Target, DiscoverEveryEnvironmentOnce) {
     auto app = dir / "ComfyUI_windows_portable";
     test::make_embedded(app / "python_embeded", "python312.zip\n.\nimport site\n");
     auto bin = path_with_python(dir / "pathbin");
-    ScopedEnv e;
+    test::EnvChanges e;
     e.set("HOME", home.string());
     e.set("PATH", bin.string());
     e.set("CONDA_PREFIX", std::nullopt);

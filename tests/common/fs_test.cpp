@@ -36,13 +36,6 @@ std::optional<bool> reads_scattered(const void* addr) {
     }
     return std::nullopt;
 }
-
-void set_env(const char* name, const char* value) {
-    if (value)
-        ::setenv(name, value, 1);
-    else
-        ::unsetenv(name);
-}
 }  // namespace
 
 TEST(Fs, AtomicWriteReplacesAndLeavesNoTemp) {
@@ -116,44 +109,39 @@ TEST(Fs, MapExpectsScatteredReadsUnlessTheDiskSaysItRotates) {
     const std::string dev = std::to_string(major(st.st_dev)) + ":" + std::to_string(minor(st.st_dev));
     // A disk that rotates; a partition (no queue of its own) of one that does not; a virtual
     // machine's disk, which says it rotates whatever backs it.
-    auto disk = [&](const char* root, const std::string& device, const char* rotational) {
-        test::write_text(d / root / "sys" / "devices" / device / "queue" / "rotational", rotational);
+    auto disk = [&](const char* root, const std::string& device, const char* rotational, const std::string& partition = "") {
+        const auto devices = d / root / "sys" / "devices";
+        test::write_text(devices / device / "queue" / "rotational", rotational);
+        const std::string linked = partition.empty() ? device : device + "/" + partition;
+        std::filesystem::create_directories(devices / linked);
         std::filesystem::create_directories(d / root / "sys" / "dev" / "block");
-        std::filesystem::create_symlink("../../devices/" + device, d / root / "sys" / "dev" / "block" / dev);
+        std::filesystem::create_symlink("../../devices/" + linked, d / root / "sys" / "dev" / "block" / dev);
     };
     disk("rotating", "pci0000:00/0000:00:17.0/ata1/host0/target0:0:0/0:0:0:0/block/sda", "1\n");
-    test::write_text(d / "flash" / "sys" / "devices" / "pci0000:00" / "nvme" / "nvme0" / "nvme0n1" / "queue" / "rotational", "0\n");
-    std::filesystem::create_directories(d / "flash" / "sys" / "devices" / "pci0000:00" / "nvme" / "nvme0" / "nvme0n1" / "nvme0n1p2");
-    std::filesystem::create_directories(d / "flash" / "sys" / "dev" / "block");
-    std::filesystem::create_symlink("../../devices/pci0000:00/nvme/nvme0/nvme0n1/nvme0n1p2", d / "flash" / "sys" / "dev" / "block" / dev);
+    disk("flash", "pci0000:00/0000:00:1d.0/nvme/nvme0/nvme0n1", "0\n", "nvme0n1p2");
     disk("vm", "pci0000:00/0000:00:02.0/virtio1/block/vda", "1\n");
-    const char* old_root = std::getenv("ENVFIX_SYSROOT");
-    const char* old_forced = std::getenv("ENVFIX_SCATTERED_READS");
-    const std::optional<std::string> keep_root = old_root ? std::optional<std::string>(old_root) : std::nullopt;
-    const std::optional<std::string> keep_forced = old_forced ? std::optional<std::string>(old_forced) : std::nullopt;
+    test::EnvChanges env;
 
     auto m = fs::MappedFile::open(d / "lib");
     ASSERT_TRUE(m);
     const void* at = m->bytes().data();
     ASSERT_EQ(reads_scattered(at), false);
-    auto scattered = [&](const char* root, const char* forced) {
-        set_env("ENVFIX_SYSROOT", root);
-        set_env("ENVFIX_SCATTERED_READS", forced);
+    auto scattered = [&](const std::string& root, std::optional<std::string> forced) {
+        env.set("ENVFIX_SYSROOT", root);
+        env.set("ENVFIX_SCATTERED_READS", forced);
         m->expect_reads(fs::MappedFile::Reads::Ahead);
         m->expect_reads(fs::MappedFile::Reads::Scattered);
         return reads_scattered(at);
     };
     const std::string rotating = (d / "rotating").string(), flash = (d / "flash").string(), vm = (d / "vm").string();
-    EXPECT_EQ(scattered(rotating.c_str(), nullptr), false);
-    EXPECT_EQ(scattered(flash.c_str(), nullptr), true);
-    EXPECT_EQ(scattered(vm.c_str(), nullptr), true);
-    EXPECT_EQ(scattered(rotating.c_str(), "1"), true);
-    EXPECT_EQ(scattered(flash.c_str(), "0"), false);
+    EXPECT_EQ(scattered(rotating, std::nullopt), false);
+    EXPECT_EQ(scattered(flash, std::nullopt), true);
+    EXPECT_EQ(scattered(vm, std::nullopt), true);
+    EXPECT_EQ(scattered(rotating, "1"), true);
+    EXPECT_EQ(scattered(flash, "0"), false);
     m->expect_reads(fs::MappedFile::Reads::Ahead);
     EXPECT_EQ(reads_scattered(at), false);
     EXPECT_EQ(m->bytes(), std::string(3 * 4096, 'x'));
-    set_env("ENVFIX_SYSROOT", keep_root ? keep_root->c_str() : nullptr);
-    set_env("ENVFIX_SCATTERED_READS", keep_forced ? keep_forced->c_str() : nullptr);
 #endif
 }
 

@@ -148,4 +148,23 @@ std::string read_text(const stdfs::path& p) {
     return ss.str();
 }
 
+namespace {
+void put_env(const std::string& name, const std::optional<std::string>& value) {
+    if (value)
+        ::setenv(name.c_str(), value->c_str(), 1);
+    else
+        ::unsetenv(name.c_str());
+}
+}  // namespace
+
+void EnvChanges::set(const std::string& name, const std::optional<std::string>& value) {
+    const char* old = std::getenv(name.c_str());
+    saved_.emplace_back(name, old ? std::optional<std::string>(old) : std::nullopt);
+    put_env(name, value);
+}
+
+EnvChanges::~EnvChanges() {
+    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) put_env(it->first, it->second);
+}
+
 }  // namespace envfix::test

@@ -65,4 +65,18 @@ void write_text(const stdfs::path& p, const std::string& text);  // creates pare
 void write_texts(const stdfs::path& base, const std::vector<std::pair<std::string, std::string>>& files);
 std::string read_text(const stdfs::path& p);
 
+// Environment variables of this process set (or, with nullopt, unset) for one test, each put back
+// as it was when the object is destroyed: for tests that call envfix's libraries themselves.
+class EnvChanges {
+public:
+    EnvChanges() = default;
+    EnvChanges(const EnvChanges&) = delete;
+    EnvChanges& operator=(const EnvChanges&) = delete;
+    ~EnvChanges();
+    void set(const std::string& name, const std::optional<std::string>& value);
+
+private:
+    std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
+
 }  // namespace envfix::test
