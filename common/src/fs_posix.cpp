@@ -9,6 +9,7 @@
 #include <sys/vfs.h>
 #endif
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -207,6 +208,13 @@ void MappedFile::expect_reads(Reads how) {
     }
     const auto forced = env::get(EnvVar::EnvfixScatteredReads);
     if (forced ? *forced == "1" : !rotates(device_)) ::madvise(const_cast<void*>(data_), size_, MADV_RANDOM);
+}
+
+void MappedFile::will_need(uint64_t offset, uint64_t length) {
+    if (!data_ || offset >= size_) return;
+    static const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+    const uint64_t from = offset / page * page, to = std::min<uint64_t>(size_, offset + length);
+    ::madvise(static_cast<char*>(const_cast<void*>(data_)) + from, to - from, MADV_WILLNEED);
 }
 
 MappedFile::MappedFile(MappedFile&& o) noexcept : data_(o.data_), size_(o.size_), handle_(o.handle_), device_(o.device_) {

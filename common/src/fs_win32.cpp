@@ -106,6 +106,7 @@ MappedFile& MappedFile::operator=(MappedFile&& o) noexcept {
 MappedFile::~MappedFile() { reset(); }
 // A view's faults read clusters of pages whatever the hint: no per-view read-ahead setting.
 void MappedFile::expect_reads(Reads) {}
+void MappedFile::will_need(uint64_t, uint64_t) {}
 void MappedFile::reset() {
     if (data_) UnmapViewOfFile(data_);
     if (handle_) CloseHandle(handle_);

@@ -125,10 +125,11 @@ std::string_view binary_format_name(BinaryFormat f) {
     return "elf";
 }
 
-Expected<BinaryArchs> parse_binary_archs(std::string_view bytes, std::string_view name) {
+Expected<BinaryArchs> parse_binary_archs(std::string_view bytes, std::string_view name, const ReadAhead& ahead) {
     BinaryArchs out;
     Counter counter;
     fatbin::Walk walk;
+    walk.ahead = ahead;
     if (looks_like_fatbin(bytes)) {
         out.format = BinaryFormat::Fatbin;
         fatbin::walk_section(bytes, name, "(file)", walk);
@@ -170,6 +171,7 @@ Expected<BinaryArchs> parse_binary_archs(std::string_view bytes, std::string_vie
         }
         walked.emplace_back(begin, end);
         fatbin::Walk one;
+        if (ahead) one.ahead = [&](uint64_t offset, uint64_t length) { ahead(begin + offset, length); };
         fatbin::walk_section(bytes.substr(static_cast<size_t>(begin), static_cast<size_t>(size)), name, s.name, one);
         out.containers += static_cast<int>(one.containers.size());
         for (auto& m : one.problems) walk.problem(std::move(m));
@@ -242,7 +244,7 @@ Expected<BinaryArchs> read_binary_archs(const std::filesystem::path& path) {
     map.expect_reads(fs::MappedFile::Reads::Scattered);
     auto obj = parse_object_file(map.bytes(), path.string());
     if (obj && !obj->has_section_table) map.expect_reads(fs::MappedFile::Reads::Ahead);  // scanned whole
-    return parse_binary_archs(map.bytes(), path.string());
+    return parse_binary_archs(map.bytes(), path.string(), [&](uint64_t offset, uint64_t length) { map.will_need(offset, length); });
 }
 
 }  // namespace envfix::probe

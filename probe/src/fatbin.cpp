@@ -1,5 +1,6 @@
 #include "fatbin.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "byte_view.hpp"
@@ -13,6 +14,22 @@ constexpr uint64_t kMaxHeaderSize = 4096;  // real headers are 16 (container), 6
 
 Message at(std::string key, std::string_view path, std::string_view section, uint64_t offset) {
     return msg(std::move(key), {{"path", std::string(path)}, {"section", std::string(section)}, {"offset", std::to_string(offset)}});
+}
+
+// Headers closer together than this are fetched this much at a time (Walk::ahead): in CUDA 13's
+// libcublasLt.so.13, 2 782 containers of 3.2 KB (median) in 140 MB, read from a cold disk in
+// 1 629 requests instead of 4 663 (docs/performance.md).
+constexpr uint64_t kCloseHeaders = 64u << 10;
+
+// The walk at a header `at` (a container's or an entry's) whose next header of its kind is at
+// `next` (of `size` walked bytes): where it lies close and past what was told of, the bytes from
+// there on are told of.
+void stepping(Walk& out, uint64_t at, uint64_t next, uint64_t size) {
+    if (!out.ahead || next >= size || next - at > kCloseHeaders || next < out.ahead_until) return;
+    const uint64_t from = std::max(at, out.ahead_until);
+    const uint64_t length = std::min(kCloseHeaders, size - from);
+    out.ahead(from, length);
+    out.ahead_until = from + length;
 }
 
 // Next offset >= `from` (8-aligned) holding the container magic, or npos.
@@ -59,6 +76,7 @@ void walk_entries(std::string_view b, uint64_t begin, uint64_t end, std::string_
             out.problem(at("binary.problem.entry_truncated", path, section, e));
             return;
         }
+        stepping(out, e, payload_at + en.payload_size, b.size());
         e = payload_at + en.payload_size;  // header_size >= 64: always moves forward
     }
 }
@@ -116,6 +134,7 @@ void walk_section(std::string_view b, std::string_view path, std::string_view se
             out.containers.push_back(std::move(c));
             return;
         }
+        stepping(out, pos, begin + fat, b.size());
         walk_entries(b, begin, begin + fat, path, section, c, out);
         out.containers.push_back(std::move(c));
         pos = begin + fat;  // header >= 16: always moves forward

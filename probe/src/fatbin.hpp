@@ -5,6 +5,7 @@
 // Walking is pure and defensive: every size is checked against the bytes that exist, every
 // step moves forward, damage becomes a problem message instead of a crash or a loop.
 #include <cstdint>
+#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -48,6 +49,11 @@ struct Container {
 };
 
 struct Walk {
+    // Told, before the walk steps to a header lying close after the one it read, of the bytes
+    // [offset, offset + length) where more such headers are likely (offsets in the walked
+    // bytes): a reader from a cold disk may fetch them in one request instead of page by page.
+    std::function<void(uint64_t offset, uint64_t length)> ahead;
+    uint64_t ahead_until = 0;  // the end of the last bytes told of
     std::vector<Container> containers;
     std::vector<Message> problems;  // at most kMaxProblems; further ones are only counted
     int dropped_problems = 0;

@@ -139,3 +139,23 @@ TEST(Fatbin, ExtrasAndPrimariesOfTheTorchLikeLibrary) {
 }
 
 }  // namespace
+
+// A reader from a cold disk is told of the bytes where headers lie close together before the walk
+// reads them, and not of a large payload the walk steps over (docs/binaries.md).
+TEST(FatbinWalk, CloseHeadersAreToldOfBeforeTheyAreRead) {
+    auto container = [](size_t payload) { return test::make_fatbin(2, 86, 1, 7, 0x11, std::string(payload, 'x')); };
+    std::string b = container(1024) + container(1024);  // 1 104 bytes each
+    b += container(1u << 20);
+    const uint64_t last = b.size();
+    b += container(1024) + container(1024);
+    std::vector<std::pair<uint64_t, uint64_t>> told;
+    auto with = parse_binary_archs(b, "t", [&](uint64_t offset, uint64_t length) { told.emplace_back(offset, length); });
+    auto without = parse_binary_archs(b, "t");
+    ASSERT_TRUE(with);
+    ASSERT_TRUE(without);
+    EXPECT_EQ(with->containers, 5);
+    EXPECT_EQ(with->arch_list(), without->arch_list());
+    EXPECT_EQ(with->cubins, without->cubins);
+    const std::vector<std::pair<uint64_t, uint64_t>> expected = {{0, 64u << 10}, {last, 2 * 1104}};
+    EXPECT_EQ(told, expected);
+}

@@ -68,6 +68,9 @@ public:
     // No effect where the system has no such hint (Windows).
     enum class Reads { Ahead, Scattered };
     void expect_reads(Reads how);
+    // These bytes will be read soon: their pages are fetched from the disk now, in one request,
+    // without waiting (Linux: MADV_WILLNEED). No effect elsewhere or past the end.
+    void will_need(uint64_t offset, uint64_t length);
 
 private:
     MappedFile() = default;

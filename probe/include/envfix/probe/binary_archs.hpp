@@ -13,6 +13,7 @@
 //   gpu_library_candidates(sp)     the libraries of a site-packages worth reading (torch/lib,
 //                                  nvidia/*/lib, known CUDA extensions)
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -74,8 +75,11 @@ struct BinaryArchs {
 // Parses an ELF (32/64-bit little-endian), PE/COFF or raw fatbin image. `name` (the file's
 // path) goes into messages. A file with no fatbin gives an empty result; a file that is none
 // of these formats, or whose section table is unreadable, is an error (ExitCode::BadInput);
-// a damaged fatbin gives a partial result.
-Expected<BinaryArchs> parse_binary_archs(std::string_view bytes, std::string_view name);
+// a damaged fatbin gives a partial result. `ahead`, when given, is told of byte ranges of
+// `bytes` where headers lie close together, before the walk reads them (a reader from a cold
+// disk fetches each range in one request).
+using ReadAhead = std::function<void(uint64_t offset, uint64_t length)>;
+Expected<BinaryArchs> parse_binary_archs(std::string_view bytes, std::string_view name, const ReadAhead& ahead = {});
 
 // Marks primary and extra targets (docs/binaries.md, "Primary architectures"). Pure; called
 // by parse_binary_archs, public for tests and for results assembled elsewhere.
