@@ -191,8 +191,9 @@ std::optional<PythonFacts> FactsCache::derive(const stdfs::path& python) const {
         // Every path the venv reports inside its folder moves with it; the base's stay.
         PythonFacts f = e.facts;
         f.executable = std::move(*exe);
+        const std::string& from = e.root;  // clang 14 captures no structured binding
         auto move = [&](std::string& p) {
-            if (auto m = moved(p, e.root, root)) p = std::move(*m);
+            if (auto m = moved(p, from, root)) p = std::move(*m);
         };
         for (auto* p : {&f.prefix, &f.purelib, &f.platlib, &f.scripts, &f.data, &f.include}) move(*p);
         // Its site-packages: only its own, every one of them there when it was run and in the new
