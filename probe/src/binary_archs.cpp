@@ -129,9 +129,9 @@ Expected<BinaryArchs> parse_binary_archs(std::string_view bytes, std::string_vie
     BinaryArchs out;
     Counter counter;
     fatbin::Walk walk;
-    walk.ahead = ahead;
     if (looks_like_fatbin(bytes)) {
         out.format = BinaryFormat::Fatbin;
+        walk.ahead = ahead;
         fatbin::walk_section(bytes, name, "(file)", walk);
         out.containers = static_cast<int>(walk.containers.size());
         for (const auto& c : walk.containers) count_container(c, false, name, out, counter, walk);
@@ -240,7 +240,8 @@ Expected<BinaryArchs> read_binary_archs(const std::filesystem::path& path) {
     // Fatbins are walked header to header past payloads of kilobytes to megabytes: read-ahead
     // around each header would read most of every section from the disk (CUDA 13's 27 libraries:
     // 1.29 GiB, against 59 MB page by page; docs/performance.md). Set before the first touch: the
-    // read-ahead of the section table's reads alone was 12 MB a library.
+    // read-ahead of the section table's reads alone was 12 MB a library. (The table is parsed
+    // again below, from pages then in memory: microseconds.)
     map.expect_reads(fs::MappedFile::Reads::Scattered);
     auto obj = parse_object_file(map.bytes(), path.string());
     if (obj && !obj->has_section_table) map.expect_reads(fs::MappedFile::Reads::Ahead);  // scanned whole

@@ -18,7 +18,7 @@ Message at(std::string key, std::string_view path, std::string_view section, uin
 
 // Headers closer together than this are fetched this much at a time (Walk::ahead): in CUDA 13's
 // libcublasLt.so.13, 2 782 containers of 3.2 KB (median) in 140 MB, read from a cold disk in
-// 1 629 requests instead of 4 663 (docs/performance.md).
+// 1 560 requests instead of 4 663 (docs/performance.md).
 constexpr uint64_t kCloseHeaders = 64u << 10;
 
 // The walk at a header `at` (a container's or an entry's) whose next header of its kind is at
