@@ -5,8 +5,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <map>
-
 #include "cache_file.hpp"
 #include "envfix/common/fs.hpp"
 
@@ -62,17 +60,12 @@ BinaryArchs from_json(const Json& j) {
     return a;
 }
 
-struct Entry {
-    std::string identity;
-    BinaryArchs archs;
-};
+constexpr const char* kStamp = "identity";
+BinaryArchs from_entry(const Json& e) { return from_json(e.at("archs")); }
+Json to_entry(const BinaryArchs& archs) { return {{"archs", to_json(archs)}}; }
 }  // namespace
 
-struct ArchCache::Impl {
-    std::filesystem::path file;  // empty: in memory only
-    std::map<std::string, Entry> entries;
-    bool dirty = false;
-};
+struct ArchCache::Impl : StampedEntries<BinaryArchs> {};
 
 ArchCache::ArchCache() : impl_(std::make_unique<Impl>()) {}
 ArchCache::ArchCache(ArchCache&&) noexcept = default;
@@ -87,44 +80,21 @@ ArchCache ArchCache::in_memory() { return ArchCache(); }
 
 ArchCache ArchCache::load(const std::filesystem::path& file) {
     ArchCache c;
-    c.impl_->file = file;
-    auto entries = read_cache_entries(file, kVersion);
-    if (!entries) return c;
-    // A cache that cannot be read is rebuilt, never an error.
-    try {
-        for (const auto& [path, e] : entries->items())
-            c.impl_->entries[path] = Entry{e.at("identity").get<std::string>(), from_json(e.at("archs"))};
-    } catch (const std::exception&) {
-        c.impl_->entries.clear();
-    }
+    c.impl_->load(file, kVersion, kStamp, from_entry);
     return c;
 }
 
 std::optional<BinaryArchs> ArchCache::find(const std::filesystem::path& file, const fs::FileIdentity& id) const {
-    auto it = impl_->entries.find(cache_key(file));
-    if (it == impl_->entries.end() || it->second.identity != id.to_string()) return std::nullopt;
-    return it->second.archs;
+    return impl_->find(file, id.to_string());
 }
 
 void ArchCache::put(const std::filesystem::path& file, const fs::FileIdentity& id, const BinaryArchs& archs) {
-    impl_->entries[cache_key(file)] = Entry{id.to_string(), archs};
-    impl_->dirty = true;
+    impl_->put(file, id.to_string(), archs);
 }
 
-size_t ArchCache::size() const { return impl_->entries.size(); }
-bool ArchCache::dirty() const { return impl_->dirty; }
+size_t ArchCache::size() const { return impl_->size(); }
+bool ArchCache::dirty() const { return impl_->dirty(); }
 
-Expected<void> ArchCache::save() {
-    if (!impl_->dirty || impl_->file.empty()) return {};
-    Json entries = Json::object();
-    for (const auto& [path, e] : impl_->entries) {
-        std::error_code ec;
-        if (!std::filesystem::exists(path, ec)) continue;
-        entries[path] = {{"identity", e.identity}, {"archs", to_json(e.archs)}};
-    }
-    ENVFIX_TRY_VOID(write_cache_entries(impl_->file, kVersion, std::move(entries)));
-    impl_->dirty = false;
-    return {};
-}
+Expected<void> ArchCache::save() { return impl_->save(kVersion, kStamp, to_entry); }
 
 }  // namespace envfix::probe

@@ -5,8 +5,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <map>
-
 #include "cache_file.hpp"
 #include "envfix/common/fs.hpp"
 
@@ -14,18 +12,25 @@ namespace envfix::probe {
 
 namespace {
 using Json = nlohmann::json;
+constexpr const char* kStamp = "state";
 
-struct Entry {
-    std::string state;
+DependentLibraries from_entry(const Json& e) {
     DependentLibraries found;
-};
+    for (const auto& w : e.at("walk")) found.walk.push_back(w.get<std::string>());
+    for (const auto& l : e.at("listed"))
+        found.listed.push_back({std::filesystem::path(l.at(0).get<std::string>()), l.at(1).get<std::string>()});
+    return found;
+}
+
+Json to_entry(const DependentLibraries& found) {
+    Json walk = Json::array(), listed = Json::array();
+    for (const auto& w : found.walk) walk.push_back(w);
+    for (const auto& l : found.listed) listed.push_back({l.path.string(), l.package});
+    return {{"walk", walk}, {"listed", listed}};
+}
 }  // namespace
 
-struct DependentsCache::Impl {
-    std::filesystem::path file;  // empty: in memory only
-    std::map<std::string, Entry> entries;
-    bool dirty = false;
-};
+struct DependentsCache::Impl : StampedEntries<DependentLibraries> {};
 
 DependentsCache::DependentsCache() : impl_(std::make_unique<Impl>()) {}
 DependentsCache::DependentsCache(DependentsCache&&) noexcept = default;
@@ -40,50 +45,20 @@ DependentsCache DependentsCache::in_memory() { return DependentsCache(); }
 
 DependentsCache DependentsCache::load(const std::filesystem::path& file) {
     DependentsCache c;
-    c.impl_->file = file;
-    auto entries = read_cache_entries(file, kVersion);
-    if (!entries) return c;
-    try {  // a cache that cannot be read is rebuilt, never an error
-        for (const auto& [folder, e] : entries->items()) {
-            Entry entry{e.at("state").get<std::string>(), {}};
-            for (const auto& w : e.at("walk")) entry.found.walk.push_back(w.get<std::string>());
-            for (const auto& l : e.at("listed"))
-                entry.found.listed.push_back({std::filesystem::path(l.at(0).get<std::string>()), l.at(1).get<std::string>()});
-            c.impl_->entries[folder] = std::move(entry);
-        }
-    } catch (const std::exception&) {
-        c.impl_->entries.clear();
-    }
+    c.impl_->load(file, kVersion, kStamp, from_entry);
     return c;
 }
 
 std::optional<DependentLibraries> DependentsCache::find(const std::filesystem::path& site_packages, std::string_view state) const {
-    auto it = impl_->entries.find(cache_key(site_packages));
-    if (it == impl_->entries.end() || it->second.state != state) return std::nullopt;
-    return it->second.found;
+    return impl_->find(site_packages, state);
 }
 
 void DependentsCache::put(const std::filesystem::path& site_packages, std::string state, DependentLibraries found) {
-    impl_->entries[cache_key(site_packages)] = Entry{std::move(state), std::move(found)};
-    impl_->dirty = true;
+    impl_->put(site_packages, std::move(state), std::move(found));
 }
 
-size_t DependentsCache::size() const { return impl_->entries.size(); }
+size_t DependentsCache::size() const { return impl_->size(); }
 
-Expected<void> DependentsCache::save() {
-    if (!impl_->dirty || impl_->file.empty()) return {};
-    Json entries = Json::object();
-    for (const auto& [folder, e] : impl_->entries) {
-        std::error_code ec;
-        if (!std::filesystem::exists(folder, ec)) continue;
-        Json walk = Json::array(), listed = Json::array();
-        for (const auto& w : e.found.walk) walk.push_back(w);
-        for (const auto& l : e.found.listed) listed.push_back({l.path.string(), l.package});
-        entries[folder] = {{"state", e.state}, {"walk", walk}, {"listed", listed}};
-    }
-    ENVFIX_TRY_VOID(write_cache_entries(impl_->file, kVersion, std::move(entries)));
-    impl_->dirty = false;
-    return {};
-}
+Expected<void> DependentsCache::save() { return impl_->save(kVersion, kStamp, to_entry); }
 
 }  // namespace envfix::probe
