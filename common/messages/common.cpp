@@ -7,6 +7,8 @@ const CatalogEntry entries[] = {
     {"process.start_failed", "cannot start {program}: {reason}", "无法启动 {program}：{reason}"},
     {"fs.read_failed", "cannot read {path}: {reason}", "无法读取 {path}：{reason}"},
     {"fs.write_failed", "cannot write {path}: {reason}", "无法写入 {path}：{reason}"},
+    {"fs.link_on_the_way", "refusing to touch {path}: {link} is a link, and what an environment records must stay inside it (docs/security.md); nothing was done",
+     "拒绝操作 {path}：{link} 是一个链接，而环境中记录的路径必须留在环境内部（见 docs/security.md）；未做任何改动"},
     {"fs.map_failed", "cannot map {path}: {reason}", "无法映射 {path}：{reason}"},
     {"fs.locked", "{path} is in use by another envfix (process {pid}); try again when it has finished",
      "{path} 正被另一个 envfix 进程（{pid}）使用；请等它结束后再试"},

@@ -44,6 +44,7 @@ const std::vector<ExitCodeInfo>& exit_code_table() {
         {ExitCode::NoSnapshot, "no-snapshot", "the snapshot to roll back to does not exist"},
         {ExitCode::NotInstallable, "not-installable", "nothing installable for the request (sdist only, no wheel)"},
         {ExitCode::NoRecord, "no-record", "an installed distribution has no RECORD, so envfix cannot remove or replace it"},
+        {ExitCode::UnsafeState, "unsafe-state", "a journal, snapshot or link in the environment leads outside it; nothing was done"},
         {ExitCode::VerifyDriverFailed, "verify-driver-failed", "the Driver API kernel test failed"},
         {ExitCode::VerifyFrameworkFailed, "verify-framework-failed", "the framework's GPU operations failed"},
         {ExitCode::ApplyChanged, "apply-changed", "apply changed at least one environment (success)"},

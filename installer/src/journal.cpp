@@ -3,6 +3,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+
+#include "envfix/common/beneath.hpp"
 #include "envfix/common/strings.hpp"
 
 namespace envfix::installer {
@@ -98,7 +101,7 @@ Expected<Journal> parse_journal(std::string_view text, std::string_view source) 
         j.summary = decode(doc.value("summary", "")).value_or("");
         for (const auto& a : doc.at("areas")) {
             auto p = decode(a.get<std::string>());
-            if (!p || p->empty()) return bad("bad area path");
+            if (!p || p->empty() || !std::filesystem::path(*p).is_absolute()) return bad("bad area path");
             j.areas.push_back(*p);
         }
         for (const auto& o : doc.at("ops")) {
@@ -110,8 +113,7 @@ Expected<Journal> parse_journal(std::string_view text, std::string_view source) 
             op.area = o[1].get<uint32_t>();
             auto p = decode(o[2].get<std::string>());
             if (!p || p->empty() || op.area >= j.areas.size()) return bad("bad operation path or area");
-            for (auto part : str::split(*p, '/'))
-                if (part.empty() || part == "." || part == "..") return bad("unsafe operation path " + *p);
+            if (!fs::plain_relative(*p)) return bad("unsafe operation path " + *p);
             op.path = std::move(*p);
             j.ops.push_back(std::move(op));
         }

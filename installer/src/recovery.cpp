@@ -1,6 +1,7 @@
 // Recovery of interrupted transactions from their journals (transaction.hpp).
 #include <algorithm>
 
+#include "envfix/common/beneath.hpp"
 #include "envfix/common/fs.hpp"
 #include "envfix/installer/fault.hpp"
 #include "envfix/installer/transaction.hpp"
@@ -56,17 +57,51 @@ Expected<void> undo(const std::vector<tx::Area>& areas, const Journal& j) {
     return {};
 }
 
+// Whether a journal's area is one the environment has: one of `allowed`, or a folder above one
+// of them inside the root (begin() names the nearest existing parent of an area not made yet),
+// never envfix's own folders, and inside the root with its links followed.
+bool own_area(const stdfs::path& area, const stdfs::path& root, const std::vector<stdfs::path>& allowed) {
+    const auto a = area.lexically_normal();
+    if (!a.is_absolute() || !path_under(a, root, true)) return false;
+    const auto rel = a.lexically_relative(root).generic_string();
+    if (rel.starts_with(".envfix")) return false;
+    const bool among = std::any_of(allowed.begin(), allowed.end(), [&](const stdfs::path& x) { return path_under(x, a, true); });
+    return among && fs::resolves_beneath(root, a);
+}
+
+// Everything a journal read back names, checked before any journal is acted on.
+Expected<void> check_journal(const stdfs::path& file, const Journal& j, const std::vector<tx::Area>& areas, const stdfs::path& root,
+                             const std::vector<stdfs::path>& allowed) {
+    for (const auto& a : areas)
+        if (!own_area(a.root, root, allowed))
+            return fail(ExitCode::UnsafeState, "journal.foreign_area", {{"path", file.string()}, {"area", a.root.string()}});
+    for (const auto& op : j.ops) ENVFIX_TRY_VOID(tx::op_check(areas, op));
+    return {};
+}
+
 }  // namespace
 
 bool has_pending_transactions(const stdfs::path& state_dir) { return !journal_files(state_dir).empty(); }
 
-Expected<std::vector<RecoveryOutcome>> recover_transactions(const stdfs::path& state_dir, Reporter& reporter) {
+Expected<std::vector<RecoveryOutcome>> recover_transactions(const stdfs::path& env_root, const std::vector<stdfs::path>& allowed,
+                                                            Reporter& reporter) {
+    const auto root = env_root.lexically_normal();
+    const auto state_dir = installer::state_dir(root);
     std::vector<RecoveryOutcome> out;
     remove_temp_files(state_dir);
+    struct Pending {
+        Journal journal;
+        std::vector<tx::Area> areas;
+    };
+    std::vector<Pending> pending;
     for (const auto& file : journal_files(state_dir)) {
         ENVFIX_TRY(auto text, fs::read_file(file));
         ENVFIX_TRY(auto j, parse_journal(text, file.string()));
         auto areas = tx::make_areas(j.areas, j.id);
+        ENVFIX_TRY_VOID(check_journal(file, j, areas, root, allowed));
+        pending.push_back({std::move(j), std::move(areas)});
+    }
+    for (const auto& [j, areas] : pending) {
         RecoveryOutcome r{j.id, j.summary,
                           j.state == Journal::State::Committed ? RecoveryOutcome::Action::Finished : RecoveryOutcome::Action::Cleaned};
         if (j.state == Journal::State::Prepared) {

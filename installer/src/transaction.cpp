@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <unordered_set>
 
+#include "envfix/common/beneath.hpp"
 #include "envfix/common/env.hpp"
 #include "envfix/common/fs.hpp"
 #include "envfix/common/interrupt.hpp"
@@ -78,16 +79,25 @@ bool op_done(const std::vector<Area>& areas, const JournalOp& op) {
     return op.kind == JournalOp::Kind::Out ? lexists(a.old_path(op.path)) : !lexists(a.new_path(op.path));
 }
 
+// Each move's two folders are opened beneath the area without following a link: a journal read
+// back names paths, and a link planted on the way must not take a move outside (beneath.hpp).
 Expected<void> op_forward(const std::vector<Area>& areas, const JournalOp& op) {
     const Area& a = areas[op.area];
-    if (op.kind == JournalOp::Kind::Out) return fileops::move_no_replace(a.dest(op.path), a.old_path(op.path));
-    return fileops::move_no_replace(a.new_path(op.path), a.dest(op.path));
+    if (op.kind == JournalOp::Kind::Out) return fs::move_beneath(a.root, op.path, a.stage_rel("old/", op.path));
+    return fs::move_beneath(a.root, a.stage_rel("new/", op.path), op.path);
 }
 
 Expected<void> op_backward(const std::vector<Area>& areas, const JournalOp& op) {
     const Area& a = areas[op.area];
-    if (op.kind == JournalOp::Kind::Out) return fileops::move_no_replace(a.old_path(op.path), a.dest(op.path));
-    return fileops::move_no_replace(a.dest(op.path), a.new_path(op.path));
+    if (op.kind == JournalOp::Kind::Out) return fs::move_beneath(a.root, a.stage_rel("old/", op.path), op.path);
+    return fs::move_beneath(a.root, op.path, a.stage_rel("new/", op.path));
+}
+
+Expected<void> op_check(const std::vector<Area>& areas, const JournalOp& op) {
+    const Area& a = areas[op.area];
+    ENVFIX_TRY_VOID(fs::check_no_links(a.root, op.path));
+    ENVFIX_TRY_VOID(fs::check_no_links(a.root, a.stage_rel("old/", op.path)));
+    return fs::check_no_links(a.root, a.stage_rel("new/", op.path));
 }
 
 void make_durable(const std::vector<Area>& areas, const std::vector<JournalOp>& ops, const std::vector<stdfs::path::string_type>& added,
@@ -245,8 +255,14 @@ void remove_stage_dirs(const std::vector<Area>& areas) {
     using Str = stdfs::path::string_type;
     std::vector<Str> files;
     std::vector<std::vector<Str>> dirs_by_depth(1);
-    for (const auto& a : areas)
-        if (lexists(a.stage)) dirs_by_depth[0].push_back(a.stage.native());
+    for (const auto& a : areas) {
+        // A staging folder's name that is a link (planted in an environment made elsewhere) goes
+        // itself: what it points to is never listed.
+        std::error_code ec;
+        const auto type = stdfs::symlink_status(a.stage, ec).type();
+        if (type == stdfs::file_type::directory) dirs_by_depth[0].push_back(a.stage.native());
+        else if (type != stdfs::file_type::not_found) files.push_back(a.stage.native());
+    }
     for (size_t depth = 0; depth < dirs_by_depth.size(); ++depth) {
         std::vector<Str> below;
         for (const auto& dir : dirs_by_depth[depth]) {
@@ -283,6 +299,19 @@ void remove_journal(const stdfs::path& state_dir, const std::string& id, bool du
 }  // namespace tx
 
 stdfs::path state_dir(const stdfs::path& env_root) { return env_root / ".envfix"; }
+
+Expected<void> check_state_dir(const stdfs::path& env_root) {
+    // The deepest folders envfix writes in; the folders above them are checked with them.
+    for (const char* inside : {".envfix/snapshots/-", ".envfix/store/v1/-"}) {
+        if (auto r = fs::check_no_links(env_root, inside); !r)
+            return fail(ExitCode::UnsafeState, "env.state_link", {{"path", (env_root / ".envfix").string()}});
+    }
+    std::error_code ec;
+    const auto type = stdfs::symlink_status(state_dir(env_root), ec).type();
+    if (type != stdfs::file_type::not_found && type != stdfs::file_type::directory)
+        return fail(ExitCode::UnsafeState, "env.state_link", {{"path", (env_root / ".envfix").string()}});
+    return {};
+}
 
 struct Transaction::Impl {
     stdfs::path state_dir;
@@ -381,6 +410,11 @@ Expected<Transaction> Transaction::begin_journal(const stdfs::path& state_dir, c
         if (seen.insert(root).second) j.areas.push_back(root);
     }
     t.impl_->areas = tx::make_areas(j.areas, j.id);
+    const auto env_root = state_dir.parent_path();
+    for (const auto& a : t.impl_->areas)
+        if (!fs::resolves_beneath(env_root, a.root))
+            return fail(ExitCode::UnsafeState, "install.area_outside", {{"path", a.root.string()}, {"root", env_root.string()}});
+    ENVFIX_TRY_VOID(check_state_dir(env_root));
     std::error_code ec;
     stdfs::create_directories(state_dir, ec);
     if (ec)

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "envfix/common/error.hpp"
@@ -23,6 +24,10 @@ struct Area {
     stdfs::path new_path(const std::string& rel) const { return stdfs::path(new_text(rel)); }
     stdfs::path old_path(const std::string& rel) const { return stage / "old" / stdfs::path(rel); }
     stdfs::path dest(const std::string& rel) const { return root / stdfs::path(rel); }
+    // The staging folder's side ("new/" or "old/") of `rel`, relative to the root.
+    std::string stage_rel(std::string_view side, const std::string& rel) const {
+        return stage.filename().string() + "/" + std::string(side) + rel;
+    }
 };
 
 std::string stage_dir_name(const std::string& id);  // ".envfix-tx-<id>"
@@ -52,6 +57,9 @@ Expected<std::vector<JournalOp>> plan_moves(const std::vector<Area>& areas, cons
 bool op_done(const std::vector<Area>& areas, const JournalOp& op);
 Expected<void> op_forward(const std::vector<Area>& areas, const JournalOp& op);
 Expected<void> op_backward(const std::vector<Area>& areas, const JournalOp& op);
+// Whether the operation's paths, at the area and in its staging folder, are reached without a
+// link on the way: checked for every operation of a journal read back before any is acted on.
+Expected<void> op_check(const std::vector<Area>& areas, const JournalOp& op);
 
 // fn(0) ... fn(n - 1) on up to 16 threads kept for the process (envfix/common/parallel_for.hpp),
 // one per `per_thread` items (for latency-bound file system work).

@@ -72,6 +72,14 @@ Expected<InstallScheme> install_scheme(const probe::Environment& env) {
     return s;
 }
 
+std::vector<stdfs::path> environment_areas(const probe::Environment& env) {
+    std::vector<stdfs::path> areas;
+    if (auto s = install_scheme(env)) areas = {s->purelib, s->platlib, s->scripts, s->data, s->headers_root};
+    areas.push_back(env.root);
+    for (auto& a : areas) a = a.lexically_normal();
+    return areas;
+}
+
 ScriptTarget script_target(const probe::Environment& env, const InstallScheme& scheme) {
     ScriptTarget t;
     t.interpreter = env.facts.executable.empty() ? env.interpreter.string() : env.facts.executable;

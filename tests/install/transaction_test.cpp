@@ -213,7 +213,7 @@ TEST(Recovery, UndoesAHalfMovedTransaction) {
     auto journal = fs::read_file(state / ("tx-" + tx->id() + ".json"));
     ASSERT_TRUE(journal);
     Answer rep(false);
-    auto out = recover_transactions(state, rep);
+    auto out = recover_transactions(dir.path(), {dir / "sp"}, rep);
     ASSERT_TRUE(out) << render(out.error().message, Lang::En);
     ASSERT_EQ(out->size(), 1u);
     EXPECT_EQ((*out)[0].action, RecoveryOutcome::Action::RolledBack);
@@ -230,7 +230,7 @@ TEST(Recovery, CleansUpStagingAndCommittedTransactions) {
     auto tx = staged(state, area);  // journal "staging", files staged
     ASSERT_TRUE(tx);
     Answer rep(false);
-    auto out = recover_transactions(state, rep);
+    auto out = recover_transactions(dir.path(), {dir / "sp"}, rep);
     ASSERT_TRUE(out);
     EXPECT_EQ(out->at(0).action, RecoveryOutcome::Action::Cleaned);
     EXPECT_EQ(tree_diff(before, snapshot(dir / "sp")), "");
@@ -242,7 +242,7 @@ TEST(Recovery, CleansUpStagingAndCommittedTransactions) {
                "{\"version\": 1, \"id\": \"x1\", \"state\": \"committed\", \"pid\": 1, \"areas\": [\"" + (dir / "sp").string() +
                    "\"], \"ops\": []}\n");
     write_text(state / ".tx-x2.json.envfix-tmp-12", "{\"half\":");  // an interrupted journal write
-    out = recover_transactions(state, rep);
+    out = recover_transactions(dir.path(), {dir / "sp"}, rep);
     ASSERT_TRUE(out);
     EXPECT_EQ(out->at(0).action, RecoveryOutcome::Action::Finished);
     EXPECT_EQ(tree_diff(before, snapshot(dir / "sp")), "");
@@ -261,7 +261,7 @@ TEST(Recovery, ACommittedJournalBackAfterACrashIsFinishedAgain) {
                "{\"version\": 1, \"id\": \"x3\", \"state\": \"committed\", \"pid\": 1, \"areas\": [\"" + (dir / "sp").string() +
                    "\"], \"ops\": []}\n");
     Answer rep(false);
-    auto out = recover_transactions(state, rep);
+    auto out = recover_transactions(dir.path(), {dir / "sp"}, rep);
     ASSERT_TRUE(out);
     ASSERT_EQ(out->size(), 1u);
     EXPECT_EQ(out->at(0).action, RecoveryOutcome::Action::Finished);
@@ -274,7 +274,7 @@ TEST(Recovery, AJournalItCannotReadIsLeftAlone) {
     auto state = dir / ".envfix";
     write_text(state / "tx-bad.json", "{\"version\": 7}");
     Answer rep(false);
-    auto out = recover_transactions(state, rep);
+    auto out = recover_transactions(dir.path(), {dir / "sp"}, rep);
     ASSERT_FALSE(out);
     EXPECT_EQ(out.error().message.key, "journal.invalid");
     EXPECT_TRUE(stdfs::exists(state / "tx-bad.json"));

@@ -51,6 +51,7 @@ enum class ExitCode : int {
     NoSnapshot = 66,         // rollback target missing
     NotInstallable = 67,     // sdist or nothing installable for the request
     NoRecord = 68,           // an installed distribution without RECORD: envfix cannot remove it
+    UnsafeState = 69,        // envfix's own records in an environment name something outside it
     // verify
     VerifyDriverFailed = 70,
     VerifyFrameworkFailed = 71,

@@ -29,6 +29,10 @@ namespace envfix::installer {
 // <environment root>/.envfix: journals live here; created by a transaction, removed when none
 // remains.
 std::filesystem::path state_dir(const std::filesystem::path& env_root);
+// Whether that folder, and the folders envfix keeps in it (snapshots, the store), are real
+// folders where they exist, not links: an environment made elsewhere could point them outside.
+// Errors: UnsafeState "env.state_link". Checked before anything is written there.
+Expected<void> check_state_dir(const std::filesystem::path& env_root);
 
 struct CommitStats {
     size_t moved_out = 0;     // files or folders moved out
@@ -51,7 +55,9 @@ struct CommitStats {
 class Transaction {
 public:
     // Writes the "staging" journal naming every area (a missing area folder is replaced by its
-    // nearest existing parent). Errors: PermissionDenied / DiskFull / Internal ("fs.write_failed").
+    // nearest existing parent). Errors: PermissionDenied / DiskFull / Internal ("fs.write_failed");
+    // UnsafeState "install.area_outside" for an area that, its links followed, lies outside the
+    // environment (the folder holding `state_dir`).
     static Expected<Transaction> begin(const std::filesystem::path& state_dir, const std::vector<std::filesystem::path>& areas,
                                        std::string summary);
     // The same with the journal written on a thread of its own: its two flushes (the file, its
@@ -141,9 +147,15 @@ std::string_view recovery_action_name(RecoveryOutcome::Action a);  // "rolled-ba
 
 // Whether `state_dir` holds a journal (a transaction was interrupted).
 bool has_pending_transactions(const std::filesystem::path& state_dir);
-// Undoes or cleans up every interrupted transaction of the environment, oldest first; the
-// caller holds the lock. Errors: "journal.invalid" (BadInput) for a journal envfix cannot read
-// (it is left in place), the file errors of a move back that fails.
-Expected<std::vector<RecoveryOutcome>> recover_transactions(const std::filesystem::path& state_dir, Reporter& reporter);
+// Undoes or cleans up every interrupted transaction of the environment at `env_root`, oldest
+// first; the caller holds the lock. A journal is read as input from outside (the environment
+// may have come from someone else): its areas must be the environment's own (`areas`, from
+// environment_areas(), or a folder above one of them inside the root, as begin() writes for an
+// area not made yet), and no operation may reach its file through a link. Errors:
+// "journal.invalid" (BadInput) for a journal envfix cannot read; "journal.foreign_area" or
+// "fs.link_on_the_way" (UnsafeState) for one that names anything else, found before any journal
+// is acted on; the file errors of a move back that fails. A refused journal is left in place.
+Expected<std::vector<RecoveryOutcome>> recover_transactions(const std::filesystem::path& env_root,
+                                                            const std::vector<std::filesystem::path>& areas, Reporter& reporter);
 
 }  // namespace envfix::installer

@@ -26,6 +26,10 @@ struct InstallScheme {
 
 // Errors: ExitCode::EnvBroken when the interpreter's facts lack the paths.
 Expected<InstallScheme> install_scheme(const probe::Environment& env);
+// The folders a change to the environment writes under: the install scheme's and the root (the
+// root alone where the scheme is unknown). Install and rollback begin their transactions with
+// them; recovery accepts a journal's areas only among them.
+std::vector<std::filesystem::path> environment_areas(const probe::Environment& env);
 
 // What launchers and rewritten scripts point at.
 struct ScriptTarget {
