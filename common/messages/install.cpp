@@ -30,6 +30,8 @@ const CatalogEntry entries[] = {
     {"wheel.data_name", "{file} is not a valid wheel: {folder} names another distribution or version",
      "{file} 不是有效的 wheel：{folder} 的名称或版本与文件名不符"},
     {"wheel.missing_member", "{file} is not a valid wheel: {member} is missing", "{file} 不是有效的 wheel：缺少 {member}"},
+    {"wheel.member_too_large", "{file} is refused: its {member} is {size}, more than the {limit} envfix reads of a metadata file",
+     "{file} 被拒绝：其中的 {member} 有 {size}，超过了 envfix 读取元数据文件的上限 {limit}"},
     {"wheel.bad_member", "{file} is not a valid wheel: its {member} cannot be read ({reason})",
      "{file} 不是有效的 wheel：无法读取其 {member}（{reason}）"},
     {"wheel.missing_field", "{file} is not a valid wheel: {member} has no {field}", "{file} 不是有效的 wheel：{member} 中没有 {field}"},
@@ -70,6 +72,8 @@ const CatalogEntry entries[] = {
     {"install.no_scheme", "cannot install into {path}: the interpreter did not report its install folders",
      "无法安装到 {path}：解释器没有报告其安装目录"},
     {"install.duplicate_wheel", "{file} is the second wheel given for {name}; give one", "{file} 是 {name} 的第二个 wheel；请只提供一个"},
+    {"install.writes_environment_file", "{file}: {entry} would land on {path}, one of the files that make the environment work; refused",
+     "{file}：{entry} 会覆盖 {path}，这是环境本身赖以运行的文件；已拒绝"},
     {"install.writes_install_record", "{file}: {entry} would land on {path}, which the install writes itself",
      "{file}：{entry} 会落到安装过程自己写入的 {path} 上"},
     {"install.record_digest_unknown", "no digest for {path}'s RECORD row before it was staged (an envfix bug)",
@@ -124,6 +128,16 @@ const CatalogEntry entries[] = {
     {"install.recovered_cleaned", "removed what an interrupted envfix left behind ({summary}); nothing had changed",
      "已清理被中断的 envfix 留下的文件（{summary}）；环境未被改动"},
     {"journal.invalid", "cannot read the transaction journal {path}: {reason}", "无法读取事务日志 {path}：{reason}"},
+    {"journal.foreign_area",
+     "refusing the transaction journal {path}: it names {area}, which is not a folder of this environment; nothing was done "
+     "(an environment copied from elsewhere can hold such a file: delete it if no envfix of yours was interrupted here)",
+     "拒绝事务日志 {path}：它指向 {area}，而这不是本环境的目录；未做任何改动（从别处复制来的环境可能带有这样的文件："
+     "如果你的 envfix 没有在这里中断过，请删除它）"},
+    {"install.area_outside", "refusing to change {path}: its links lead outside the environment {root}; nothing was done",
+     "拒绝修改 {path}：其中的链接指向环境 {root} 之外；未做任何改动"},
+    {"env.state_link", "refusing to use {path}: envfix's folder in the environment is a link or not a folder; nothing was done "
+     "(delete it if this environment came from elsewhere)",
+     "拒绝使用 {path}：环境中 envfix 的目录是一个链接或不是目录；未做任何改动（如果这个环境来自别处，请删除它）"},
     // envfix install
     {"install.not_a_file", "{item} is not a wheel file (.whl)", "{item} 不是 wheel 文件（.whl）"},
     {"install.mixed_items", "give either wheel files or package names, not both in one command",

@@ -31,6 +31,7 @@
 #include "envfix/resolver/names.hpp"
 #include "envfix/resolver/tags.hpp"
 #include "envfix/resolver/url.hpp"
+#include "environment_files.hpp"
 #include "file_ops.hpp"
 #include "install_checks.hpp"
 #include "keep_links.hpp"
@@ -62,6 +63,7 @@ struct Input {
     std::optional<stdfs::path> unpacked;       // its entry in the unpacked-wheel cache
     std::optional<fs::FileIdentity> unpacked_seen;  // that entry's folder when it was looked up
     std::optional<int64_t> unpacked_on_disk;         // since when its files are on the disk
+    std::optional<int64_t> unpacked_made;            // when its entry was made (its marker's mtime)
     bool from_directory = false;  // opened from its kept directory, not its archive (wheel_directory.hpp)
 };
 
@@ -321,6 +323,10 @@ void take_ready_trees(const std::vector<Input>& inputs, const Writer& writer, co
                 use.since = since;
             }
         }
+        if (use.claimed && !ready::holds_exactly(use.claimed->tree, use.want, *use.since)) {
+            ready::discard(*use.claimed);
+            use.claimed.reset();
+        }
         use.ask = {std::move(name), std::move(encoded)};
         if (!use.claimed) return;
         use.in_tree.assign(in.plan.files.size(), 0);
@@ -454,28 +460,6 @@ private:
     std::vector<std::pair<Severity, Message>> notes_;
 };
 
-// Files that stay whatever an old RECORD says: the interpreter and the environment's own files.
-std::set<stdfs::path> environment_files(const probe::Environment& env, const InstallScheme& scheme) {
-    std::set<stdfs::path> out;
-    auto add = [&](const stdfs::path& p) {
-        if (!p.empty()) out.insert(p.lexically_normal());
-    };
-    add(env.interpreter);
-    if (env.pyvenv_cfg) add(*env.pyvenv_cfg);
-    if (env.pth_file) add(*env.pth_file);
-    for (const auto& dir : {scheme.scripts, stdfs::path(env.root)}) {
-        std::error_code ec;
-        for (stdfs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-            auto name = it->path().filename().string();
-            auto lower = str::lower(name);
-            // python, python3.12, pythonw.exe ... and python3.dll, python312.dll beside them.
-            bool interpreter = !unsafe_script_name(name).empty() || (lower.starts_with("python") && lower.ends_with(".dll"));
-            if (interpreter) add(it->path());
-        }
-    }
-    return out;
-}
-
 std::string summary_of(const std::vector<Input>& inputs, const std::vector<const resolver::InstalledDist*>& removing) {
     std::vector<std::string> in, out;
     for (const auto& i : inputs)
@@ -516,7 +500,7 @@ std::string enable_import_site(std::string_view text) {
 
 Expected<std::vector<RecoveryOutcome>> recover(const probe::Environment& env, bool wait_for_lock, Reporter& reporter) {
     ENVFIX_TRY(auto lock, EnvLock::acquire(env.root, wait_for_lock, reporter));
-    return recover_transactions(state_dir(env.root), reporter);
+    return recover_transactions(env.root, environment_areas(env), reporter);
 }
 
 Expected<InstallResult> install(const probe::Environment& env, const InstallRequest& request, Reporter& reporter) {
@@ -625,7 +609,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     if (!request.dry_run) {
         ENVFIX_TRY(auto l, EnvLock::acquire(env.root, request.wait_for_lock, reporter));
         lock.emplace(std::move(l));
-        ENVFIX_TRY(result.recovered, recover_transactions(state_dir(env.root), reporter));
+        ENVFIX_TRY(result.recovered, recover_transactions(env.root, environment_areas(env), reporter));
     } else if (has_pending_transactions(state_dir(env.root))) {
         reporter.warn(msg("install.pending_transaction", {{"path", env.root.string()}}));
     }
@@ -662,7 +646,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     // round trip each) go by while what goes is planned, the wheels are opened and the checks run,
     // instead of in a row before the staging, which waits for it (Transaction::begun). Only for
     // an install with wheels to bring in; a failure before the staging removes the journal again.
-    const std::vector<stdfs::path> areas = {scheme.purelib, scheme.platlib, scheme.scripts, scheme.data, scheme.headers_root, env.root};
+    const std::vector<stdfs::path> areas = environment_areas(env);
     std::optional<Transaction> early_tx;
     if (brings_in) {
         std::vector<std::string> in;
@@ -723,7 +707,8 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         if (std::find(removing.begin(), removing.end(), &d) == removing.end()) staying.push_back(&d);
     auto owners = recorded_owners(staying);
     PathSet protect;
-    for (const auto& p : environment_files(env, scheme)) protect.insert(p.native());
+    const auto env_files = environment_files(env, scheme);
+    for (const auto& p : env_files) protect.insert(p.native());
     for (const auto& [p, owner] : owners) protect.insert(p);
     lap("files of the distributions that stay read");
     std::vector<PathText> remove_files;  // strings: held while torch's unpacking runs beside
@@ -829,6 +814,16 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
                             {{"file", by.wheel.source()}, {"entry", entry}, {"path", own.string()}});
             }
         }
+    }
+    // Nor are the files that make the environment one (the interpreter, pyvenv.cfg, activate …):
+    // a wheel's .data/data/bin/python3 would leave it without its interpreter.
+    for (const auto& p : env_files) {
+        auto it = writer.find(p.native());
+        if (it == writer.end()) continue;
+        const auto& by = inputs[it->second.first];
+        const auto& f = by.plan.files[it->second.second];
+        const std::string entry = f.kind == PlannedFile::Kind::Generated ? stdfs::path(f.dest).string() : by.wheel.zip.entries[f.entry].name;
+        return fail(ExitCode::BadWheel, "install.writes_environment_file", {{"file", by.wheel.source()}, {"entry", entry}, {"path", p.string()}});
     }
     std::map<std::string, std::map<std::string, size_t>> overwritten;  // new dist -> owner -> files
     PathSet removing_set;
@@ -1039,6 +1034,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
             if (in.unpacked) {
                 in.unpacked_seen = fs::identity(*in.unpacked);
                 in.unpacked_on_disk = unpacked::entry_on_disk_since(*in.unpacked);
+                in.unpacked_made = unpacked::entry_made_at(*in.unpacked);
             }
         }
     }, 1);
@@ -1058,6 +1054,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
         if (in.unpacked) {
             it.linked_from = unpacked::entry_file(*in.unpacked, entry);
             it.on_disk_since_ns = in.unpacked_on_disk.value_or(0);
+            it.made_before_ns = in.unpacked_made.value_or(0);
         } else if (auto row = replaced_rows.find(*dest);
                    row != replaced_rows.end() &&
                    same_content(row->second, in.wheel.record[static_cast<size_t>(in.wheel.record_row[entry])], in.wheel.zip.entries[entry].size)) {

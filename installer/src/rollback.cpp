@@ -10,6 +10,7 @@
 #include "envfix/installer/install.hpp"
 #include "envfix/installer/snapshot.hpp"
 #include "envfix/installer/wheel_plan.hpp"
+#include "environment_files.hpp"
 #include "snapshot_internal.hpp"
 #include "store_ops.hpp"
 #include "tx_internal.hpp"
@@ -22,13 +23,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-std::vector<stdfs::path> areas_of(const probe::Environment& env) {
-    std::vector<stdfs::path> areas;
-    if (auto s = install_scheme(env)) areas = {s->purelib, s->platlib, s->scripts, s->data, s->headers_root};
-    areas.push_back(env.root.lexically_normal());
-    return areas;
-}
 
 // The bytecode of a .py file that goes: __pycache__/<stem>.<tag>.pyc beside it, unless `kept`.
 template <class Kept>
@@ -129,6 +123,14 @@ Expected<RollbackResult> rollback_locked(const probe::Environment& env, const Ro
         auto it = std::lower_bound(want.begin(), want.end(), rel, [](const SnapshotFile* f, const std::string& r) { return f->path < r; });
         return it != want.end() && (*it)->path == rel;
     };
+    // The files that make the environment one stay, whatever a snapshot or a RECORD listed: a
+    // rollback never leaves the environment without its interpreter.
+    std::set<std::string> env_files;
+    if (auto scheme = install_scheme(env))
+        for (const auto& p : environment_files(env, *scheme)) env_files.insert(relative_generic_text(p.native(), root));
+    auto is_env_file = [&](const SnapshotFile* f) { return env_files.count(f->path) > 0; };
+    std::erase_if(gone, is_env_file);
+    std::erase_if(adds, is_env_file);
     for (const auto* f : gone) {
         remove.push_back(join_generic_text(root, f->path));
         if (f->path.ends_with(".py")) add_bytecode_of(stdfs::path(remove.back()), remove, kept);
@@ -146,8 +148,9 @@ Expected<RollbackResult> rollback_locked(const probe::Environment& env, const Ro
         if (!after_d.count({d.name, d.version})) result.dists_out.push_back(d);
 
     lap("files compared");
-    // Every stored file must be there, whole, before anything moves.
+    // Every stored file must be there, whole, before anything moves; reached through no link.
     const auto store = snapshot_store_dir(root);
+    ENVFIX_TRY_VOID(snap::check_store(root));
     std::vector<uint32_t> obj_modes(adds.size());
     std::vector<PathText> objects(adds.size());
     for (size_t i = 0; i < adds.size(); ++i) {
@@ -175,7 +178,7 @@ Expected<RollbackResult> rollback_locked(const probe::Environment& env, const Ro
         ENVFIX_TRY_VOID(keep_present());
     }
 
-    ENVFIX_TRY(auto tx, Transaction::begin(state_dir(root), areas_of(env), "rollback to snapshot " + target->id));
+    ENVFIX_TRY(auto tx, Transaction::begin(state_dir(root), environment_areas(env), "rollback to snapshot " + target->id));
     result.transaction = tx.id();
     std::vector<PathText> dests;
     std::vector<const PathText*> dest_refs;
@@ -209,7 +212,7 @@ Expected<RollbackResult> rollback(const probe::Environment& env, const RollbackR
     if (!request.dry_run) {
         ENVFIX_TRY(auto l, EnvLock::acquire(env.root, request.wait_for_lock, reporter));
         lock.emplace(std::move(l));
-        ENVFIX_TRY(recovered, recover_transactions(state_dir(env.root), reporter));
+        ENVFIX_TRY(recovered, recover_transactions(env.root, environment_areas(env), reporter));
     }
     ENVFIX_TRY(auto r, rollback_locked(env, request, reporter));
     r.recovered = std::move(recovered);
@@ -227,6 +230,7 @@ Expected<RollbackResult> restore_before_install(const probe::Environment& env, c
 Expected<GcResult> gc_snapshots(const probe::Environment& env, size_t keep, bool wait_for_lock, Reporter& reporter) {
     ENVFIX_TRY(auto lock, EnvLock::acquire(env.root, wait_for_lock, reporter));
     const stdfs::path root = env.root.lexically_normal();
+    ENVFIX_TRY_VOID(snap::check_store(root));
     GcResult r;
     auto all = list_snapshots(root, reporter);
     std::set<std::string> referenced;

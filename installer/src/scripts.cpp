@@ -40,6 +40,10 @@ std::string unsafe_script_name(std::string_view name) {
     std::string n = str::lower(name);
     if (n.ends_with(".exe")) n.resize(n.size() - 4);
     if (n.starts_with("pypy") || n.starts_with("graalpy")) return "it would shadow the Python interpreter";
+    // The environment's activation scripts (venv's, virtualenv's, conda's).
+    for (std::string_view a : {"activate", "activate.bat", "activate.csh", "activate.fish", "activate.nu", "activate.ps1", "activate.xsh",
+                               "activate_this.py", "deactivate", "deactivate.bat", "deactivate.nu"})
+        if (str::lower(name) == a) return "it would replace the environment's activation script";
     if (n.starts_with("python")) {
         std::string_view rest = std::string_view(n).substr(6);
         if (!rest.empty() && rest.back() == 'w') rest.remove_suffix(1);

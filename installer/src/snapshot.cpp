@@ -15,6 +15,7 @@
 #include <unordered_set>
 #include <unordered_map>
 
+#include "envfix/common/beneath.hpp"
 #include "envfix/common/fs.hpp"
 #include "envfix/common/hash.hpp"
 #include "envfix/common/strings.hpp"
@@ -74,7 +75,7 @@ Identities load_identities(const stdfs::path& root) {
         if (!ok) continue;
         auto num = [](std::string_view f, auto& v) { return std::from_chars(f.data(), f.data() + f.size(), v).ec == std::errc(); };
         if (!num(fields[0], id.device) || !num(fields[1], id.inode) || !num(fields[2], id.size) || !num(fields[3], id.mtime_ns) ||
-            fields[4].size() != 64)
+            fields[4].size() != 64 || !snap::lower_hex(fields[4]))
             continue;
         id.sha256 = std::string(fields[4]);
         auto path = snap::decode_path(fields[5]);
@@ -241,6 +242,9 @@ Expected<Snapshot> capture(const probe::Environment& env, Reporter& reporter, Sn
     }, 1);
     std::vector<Candidate> cands;
     std::unordered_set<std::string> listed, shared;  // shared: listed by two distributions
+    // A RECORD row reached through a link that leads outside (planted in an environment made
+    // elsewhere) is no file of the environment: never read, hashed or linked into the store.
+    fs::InsideRoot inside(root);
     for (size_t i = 0; i < installed.dists.size(); ++i) {
         const auto& d = installed.dists[i];
         s.dists.push_back({d.name, d.version, d.dist_info.lexically_normal().lexically_relative(root).generic_string()});
@@ -250,6 +254,7 @@ Expected<Snapshot> capture(const probe::Environment& env, Reporter& reporter, Sn
         }
         if (!*per_dist[i]) return unexpected(std::move(*per_dist[i]).error());
         for (auto& c : **per_dist[i]) {
+            if (!inside.holds(c.abs)) continue;
             if (!listed.insert(c.rel).second) {
                 shared.insert(std::move(c.rel));
                 continue;
@@ -329,10 +334,23 @@ Expected<void> write_snapshot(const stdfs::path& root, Snapshot& s, fs::Sync syn
 
 }  // namespace
 
+Expected<void> check_store(const stdfs::path& env_root) {
+    ENVFIX_TRY_VOID(check_state_dir(env_root));
+    const auto store = snapshot_store_dir(env_root);
+    std::error_code ec;
+    for (stdfs::directory_iterator it(store, ec), end; !ec && it != end; it.increment(ec)) {
+        const auto type = it->symlink_status(ec).type();
+        if (type == stdfs::file_type::symlink || (it->path().filename().native().size() == 2 && type != stdfs::file_type::directory))
+            return fail(ExitCode::UnsafeState, "env.state_link", {{"path", it->path().string()}});
+    }
+    return {};
+}
+
 Expected<void> store_captured(const probe::Environment& env, const Snapshot& s, const std::vector<Seen>& seen, SnapshotStats* stats,
                               std::vector<stdfs::path>* added) {
     const stdfs::path root = env.root.lexically_normal();
     const stdfs::path store_dir = snapshot_store_dir(root);
+    ENVFIX_TRY_VOID(check_store(root));
     struct Stored {
         bool stored = false, copied = false;
         std::optional<Error> error;

@@ -1,9 +1,11 @@
 // The snapshot file format (snapshot.hpp): a JSON header line, then one line per file.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 
+#include "envfix/common/beneath.hpp"
 #include "envfix/installer/snapshot.hpp"
 #include "snapshot_internal.hpp"
 
@@ -55,24 +57,14 @@ std::optional<std::string> decode_path(std::string_view p) {
     return out;
 }
 
-bool safe_rel_path(std::string_view p) {
-    if (p.empty() || p.front() == '/' || p.find('\\') != std::string_view::npos || p.find(':') != std::string_view::npos) return false;
-    size_t start = 0;
-    while (start <= p.size()) {
-        size_t end = p.find('/', start);
-        if (end == std::string_view::npos) end = p.size();
-        auto seg = p.substr(start, end - start);
-        if (seg.empty() || seg == "." || seg == "..") return false;
-        start = end + 1;
-    }
-    return true;
+bool lower_hex(std::string_view s) {
+    return std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
 }  // namespace snap
 
 using snap::decode_path;
 using snap::encode_path;
-using snap::safe_rel_path;
 
 uint64_t Snapshot::bytes() const {
     uint64_t n = 0;
@@ -154,12 +146,12 @@ Expected<Snapshot> parse_snapshot(std::string_view text, std::string_view source
         SnapshotFile f;
         size_t a = line.find(' '), b = a == std::string_view::npos ? a : line.find(' ', a + 1),
                c = b == std::string_view::npos ? b : line.find(' ', b + 1);
-        if (c == std::string_view::npos || a != 64) return bad("line " + std::to_string(line_no));
+        if (c == std::string_view::npos || a != 64 || !snap::lower_hex(line.substr(0, 64))) return bad("line " + std::to_string(line_no));
         f.sha256 = std::string(line.substr(0, 64));
         auto r1 = std::from_chars(line.data() + a + 1, line.data() + b, f.size);
         auto r2 = std::from_chars(line.data() + b + 1, line.data() + c, f.mode, 8);
         auto path = decode_path(line.substr(c + 1));
-        if (r1.ec != std::errc() || r2.ec != std::errc() || !path || !safe_rel_path(*path)) return bad("line " + std::to_string(line_no));
+        if (r1.ec != std::errc() || r2.ec != std::errc() || !path || !fs::plain_relative(*path)) return bad("line " + std::to_string(line_no));
         f.path = std::move(*path);
         s.files.push_back(std::move(f));
     }

@@ -115,6 +115,9 @@ Expected<RemovalPlan> plan_removal(const resolver::InstalledDist& dist, const st
         return inside;
     };
     const Str pyc_ext = stdfs::path(".pyc").native(), pycache_dir = stdfs::path("__pycache__").native();
+    // envfix's own folders (state, staging) are no distribution's, whatever a RECORD says.
+    const Str own_marker = Str(1, sep) + stdfs::path(".envfix").native();
+    auto envfix_own = [&](const Str& s) { return s.find(own_marker, root.native().size()) != Str::npos; };
     const Str slash(1, sep);
     std::vector<Str> texts;
     texts.reserve(rows.size());
@@ -161,7 +164,7 @@ Expected<RemovalPlan> plan_removal(const resolver::InstalledDist& dist, const st
         auto& row = rows[r];
         const Str& s = texts[r];
         const size_t cut = s.rfind(sep);
-        if (cut == Str::npos || !text_under(s, root.native(), false)) {
+        if (cut == Str::npos || !text_under(s, root.native(), false) || envfix_own(s)) {
             ++outside;
             continue;
         }

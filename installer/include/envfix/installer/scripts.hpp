@@ -30,7 +30,7 @@ Expected<std::vector<EntryPoint>> parse_entry_points(std::string_view text, std:
 
 // Why a script name is refused ("" when fine): path separators, ":", ".", "..", control
 // characters, or a name that shadows the interpreter (python, python3, python3.12, pythonw,
-// python3.13t, pypy*, graalpy*, with or without ".exe").
+// python3.13t, pypy*, graalpy*, with or without ".exe") or an activation script (activate, Activate.ps1 …).
 std::string unsafe_script_name(std::string_view name);
 
 // pip's rule for the entry points pip and setuptools build into universal wheels: "pip" also
