@@ -62,6 +62,8 @@ const CatalogEntry entries[] = {
      "{files} 个下载的文件一并写入磁盘，用时 {ms} 毫秒"},
     {"download.hash_mismatch", "{url} does not match the index's hash: expected sha256 {expected}, got {actual}",
      "{url} 与索引给出的哈希不符：应为 sha256 {expected}，实际为 {actual}"},
+    {"download.too_large", "{url} sent more than {limit} without its size announced; stopped and removed what it sent",
+     "{url} 在未声明大小的情况下发送了超过 {limit} 的数据；已停止并删除收到的内容"},
     {"download.size_mismatch", "{url} has the wrong size: expected {expected} bytes, got {actual}",
      "{url} 大小不对：应为 {expected} 字节，实际为 {actual} 字节"},
     {"download.cannot_write", "cannot write {path} (downloading {url})", "无法写入 {path}（正在下载 {url}）"},

@@ -89,4 +89,22 @@ std::string human_bytes(uint64_t n) {
     return buf;
 }
 
+std::optional<uint64_t> parse_size(std::string_view s) {
+    s = trim(s);
+    int shift = 0;
+    if (!s.empty()) {
+        switch (s.back()) {
+            case 'k': case 'K': shift = 10; break;
+            case 'm': case 'M': shift = 20; break;
+            case 'g': case 'G': shift = 30; break;
+            default: break;
+        }
+        if (shift) s.remove_suffix(1);
+    }
+    uint64_t n = 0;
+    auto r = std::from_chars(s.data(), s.data() + s.size(), n);
+    if (s.empty() || r.ec != std::errc() || r.ptr != s.data() + s.size() || n > (UINT64_MAX >> shift)) return std::nullopt;
+    return n << shift;
+}
+
 }  // namespace envfix::str

@@ -154,6 +154,7 @@ Expected<size_t> EarlyUnpack::read_at(uint64_t offset, char* into, size_t n) {
 }
 
 Expected<std::string> EarlyUnpack::read_text(const ZipEntry& e) {
+    ENVFIX_TRY_VOID(check_text_member(e, source_));
     std::string text;
     std::vector<char> in(kPiece), out(kPiece);
     ENVFIX_TRY_VOID(stream_zip_entry(

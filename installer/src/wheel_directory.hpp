@@ -16,7 +16,7 @@
 
 namespace envfix::installer {
 
-inline constexpr uint32_t kWheelDirectoryVersion = 1;
+inline constexpr uint32_t kWheelDirectoryVersion = 2;
 
 // `metadata_text`: the METADATA member as in the archive (parsed again on decoding).
 std::string encode_wheel_directory(const WheelFile& w, std::string_view metadata_text, std::string_view sha256);

@@ -33,6 +33,26 @@ bool wheel_folder_matches(std::string_view stem, const resolver::WheelName& w) {
 
 namespace {
 
+// A name no filesystem envfix writes to takes (ext4, NTFS: 255), a path longer than Linux's
+// PATH_MAX leaves room for the environment's own folders, and a depth no package needs.
+constexpr size_t kMaxEntryName = 255, kMaxEntryPath = 3072, kMaxEntryDepth = 128;
+
+// A file whose name is also a folder of another entry ("a" and "a/b"): its staging would fail.
+std::optional<std::string> file_folder_clash(const ZipDirectory& zip) {
+    std::vector<std::string_view> names;
+    names.reserve(zip.entries.size());
+    for (const auto& e : zip.entries) names.push_back(e.name);
+    std::sort(names.begin(), names.end());
+    std::string folder;
+    for (const auto& e : zip.entries) {
+        if (e.is_directory()) continue;
+        folder.assign(e.name).push_back('/');
+        auto it = std::lower_bound(names.begin(), names.end(), std::string_view(folder));
+        if (it != names.end() && it->starts_with(folder)) return e.name;
+    }
+    return std::nullopt;
+}
+
 Expected<std::string> read_member(const WheelFile& w, size_t index) {
     return read_zip_entry_text(w.bytes(), w.zip.entries[index], w.source());
 }
@@ -44,12 +64,17 @@ std::optional<std::string> unsafe_entry_name(std::string_view name) {
     if (name.front() == '/') return "absolute path";
     if (name.find('\\') != std::string_view::npos) return "backslash in the path";
     if (name.find(':') != std::string_view::npos) return "drive letter or ':' in the path";
+    // What no filesystem holds would fail as a write error half way: refused as a bad wheel.
+    if (name.size() > kMaxEntryPath) return "a path of more than " + std::to_string(kMaxEntryPath) + " bytes";
     std::string_view rest = name;
     if (rest.back() == '/') rest.remove_suffix(1);  // a folder entry
+    size_t depth = 0;
     for (size_t at = 0;;) {  // each component, without a vector of them (torch: 12 000 names)
         const size_t slash = rest.find('/', at);
         const std::string_view part = rest.substr(at, slash == std::string_view::npos ? std::string_view::npos : slash - at);
         if (part.empty()) return "empty path component";
+        if (part.size() > kMaxEntryName) return "a name of more than " + std::to_string(kMaxEntryName) + " bytes";
+        if (++depth > kMaxEntryDepth) return "folders nested more than " + std::to_string(kMaxEntryDepth) + " deep";
         if (part == "." || part == "..") return "'" + std::string(part) + "' in the path";
         if (at == 0 && part.starts_with(".envfix")) return "a top-level name reserved for envfix";
         if (slash == std::string_view::npos) return std::nullopt;
@@ -98,6 +123,7 @@ Expected<WheelFile> open_wheel(const std::filesystem::path& file) {
         if (top.ends_with(".dist-info")) add(dist_infos, top);
         if (top.ends_with(".data")) add(data_dirs, top);
     }
+    if (auto clash = file_folder_clash(w.zip)) return bad("wheel.unsafe_path", src, {{"entry", *clash}, {"reason", "a file and a folder of one name"}});
     if (dist_infos.size() != 1)
         return bad("wheel.dist_info_count", src, {{"count", std::to_string(dist_infos.size())}});
     w.dist_info = dist_infos[0];

@@ -14,7 +14,9 @@
 #include <memory>
 #include <system_error>
 
+#include "envfix/common/strings.hpp"
 #include "envfix/installer/zip.hpp"
+#include "envfix/resolver/limits.hpp"
 #include "inflate_parallel.hpp"
 #include "zip_format.hpp"
 
@@ -347,6 +349,7 @@ Expected<unsigned> stream_zip_entry_handing_over(const ZipEntry& e, std::string_
 }
 
 Expected<std::string> read_zip_entry_text(std::string_view archive, const ZipEntry& e, std::string_view source) {
+    ENVFIX_TRY_VOID(check_text_member(e, source));
     std::string text;
     text.reserve(static_cast<size_t>(std::min<uint64_t>(e.size, 64u << 20)));
     ENVFIX_TRY_VOID(read_zip_entry(archive, e, source, [&](std::string_view c) -> Expected<void> {
@@ -354,6 +357,14 @@ Expected<std::string> read_zip_entry_text(std::string_view archive, const ZipEnt
         return {};
     }));
     return text;
+}
+
+Expected<void> check_text_member(const ZipEntry& e, std::string_view source) {
+    // Its inflated size checked against the directory as it streams: a bomb stops at the bound.
+    if (e.size <= resolver::kMaxMetadataBytes) return {};
+    return fail(ExitCode::BadWheel, "wheel.member_too_large",
+                {{"file", std::string(source)}, {"member", e.name}, {"size", str::human_bytes(e.size)},
+                 {"limit", str::human_bytes(resolver::kMaxMetadataBytes)}});
 }
 
 Expected<void> visit_zip_entries(std::string_view archive_bytes, const ZipDirectory& dir, const std::vector<size_t>& indices,

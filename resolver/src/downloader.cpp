@@ -98,6 +98,11 @@ struct Job {
     bool body_started = false;
     bool oversize = false;
     bool write_failed = false;
+    // Where no size was announced: the most bytes the .part may hold (the server's
+    // Content-Length, never more than HttpOptions::max_download), and whether it was passed.
+    uint64_t limit = UINT64_MAX;
+    uint64_t max_download = UINT64_MAX;
+    bool too_large = false;
     int task = 0;
     bool ended = false;          // the progress task was closed
     bool fresh_start = false;    // a resumed file failed its check and was started again
@@ -219,7 +224,7 @@ size_t on_body(char* data, size_t size, size_t n, void* user) {
         if (!j->split && j->split_at > 0 && j->parallel >= 2 && j->range_from == 0 && j->status == 200 && !j->item->sha256.empty()) {
             curl_off_t length = -1;
             curl_easy_getinfo(j->easy->h, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
-            if (length > 0 && static_cast<uint64_t>(length) >= j->split_at) {
+            if (length > 0 && static_cast<uint64_t>(length) >= j->split_at && static_cast<uint64_t>(length) <= j->max_download) {
                 const auto total = static_cast<uint64_t>(length);
                 auto plan = range_plan(total, j->parallel, j->tail, j->min_range);
                 j->learned = std::make_unique<Split>();
@@ -238,6 +243,14 @@ size_t on_body(char* data, size_t size, size_t n, void* user) {
             }
         }
         if (!j->split && j->range_from > 0 && j->status != 206) restart_part(*j);
+        if (!j->split && !j->item->size) {
+            // Nothing announced by the index: the answer's own length bounds it, and a cap bounds
+            // that (an endless body, or a length of a terabyte, would fill the disk).
+            curl_off_t length = -1;
+            curl_easy_getinfo(j->easy->h, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
+            j->limit = j->max_download;
+            if (length >= 0) j->limit = std::min<uint64_t>(j->limit, j->done + static_cast<uint64_t>(length));
+        }
         if (j->status == 206 && j->range_start != j->range_from) {
             j->bad_range = true;
             return 0;
@@ -267,6 +280,10 @@ size_t on_body(char* data, size_t size, size_t n, void* user) {
     }
     if (!j->split && j->item->size && j->done + len > *j->item->size) {
         j->oversize = true;
+        return 0;
+    }
+    if (!j->split && j->done + len > j->limit) {
+        j->too_large = true;
         return 0;
     }
     if (!j->writer->write(data, len)) {
@@ -638,6 +655,7 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
         j->index = i;
         j->on_ready = &options.on_ready;
         j->task = task;
+        j->max_download = http.max_download;
         jobs.push_back(std::move(j));
         return jobs.back().get();
     };
@@ -846,6 +864,11 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
         if (j.oversize) {
             discard_part(j);
             j.result->error = size_error(item, j.done + 1);
+            end_job(j, false);
+        } else if (j.too_large) {
+            discard_part(j);
+            j.result->error = make_error(ExitCode::HashMismatch, "download.too_large",
+                                         {{"url", redact_url(item.url)}, {"limit", str::human_bytes(j.limit)}});
             end_job(j, false);
         } else if (j.bad_range) {
             discard_part(j);

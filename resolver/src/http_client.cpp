@@ -21,8 +21,6 @@ namespace envfix::resolver {
 
 namespace {
 
-constexpr size_t kMaxPageBytes = 512u << 20;  // a page (not a wheel) larger than this is refused
-
 struct Transfer {
     std::string body;
     std::string content_type;
@@ -30,12 +28,13 @@ struct Transfer {
     std::string last_modified;
     FreshnessHeaders freshness;  // its last_modified unused: the one above
     bool too_large = false;
+    size_t limit = 0;  // HttpRequest::max_bytes
 };
 
 size_t on_body(char* data, size_t size, size_t n, void* user) {
     auto* t = static_cast<Transfer*>(user);
     if (interrupt_requested()) return 0;
-    if (t->body.size() + size * n > kMaxPageBytes) {
+    if (t->body.size() + size * n > t->limit) {
         t->too_large = true;
         return 0;
     }
@@ -123,6 +122,9 @@ HttpOptions HttpOptions::from_environment() {
     o.netrc = load_netrc();
     o.cache_dir = fs::cache_dir() / "http";
     o.user_agent = std::string("envfix/") + ENVFIX_VERSION;
+    if (auto v = env::get(EnvVar::EnvfixMaxDownload)) {
+        if (auto n = str::parse_size(*v); n && *n > 0) o.max_download = *n;
+    }
     return o;
 }
 
@@ -169,6 +171,7 @@ Expected<HttpResponse> HttpClient::fetch(const HttpRequest& req) {
         if (interrupt_requested()) return fail(ExitCode::Interrupted, "http.interrupted", {{"url", redact_url(req.url)}});
         detail::CurlEasy e;
         Transfer t;
+        t.limit = req.max_bytes;
         if (!req.accept.empty()) e.add_header("Accept: " + req.accept);
         for (const auto& [k, v] : req.headers) e.add_header(k + ": " + v);
         if (cached && !cached->etag.empty()) e.add_header("If-None-Match: " + cached->etag);
@@ -182,7 +185,7 @@ Expected<HttpResponse> HttpClient::fetch(const HttpRequest& req) {
         CURLcode rc = curl_easy_perform(e.h);
         const int64_t response_time = now_unix();
         if (rc == CURLE_WRITE_ERROR && t.too_large)
-            return fail(ExitCode::BadIndexPage, "http.too_large", {{"url", redact_url(req.url)}, {"limit", str::human_bytes(kMaxPageBytes)}});
+            return fail(ExitCode::BadIndexPage, "http.too_large", {{"url", redact_url(req.url)}, {"limit", str::human_bytes(req.max_bytes)}});
         if (rc == CURLE_WRITE_ERROR && interrupt_requested())
             return fail(ExitCode::Interrupted, "http.interrupted", {{"url", redact_url(req.url)}});
         if (rc != CURLE_OK) {

@@ -4,6 +4,7 @@
 
 #include "envfix/common/hash.hpp"
 #include "envfix/common/strings.hpp"
+#include "envfix/resolver/limits.hpp"
 #include "envfix/resolver/names.hpp"
 #include "envfix/resolver/url.hpp"
 
@@ -112,7 +113,8 @@ Expected<std::string> IndexClient::core_metadata(const IndexFile& file) {
     std::string url = file.url + ".metadata";
     if (!file.core_metadata)
         return fail(ExitCode::BadIndexPage, "index.no_metadata", {{"url", redact_url(file.url)}});
-    ENVFIX_TRY(auto resp, http_.get(HttpRequest{url, "", {}, true}));
+    // A metadata file is text of a few KiB: one of many MiB is no metadata (a bomb, a wrong URL).
+    ENVFIX_TRY(auto resp, http_.get(HttpRequest{url, "", {}, true, kMaxMetadataBytes}));
     for (const auto& [algo, expected] : file.core_metadata_hashes) {
         if (algo != "sha256") continue;  // the one digest envfix computes; others are not checked
         auto actual = sha256_hex(resp.body);

@@ -8,9 +8,12 @@ namespace envfix::resolver::detail {
 
 namespace {
 
+constexpr size_t kMaxRangeBytes = size_t{64} << 20;
+
 struct Transfer {
     long status = 0;
     bool refused = false;  // a 200 to a Range request: stop reading
+    bool too_large = false;
     std::string body;
     std::optional<uint64_t> total;
     std::optional<uint64_t> length;
@@ -47,6 +50,12 @@ size_t on_body(char* data, size_t size, size_t n, void* user) {
         t->refused = true;
         return 0;  // the whole file is coming: not this way
     }
+    // What a plan asks of a wheel by range is its tail, directory and one metadata entry: an
+    // answer past a few tens of MiB is no such range (an endless body).
+    if (t->body.size() + size * n > kMaxRangeBytes) {
+        t->too_large = true;
+        return 0;
+    }
     t->body.append(data, size * n);
     return size * n;
 }
@@ -66,6 +75,8 @@ Expected<Transfer> perform(const HttpOptions& o, const std::string& url, const s
         if (head) curl_easy_setopt(e.h, CURLOPT_NOBODY, 1L);
         CURLcode rc = curl_easy_perform(e.h);
         if (rc == CURLE_WRITE_ERROR && t.refused) return t;
+        if (rc == CURLE_WRITE_ERROR && t.too_large)
+            return fail(ExitCode::BadIndexPage, "http.too_large", {{"url", redact_url(url)}, {"limit", str::human_bytes(kMaxRangeBytes)}});
         if (rc != CURLE_OK) {
             auto err = transport_error(rc, url, e.errbuf, o);
             if (retryable(rc) && attempt < o.retries && sleep_unless_interrupted(backoff_delay(o, attempt))) continue;

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <memory>
 
+#include "envfix/common/strings.hpp"
+#include "envfix/resolver/limits.hpp"
 #include "envfix/resolver/names.hpp"
 
 namespace envfix::resolver::detail {
@@ -124,6 +126,9 @@ uint64_t entry_span(const ZipEntry& e) {
 }
 
 Expected<std::string> read_zip_entry(std::string_view local, const ZipEntry& e, std::string_view source) {
+    if (e.size > kMaxMetadataBytes)
+        return fail(ExitCode::BadWheel, "wheel.member_too_large",
+                    {{"file", std::string(source)}, {"member", e.name}, {"size", str::human_bytes(e.size)}, {"limit", str::human_bytes(kMaxMetadataBytes)}});
     if (local.size() < 30 || le(local, 0, 4) != kLocal) return damaged(source, "no local header for " + e.name);
     size_t data_at = 30 + le(local, 26, 2) + le(local, 28, 2);
     if (data_at > local.size()) return damaged(source, "local header of " + e.name + " cut short");

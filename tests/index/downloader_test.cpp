@@ -111,6 +111,25 @@ TEST(Downloader, SizeMismatchIsRefused) {
     }
 }
 
+// An answer without an announced size that never ends, or announces a terabyte: cut at the
+// configured bound, nothing left under its name.
+TEST(Downloader, AnEndlessAnswerWithoutAnnouncedSizeStopsAtTheBound) {
+    Files f;
+    auto item = f.item(f.manifest["files"][0]);
+    item.size.reset();
+    auto http = test::test_http_options(f.dir.path());
+    http.max_download = 1u << 20;
+    for (const auto& spec : {nlohmann::json{{"endless", true}}, nlohmann::json{{"endless", true}, {"content_length", 1000000000000ull}}}) {
+        SCOPED_TRACE(spec.dump());
+        f.server->set_faults({{f.url_path(f.manifest["files"][0]), spec}});
+        auto r = download_files({item}, http, envfix::null_reporter());
+        ASSERT_FALSE(r[0].ok());
+        EXPECT_EQ(r[0].error->message.key, "download.too_large");
+        EXPECT_FALSE(std::filesystem::exists(item.dest));
+        EXPECT_FALSE(std::filesystem::exists(item.dest.string() + ".part"));
+    }
+}
+
 TEST(Downloader, ResumesATruncatedTransfer) {
     Files f;
     auto rec = f.manifest["files"][0];

@@ -118,7 +118,7 @@ TEST_F(WheelDirectory, AnythingOffDecodesAsNothing) {
     };
     auto body = [&] { return bytes.substr(0, bytes.size() - 64); };
     auto newer = body();
-    newer[std::string_view("envfix-wheel-directory\n").size()] = 2;
+    newer[std::string_view("envfix-wheel-directory\n").size()] = static_cast<char>(kWheelDirectoryVersion + 1);
     EXPECT_FALSE(decode_wheel_directory(newer + sha256_hex(newer), sha, file)) << "another format version";
     EXPECT_TRUE(decode_wheel_directory(resealed(bytes), sha, file)) << "resealing alone changes nothing";
     EXPECT_FALSE(decode_wheel_directory("", sha, file));

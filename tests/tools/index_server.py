@@ -36,6 +36,8 @@ is the request path without the query ("/cu128/torch/"), or "*" for every path. 
   etag: "\"x\""    send this ETag instead of the content's
   not_modified: true   answer 304 to any conditional request, whatever its validators
   no_range: true   ignore Range (always 200 with the whole file)
+  endless: true    answer 200 with a body that never ends (zeros, until the client goes), with no
+                   Content-Length, or with the one "content_length" says
 
 Log: --log names a file that gets one JSON line per request: method, path, proxy, host, and
 headers (lower-case names; Authorization is replaced by the user name it carries, the
@@ -129,6 +131,21 @@ class Handler(BaseHTTPRequestHandler):
         if self.command != "HEAD":
             self.wfile.write(body)
 
+    def send_endless(self, length):
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        if length is not None:
+            self.send_header("Content-Length", str(length))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        chunk = b"\0" * 65536
+        try:
+            for _ in range(1 << 20):  # 64 GiB at most: bounded, whatever the client does
+                self.wfile.write(chunk)
+        except OSError:
+            pass
+
     def reset(self):
         self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         self.close_connection = True
@@ -163,6 +180,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_plain(spec.get("code", 302), "moved\n", {"Location": spec["redirect"]})
         if "status" in spec:
             return self.send_plain(spec["status"], "fault %d\n" % spec["status"])
+        if spec.get("endless"):
+            return self.send_endless(spec.get("content_length"))
 
         local = os.path.normpath(os.path.join(ARGS.root, urllib.parse.unquote(path).lstrip("/")))
         if not (local == ARGS.root or local.startswith(ARGS.root + os.sep)):

@@ -31,7 +31,8 @@ enum class EnvVar {
     EnvfixInflateHelpers,    // threads lent to one large deflate stream inflated while downloading
     EnvfixInflateStreams,    // how many of a wheel's costliest streams share those threads
     EnvfixInflateHandover,   // 0: those threads, once free, never take over a stream on one thread
-    EnvfixReadyTrees,        // 0: no ready trees; wait: made before envfix exits (tests, measuring)
+    EnvfixReadyTrees,        // background / wait: ready trees made after an install; else none
+    EnvfixMaxDownload,       // the most bytes one download may take where no size was announced
     EnvfixScatteredReads,    // 1 / 0: fatbins read page by page whatever the disk says / never
     // CUDA
     CudaVisibleDevices,

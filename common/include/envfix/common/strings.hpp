@@ -16,5 +16,7 @@ std::optional<long long> to_int(std::string_view s);
 std::string replace_all(std::string s, std::string_view from, std::string_view to);
 // "1.5 GiB", "12.0 MiB", "512 B"
 std::string human_bytes(uint64_t n);
+// "1048576", "512K", "64M", "8G" (powers of 1024, case-insensitive): bytes; nullopt otherwise.
+std::optional<uint64_t> parse_size(std::string_view s);
 
 }  // namespace envfix::str

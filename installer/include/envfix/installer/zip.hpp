@@ -86,6 +86,9 @@ Expected<void> read_zip_entry(std::string_view archive, const ZipEntry& entry, s
                               const ZipSink& sink);
 // The whole entry in memory (metadata files, scripts).
 Expected<std::string> read_zip_entry_text(std::string_view archive, const ZipEntry& entry, std::string_view source);
+// Refuses (BadWheel "wheel.member_too_large") a metadata member (METADATA, RECORD, WHEEL,
+// entry_points.txt) larger than resolver::kMaxMetadataBytes, before it is read into memory.
+Expected<void> check_text_member(const ZipEntry& entry, std::string_view source);
 
 // Several entries, each handed to `visit` with a function that streams its bytes (size and
 // CRC-32 checked). Stored and deflate entries are inflated from memory by envfix (any thread

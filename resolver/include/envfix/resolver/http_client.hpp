@@ -35,6 +35,9 @@ struct HttpOptions {
     bool use_cache = true;
     std::filesystem::path cache_dir;                 // the HTTP cache's folder
     std::string user_agent;
+    // A download's bytes at most where neither the index nor the server announced a size
+    // (ENVFIX_MAX_DOWNLOAD): an endless answer stops there instead of filling the disk.
+    uint64_t max_download = uint64_t{8} << 30;
 
     // Proxies (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, NO_PROXY and their lower-case forms), the CA
     // bundle (SSL_CERT_FILE, then REQUESTS_CA_BUNDLE), netrc (NETRC or ~/.netrc), the cache
@@ -47,6 +50,7 @@ struct HttpRequest {
     std::string accept;
     std::vector<std::pair<std::string, std::string>> headers;
     bool cache = true;  // read and write the HTTP cache (pages, metadata; not wheels)
+    size_t max_bytes = size_t{512} << 20;  // a larger answer is refused ("http.too_large")
 };
 
 struct HttpResponse {
