@@ -18,11 +18,13 @@ namespace {
 
 enum class Mode { Off, Wait, Background };
 
+// Off unless asked for: no process outlives the command that started it unless the user chose
+// so (an admin's Ansible run, a container's entry point wait for every child).
 Mode mode() {
     const auto v = env::get(EnvVar::EnvfixReadyTrees);
-    if (v && *v == "0") return Mode::Off;
     if (v && *v == "wait") return Mode::Wait;
-    return Mode::Background;
+    if (v && *v == "background") return Mode::Background;
+    return Mode::Off;
 }
 
 }  // namespace

@@ -14,7 +14,7 @@ namespace envfix::cli {
 
 struct Context;
 
-// InstallRequest::ready_trees_from by ENVFIX_READY_TREES: 0 ("0"), 1 ("wait"), else 64.
+// InstallRequest::ready_trees_from by ENVFIX_READY_TREES: 1 ("wait"), 64 ("background"), else 0.
 size_t ready_trees_from();
 
 // What the maker did, in one line (`envfix cache ready`, and -v after an install with "wait").

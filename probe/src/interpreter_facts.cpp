@@ -58,11 +58,12 @@ Expected<PythonFacts> parse_interpreter_output(std::string_view out, std::string
 
 Expected<PythonFacts> run_interpreter_facts(const stdfs::path& python, std::chrono::milliseconds timeout) {
     const std::string name = python.string();
-    // -B: the .pth files it runs import modules (setuptools' _distutils_hack) whose bytecode
-    // would otherwise be written into the environment by a command that only reads it.
-    auto r = run_script(python, {"-I", "-B"}, timeout);
+    // -S: no site processing, so no .pth file runs: a wheel's code never runs during envfix's own
+    // work (docs/security.md); the script finds the site folders itself. -B: nothing written.
+    auto r = run_script(python, {"-S", "-I", "-B"}, timeout);
     // Python 2 has no -I ("Unknown option: -I", exit 2): -E -s is the closest it has.
-    if (r && r->exited && r->exit_code == 2 && r->err.find("-I") != std::string::npos) r = run_script(python, {"-E", "-s", "-B"}, timeout);
+    if (r && r->exited && r->exit_code == 2 && r->err.find("-I") != std::string::npos)
+        r = run_script(python, {"-S", "-E", "-s", "-B"}, timeout);
     if (!r) {
         std::string reason(r.error().message.arg("reason"));
         return fail(ExitCode::EnvBroken, "env.run_failed", {{"python", name}, {"reason", reason.empty() ? "cannot start" : reason}});

@@ -1,6 +1,9 @@
 // The script envfix runs in an interpreter to learn its facts (interpreter_facts.hpp). It must
 // run on every Python a user may point envfix at, 2.7 included (to say it is too old), so it
 // uses no f-strings and only the standard library; it prints one line "ENVFIX_FACTS {json}".
+// It runs with -S (no site processing: no .pth file of the environment runs), so it finds what
+// site would have done from the files: a venv's prefix from its pyvenv.cfg (Python before 3.11
+// leaves that to site), the site folders from site.getsitepackages(), which runs nothing.
 #include "envfix/probe/interpreter_facts.hpp"
 
 namespace envfix::probe {
@@ -9,8 +12,48 @@ std::string_view interpreter_script() {
     static constexpr std::string_view kScript = R"PY(import os, sys
 
 
+def venv():
+    # As site.venv() finds it: pyvenv.cfg beside the executable or one folder up.
+    exe = os.path.abspath(sys.executable or "")
+    for d in (os.path.dirname(exe), os.path.dirname(os.path.dirname(exe))):
+        cfg = os.path.join(d, "pyvenv.cfg")
+        if os.path.isfile(cfg):
+            system_site = False
+            try:
+                with open(cfg) as f:
+                    for line in f:
+                        k, _, v = line.partition("=")
+                        if k.strip().lower() == "include-system-site-packages":
+                            system_site = v.strip().lower() == "true"
+            except Exception:
+                pass
+            return d, system_site
+    return None
+
+
+def pth_site():
+    # An embedded Python's ._pth decides whether site runs; elsewhere it does.
+    d = os.path.dirname(os.path.abspath(sys.executable or ""))
+    try:
+        names = [n for n in os.listdir(d) if n.lower().endswith("._pth")]
+    except Exception:
+        names = []
+    for n in names:
+        try:
+            with open(os.path.join(d, n)) as f:
+                return any(line.strip() == "import site" for line in f)
+        except Exception:
+            return True
+    return True
+
+
 def facts():
-    import json, platform, sysconfig
+    import json, platform
+    base = getattr(sys, "base_prefix", getattr(sys, "real_prefix", sys.prefix))
+    ve = venv()
+    if ve and os.path.normcase(sys.prefix) != os.path.normcase(ve[0]):
+        sys.prefix = sys.exec_prefix = ve[0]  # before sysconfig reads it
+    import sysconfig
     cv = sysconfig.get_config_var
     impl = getattr(sys, "implementation", None)
     if impl is not None:
@@ -46,19 +89,24 @@ def facts():
         "glibc": glibc(),
         "musl": musl(),
         "prefix": sys.prefix,
-        "base_prefix": getattr(sys, "base_prefix", getattr(sys, "real_prefix", sys.prefix)),
-        "site_enabled": not sys.flags.no_site,
+        "base_prefix": base,
+        "site_enabled": pth_site(),
     }
     for k in ("purelib", "platlib", "scripts", "data", "include"):
         d[k] = paths.get(k) or ""
+    import site  # with -S importing it runs nothing
+    found = [d["purelib"], d["platlib"]]
+    if not ve or ve[1]:
+        try:
+            found += site.getsitepackages([base, sys.prefix] if ve else None)
+        except Exception:
+            pass
     sp = []
-    for p in [p for p in sys.path if os.path.basename(p.rstrip("/\\")) in ("site-packages", "dist-packages")] + [
-            d["purelib"], d["platlib"]]:
+    for p in found:
         if p and os.path.isdir(p) and os.path.abspath(p) not in sp:
             sp.append(os.path.abspath(p))
     d["site_packages"] = sp
     try:
-        import site
         us = site.getusersitepackages()
     except Exception:
         us = ""

@@ -377,9 +377,15 @@ TEST_F(InstallCli, AnInstallThatChangedPthFilesLeavesTheInterpretersFactsLearntA
     next = envfix({"doctor", "-vv", "--env", venv.string()});
     EXPECT_NE(next.err.find(": it was run"), std::string::npos) << next.err;
 
-    // By default in the background, in a detached `envfix cache ready --no-trees --facts PYTHON`.
+    // Unset: nothing runs after the command either (no process outlives it unless asked for).
+    Json pth4 = {{"name", "shim4"}, {"version", "1"}, {"files", {{"shim4.pth", "import sys\n"}}}};
+    r = envfix({"install", "-vv", "--env", venv.string(), wheel(pth4).string()}, {{"ENVFIX_READY_TREES", ""}});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.err.find("learnt again"), std::string::npos) << r.err;
+
+    // ENVFIX_READY_TREES=background: in a detached `envfix cache ready --no-trees --facts PYTHON`.
     Json pth3 = {{"name", "shim3"}, {"version", "1"}, {"files", {{"shim3.pth", "import sys\n"}}}};
-    r = envfix({"install", "--env", venv.string(), wheel(pth3).string()}, {{"ENVFIX_READY_TREES", ""}});
+    r = envfix({"install", "--env", venv.string(), wheel(pth3).string()}, {{"ENVFIX_READY_TREES", "background"}});
     ASSERT_EQ(r.code, 0) << r.err;
     const auto python = venv / "bin" / "python";
     bool current = false;

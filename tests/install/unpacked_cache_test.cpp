@@ -835,7 +835,7 @@ TEST_F(UnpackedCache, ReadyTreesAreMadeInTheBackgroundAfterTheInstallHasEnded) {
     auto home = dir / "home";
     const auto ready = cache_of(home) / "ready";
     make_bare_venv(dir / "small");
-    auto r = run_envfix({"install", "--env", (dir / "small").string(), whl.string()}, {{"ENVFIX_READY_TREES", "1"}}, home);
+    auto r = run_envfix({"install", "--env", (dir / "small").string(), whl.string()}, {{"ENVFIX_READY_TREES", "background"}}, home);
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_TRUE(ready_names(ready).empty());
     // One of 80 files.
@@ -857,11 +857,11 @@ TEST_F(UnpackedCache, ReadyTreesAreMadeInTheBackgroundAfterTheInstallHasEnded) {
         return tree_there();
     };
     make_bare_venv(dir / "other");
-    r = run_envfix({"install", "--env", (dir / "other").string(), many.string()}, {{"ENVFIX_READY_TREES", "1"}}, home);
+    r = run_envfix({"install", "--env", (dir / "other").string(), many.string()}, {{"ENVFIX_READY_TREES", "background"}}, home);
     ASSERT_EQ(r.code, 0) << r.err;
     ASSERT_TRUE(wait_for_maker()) << "no tree 30 s after the install";
     make_bare_venv(dir / "venv");
-    r = run_envfix({"install", "-vv", "--env", (dir / "venv").string(), many.string()}, {{"ENVFIX_READY_TREES", "1"}}, home);
+    r = run_envfix({"install", "-vv", "--env", (dir / "venv").string(), many.string()}, {{"ENVFIX_READY_TREES", "background"}}, home);
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.err.find("ready trees used: 1 wheels' 8"), std::string::npos) << r.err;  // 80 files, METADATA, WHEEL
     EXPECT_EQ(read_text(site_packages(dir / "venv") / "many_pkg/m79.py"), "X = 79\n");
