@@ -6,6 +6,7 @@
 #include <charconv>
 #include <chrono>
 #include <set>
+#include <unordered_map>
 
 #include "envfix/common/fs.hpp"
 #include "envfix/common/hash.hpp"
@@ -147,6 +148,35 @@ std::string state_text(const std::string& entry_identity, int64_t on_disk_since_
 }
 
 stdfs::path new_holder(const stdfs::path& unpacked_root) { return ready_dir(unpacked_root) / "claimed" / unpacked::unique_name(); }
+
+bool holds_exactly(const stdfs::path& tree, const Want& want, int64_t made_before_ns) {
+    std::unordered_map<std::string, uint64_t> sizes;
+    sizes.reserve(want.files.size());
+    for (const auto& f : want.files) sizes.emplace(f.rel, f.size);
+    size_t found = 0;
+    storeops::FolderStats stats;
+    std::vector<std::string> folders{""};
+    while (!folders.empty()) {
+        const std::string rel = std::move(folders.back());
+        folders.pop_back();
+        const auto dir = rel.empty() ? tree : join_generic(tree, rel);
+        auto listed = storeops::list_folder(dir.native());
+        if (!listed) return false;
+        for (const auto& e : *listed) {
+            const std::string child = (rel.empty() ? "" : rel + "/") + generic_of(e.name);
+            if (e.type == stdfs::file_type::directory) {
+                folders.push_back(child);
+                continue;
+            }
+            auto it = sizes.find(child);
+            if (e.type != stdfs::file_type::regular || it == sizes.end()) return false;
+            auto st = stats.stat(tree, child);
+            if (!st || !st->regular || st->size != it->second || st->mtime_ns > made_before_ns) return false;
+            ++found;
+        }
+    }
+    return found == want.files.size();
+}
 
 std::optional<Claimed> claim(const stdfs::path& unpacked_root, const std::string& name, const std::string& state, const stdfs::path& holder) {
     const auto dir = ready_dir(unpacked_root);

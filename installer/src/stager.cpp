@@ -326,6 +326,7 @@ private:
         const ZipEntry& e = it.wheel->zip.entries[it.file->entry];
         auto st = storeops::stat_text(it.linked_from);
         if (!st || !st->regular || st->size != e.size) return false;
+        if (it.made_before_ns != 0 && st->mtime_ns > it.made_before_ns) return false;
         // An installed file keeps its mode when linked: only one the stager would write alike.
         if (it.verify_link && (((st->mode & 0111) != 0) != it.file->executable || !(st->mode & 0200))) return false;
         bool cross = false;

@@ -40,6 +40,10 @@ struct StageItem {
     // Not 0: linked_from's data was on the disk at this time (ns; its unpacked entry's mark):
     // StagedDigest::on_disk when it is hard-linked unchanged since (mtime not later).
     int64_t on_disk_since_ns = 0;
+    // Not 0 (a file of the unpacked cache): linked only when not modified after this time (ns; its
+    // entry's marker): the cache's inodes are shared with every environment that installed the
+    // wheel, and an edit in place in one must not reach the next.
+    int64_t made_before_ns = 0;
 };
 
 struct StagedDigest {

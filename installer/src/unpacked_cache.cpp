@@ -220,6 +220,12 @@ std::optional<int64_t> entry_on_disk_since(const stdfs::path& entry) {
     return id->mtime_ns;
 }
 
+std::optional<int64_t> entry_made_at(const stdfs::path& entry) {
+    auto id = fs::identity(entry / kMarker);
+    if (!id) return std::nullopt;
+    return id->mtime_ns;
+}
+
 void mark_on_disk(const stdfs::path& entry, const fs::FileIdentity& seen) {
     if (fs::identity(entry) != seen) return;
     // Not flushed: a flag a crash lost only means the next install writes the files back again.

@@ -44,6 +44,10 @@ std::optional<std::filesystem::path> find_entry(const std::filesystem::path& roo
 // it later), only the folders' entries and the journal commit (on the GPU machine about 0.1 s of
 // a warm install's 17 000 links). nullopt: not marked.
 std::optional<int64_t> entry_on_disk_since(const std::filesystem::path& entry);
+// When the entry was made: its marker's mtime (ns), written after every file. A file of the entry
+// modified later was edited in place through an environment that shares its inode, and is not
+// linked into another (StageItem::made_before_ns). nullopt: no marker.
+std::optional<int64_t> entry_made_at(const std::filesystem::path& entry);
 // Marks the entry so, once a commit's flush succeeded for every one of its files, when the entry
 // is still the one `seen` at its lookup (another process may have replaced it meanwhile: its
 // files would not be those the commit flushed). Best effort: an entry left unmarked is only
