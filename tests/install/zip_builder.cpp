@@ -184,6 +184,7 @@ std::string build_wheel_bytes(const WheelSpec& s) {
     std::string meta = "Metadata-Version: 2.1\nName: " + s.name + "\nVersion: " + s.version + "\n";
     if (!s.requires_python.empty()) meta += "Requires-Python: " + s.requires_python + "\n";
     for (const auto& r : s.requires_dist) meta += "Requires-Dist: " + r + "\n";
+    if (!s.description.empty()) meta += "\n" + s.description;
     items.push_back({di + "METADATA", meta});
     items.push_back({di + "WHEEL", "Wheel-Version: " + s.wheel_version + "\nGenerator: envfix-tests\nRoot-Is-Purelib: " +
                                        (s.root_is_purelib ? "true" : "false") + "\nTag: " + s.tag + "\n"});

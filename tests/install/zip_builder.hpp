@@ -58,6 +58,7 @@ struct WheelSpec {
     std::string entry_points;                     // entry_points.txt ("" = none)
     std::vector<std::string> requires_dist;
     std::string requires_python;
+    std::string description;                      // METADATA's body, after its headers
     std::map<std::string, std::string> record_override;  // entry -> RECORD row text ("" drops the row)
     std::vector<std::string> record_extra_rows;
     ZipOptions zip;
