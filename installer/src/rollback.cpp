@@ -47,6 +47,18 @@ Expected<void> place(const PathText& obj, const PathText& stage, const SnapshotF
     return storeops::copy_file(obj, stage, f.mode);
 }
 
+// The files that make the environment one stay, whatever a snapshot or a RECORD listed: a
+// rollback never leaves the environment without its interpreter, nor writes over it.
+void keep_environment_files(const probe::Environment& env, const stdfs::path& root, std::vector<const SnapshotFile*>& gone,
+                            std::vector<const SnapshotFile*>& adds) {
+    std::set<std::string> env_files;
+    if (auto scheme = install_scheme(env))
+        for (const auto& p : environment_files(env, *scheme)) env_files.insert(relative_generic_text(p.native(), root));
+    auto is_env_file = [&](const SnapshotFile* f) { return env_files.count(f->path) > 0; };
+    std::erase_if(gone, is_env_file);
+    std::erase_if(adds, is_env_file);
+}
+
 }  // namespace
 
 Expected<RollbackResult> rollback_locked(const probe::Environment& env, const RollbackRequest& request, Reporter& reporter) {
@@ -123,14 +135,7 @@ Expected<RollbackResult> rollback_locked(const probe::Environment& env, const Ro
         auto it = std::lower_bound(want.begin(), want.end(), rel, [](const SnapshotFile* f, const std::string& r) { return f->path < r; });
         return it != want.end() && (*it)->path == rel;
     };
-    // The files that make the environment one stay, whatever a snapshot or a RECORD listed: a
-    // rollback never leaves the environment without its interpreter.
-    std::set<std::string> env_files;
-    if (auto scheme = install_scheme(env))
-        for (const auto& p : environment_files(env, *scheme)) env_files.insert(relative_generic_text(p.native(), root));
-    auto is_env_file = [&](const SnapshotFile* f) { return env_files.count(f->path) > 0; };
-    std::erase_if(gone, is_env_file);
-    std::erase_if(adds, is_env_file);
+    keep_environment_files(env, root, gone, adds);
     for (const auto* f : gone) {
         remove.push_back(join_generic_text(root, f->path));
         if (f->path.ends_with(".py")) add_bytecode_of(stdfs::path(remove.back()), remove, kept);
