@@ -47,6 +47,27 @@ def pth_site():
     return True
 
 
+def pth_folders(sitedir):
+    out = []
+    try:
+        names = sorted(n for n in os.listdir(sitedir) if n.endswith(".pth") and not n.startswith("."))
+    except Exception:
+        return out
+    for n in names:
+        try:
+            with open(os.path.join(sitedir, n)) as f:
+                lines = f.read().splitlines()
+        except Exception:
+            continue
+        for line in lines:
+            if not line.strip() or line.startswith("#") or line.startswith(("import ", "import\t")):
+                continue
+            q = os.path.abspath(os.path.join(sitedir, line.rstrip()))
+            if os.path.isdir(q) and q not in out:
+                out.append(q)
+    return out
+
+
 def facts():
     import json, platform
     base = getattr(sys, "base_prefix", getattr(sys, "real_prefix", sys.prefix))
@@ -105,6 +126,11 @@ def facts():
     for p in found:
         if p and os.path.isdir(p) and os.path.abspath(p) not in sp:
             sp.append(os.path.abspath(p))
+    # The folders .pth files add, read as site reads them, their import lines never run.
+    for p in list(sp):
+        for q in pth_folders(p):
+            if os.path.basename(q.rstrip("/\\")) in ("site-packages", "dist-packages") and q not in sp:
+                sp.append(q)
     d["site_packages"] = sp
     try:
         us = site.getusersitepackages()
