@@ -11,7 +11,7 @@
 
 namespace envfix::fs {
 
-Expected<std::string> read_file(const stdfs::path& p) {
+Expected<std::string> read_file(const stdfs::path& p, uint64_t at_most) {
     std::ifstream in(p, std::ios::binary);
     if (!in) {
         std::error_code ec;
@@ -22,10 +22,14 @@ Expected<std::string> read_file(const stdfs::path& p) {
     // whatever they hold (boot_id, the driver's version).
     std::string data;
     in.seekg(0, std::ios::end);
-    if (auto size = in.tellg(); size > 0) data.reserve(static_cast<size_t>(size));
+    if (auto size = in.tellg(); size > 0) data.reserve(static_cast<size_t>(std::min<uint64_t>(static_cast<uint64_t>(size), at_most)));
     in.seekg(0);
     char buf[1 << 16];
-    while (in.read(buf, sizeof buf) || in.gcount() > 0) data.append(buf, static_cast<size_t>(in.gcount()));
+    while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+        data.append(buf, static_cast<size_t>(in.gcount()));
+        if (data.size() > at_most)
+            return fail(ExitCode::BadInput, "fs.read_failed", {{"path", p.string()}, {"reason", "larger than " + std::to_string(at_most) + " bytes"}});
+    }
     if (in.bad()) return fail(ExitCode::BadInput, "fs.read_failed", {{"path", p.string()}, {"reason", "read error"}});
     return data;
 }

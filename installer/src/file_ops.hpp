@@ -1,6 +1,6 @@
 #pragma once
 // The file operations a transaction needs, per platform (file_ops_posix.cpp / _win32.cpp):
-// creating staged files with pip's modes, renaming without replacing, flushing whole
+// creating staged files with pip's modes, flushing whole
 // filesystems once instead of every file, and killing the process for fault injection.
 #include <cstdint>
 #include <filesystem>
@@ -67,10 +67,6 @@ private:
     std::filesystem::path path_;
     intptr_t handle_ = -1;
 };
-
-// rename() that fails instead of replacing an existing target (renameat2 RENAME_NOREPLACE where
-// the filesystem has it). Works for folders.
-Expected<void> move_no_replace(const std::filesystem::path& from, const std::filesystem::path& to);
 
 // Whether a file another thread holds open for reading may be renamed: POSIX yes; Windows no
 // (std::ifstream opens without FILE_SHARE_DELETE). Inflating a wheel while it downloads reads

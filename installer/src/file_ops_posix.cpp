@@ -235,18 +235,6 @@ Expected<void> OutFile::finish(FileMode mode, bool write_back_now) {
     return {};
 }
 
-Expected<void> move_no_replace(const std::filesystem::path& from, const std::filesystem::path& to) {
-#if defined(__linux__) && defined(RENAME_NOREPLACE)
-    if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return {};
-    if (errno != EINVAL && errno != ENOSYS) return write_error(to, errno);
-#endif
-    // No RENAME_NOREPLACE here: check, then rename (envfix holds the environment's lock).
-    struct stat st {};
-    if (::lstat(to.c_str(), &st) == 0) return write_error(to, EEXIST);
-    if (::rename(from.c_str(), to.c_str()) != 0) return write_error(to, errno);
-    return {};
-}
-
 std::optional<uint64_t> free_space(const std::filesystem::path& dir) {
     struct statvfs s {};
     if (::statvfs(dir.c_str(), &s) != 0) return std::nullopt;

@@ -105,13 +105,6 @@ Expected<void> OutFile::finish(FileMode, bool) {
     return {};
 }
 
-Expected<void> move_no_replace(const std::filesystem::path& from, const std::filesystem::path& to) {
-    // Without MOVEFILE_REPLACE_EXISTING the move fails when `to` exists; folders move too
-    // (same volume). A loaded .pyd or .dll can be renamed, not deleted.
-    if (!MoveFileExW(from.c_str(), to.c_str(), MOVEFILE_WRITE_THROUGH)) return write_error(to, GetLastError());
-    return {};
-}
-
 std::optional<uint64_t> free_space(const std::filesystem::path& dir) {
     ULARGE_INTEGER avail{};
     if (!GetDiskFreeSpaceExW(dir.c_str(), &avail, nullptr, nullptr)) return std::nullopt;

@@ -23,6 +23,9 @@ std::string_view recovery_action_name(RecoveryOutcome::Action a) {
 
 namespace {
 
+// A journal lists one line per move: a switch of the torch stack's is under 1 MiB.
+constexpr uint64_t kMaxJournalBytes = uint64_t{64} << 20;
+
 std::vector<stdfs::path> journal_files(const stdfs::path& state_dir) {
     std::vector<stdfs::path> out;
     std::error_code ec;
@@ -87,6 +90,8 @@ Expected<std::vector<RecoveryOutcome>> recover_transactions(const stdfs::path& e
                                                             Reporter& reporter) {
     const auto root = env_root.lexically_normal();
     const auto state_dir = installer::state_dir(root);
+    // Journals are never read through a link to elsewhere, nor is anything removed there.
+    ENVFIX_TRY_VOID(check_state_dir(root));
     std::vector<RecoveryOutcome> out;
     remove_temp_files(state_dir);
     struct Pending {
@@ -95,7 +100,7 @@ Expected<std::vector<RecoveryOutcome>> recover_transactions(const stdfs::path& e
     };
     std::vector<Pending> pending;
     for (const auto& file : journal_files(state_dir)) {
-        ENVFIX_TRY(auto text, fs::read_file(file));
+        ENVFIX_TRY(auto text, fs::read_file(file, kMaxJournalBytes));
         ENVFIX_TRY(auto j, parse_journal(text, file.string()));
         auto areas = tx::make_areas(j.areas, j.id);
         ENVFIX_TRY_VOID(check_journal(file, j, areas, root, allowed));

@@ -43,13 +43,17 @@ struct Identity {
 using Identities = std::unordered_map<std::string, Identity>;  // relative path -> identity
 
 constexpr int kIdentitiesVersion = 1;
+// Read back from an environment that may come from elsewhere: bounded before they are read. A
+// snapshot of the torch stack is 2 MiB, its header a few hundred bytes.
+constexpr uint64_t kMaxSnapshotBytes = uint64_t{512} << 20;
+constexpr size_t kMaxHeadBytes = size_t{1} << 20;
 
 stdfs::path identities_file(const stdfs::path& root) { return snapshot_store_dir(root) / "identities"; }
 
 // A damaged or foreign file only costs hashing again: it is read leniently.
 Identities load_identities(const stdfs::path& root) {
     Identities out;
-    auto text = fs::read_file(identities_file(root));
+    auto text = fs::read_file(identities_file(root), kMaxSnapshotBytes);
     if (!text) return out;
     std::string_view t = *text;
     size_t eol = t.find('\n');
@@ -489,7 +493,7 @@ std::vector<std::string> snapshot_ids(const stdfs::path& env_root) {
 
 Expected<Snapshot> read_snapshot(const stdfs::path& env_root, const std::string& id) {
     const auto file = snap::snapshot_file(env_root, id);
-    ENVFIX_TRY(auto text, fs::read_file(file));
+    ENVFIX_TRY(auto text, fs::read_file(file, kMaxSnapshotBytes));
     return parse_snapshot(text, file.string());
 }
 
@@ -500,8 +504,13 @@ std::vector<SnapshotHead> list_snapshot_heads(const stdfs::path& env_root, Repor
         std::ifstream in(file, std::ios::binary);
         std::string line;
         Expected<SnapshotHead> h = fail(ExitCode::BadInput, "snapshot.invalid", {{"path", file.string()}, {"reason", "no header line"}});
-        if (!in) h = fail(ExitCode::BadInput, "fs.read_failed", {{"path", file.string()}, {"reason", "cannot open"}});
-        else if (std::getline(in, line) && !in.eof()) h = parse_snapshot_head(line, file.string());  // the line ended: whole
+        bool ended = false;  // the line ended: whole
+        for (char c; !ended && line.size() <= kMaxHeadBytes && in.get(c);) {
+            if (c == '\n') ended = true;
+            else line += c;
+        }
+        if (!in.is_open()) h = fail(ExitCode::BadInput, "fs.read_failed", {{"path", file.string()}, {"reason", "cannot open"}});
+        else if (ended) h = parse_snapshot_head(line, file.string());
         if (!h) {
             reporter.warn(h.error().message);
             continue;

@@ -138,17 +138,16 @@ TEST_F(UntrustedState, ARollbackThroughALinkInTheEnvironmentIsRefused) {
     EXPECT_FALSE(stdfs::exists(canary / "evil.pth"));
 }
 
-// envfix's own folder, or its store, made a link to elsewhere: nothing is written there. An
-// empty state folder's link is removed as the empty folder would be, and a real one made.
-TEST_F(UntrustedState, AStateFolderThatIsALinkIsNeverWrittenThrough) {
+// envfix's own folder, or its store, made a link to elsewhere: nothing is written, read or
+// removed there; the link itself stays for the user to delete.
+TEST_F(UntrustedState, AStateFolderThatIsALinkIsRefused) {
     stdfs::remove_all(venv / ".envfix");
     stdfs::create_directory_symlink(canary, venv / ".envfix");
     canary_before = snapshot(canary);
-    auto r = run_envfix({"install", "--env", venv.string(), write_wheel(demo("2.0"), dir / "w2").string()}, {}, home);
-    EXPECT_EQ(r.code, 0) << r.err;
-    EXPECT_EQ(tree_diff(canary_before, snapshot(canary)), "");
-    EXPECT_FALSE(stdfs::is_symlink(venv / ".envfix"));
-    stdfs::remove_all(venv / ".envfix");
+    refused({"install", "--env", venv.string(), write_wheel(demo("2.0"), dir / "w2").string()}, kUnsafeState, ".envfix");
+    refused({"rollback", "--env", venv.string()}, kUnsafeState, ".envfix");
+    EXPECT_TRUE(stdfs::is_symlink(venv / ".envfix"));
+    stdfs::remove(venv / ".envfix");
     stdfs::create_directories(venv / ".envfix" / "store" / "v1");
     stdfs::create_directory_symlink(canary, venv / ".envfix" / "store" / "v1" / "ab");
     refused({"install", "--env", venv.string(), write_wheel(demo("3.0"), dir / "w3").string()}, kUnsafeState, "ab");

@@ -16,8 +16,9 @@ namespace envfix::fs {
 
 namespace stdfs = std::filesystem;
 
-// Errors carry ExitCode::BadInput (not found, unreadable) with key "fs.read_failed".
-Expected<std::string> read_file(const stdfs::path& p);
+// Errors carry ExitCode::BadInput (not found, unreadable, more than `at_most` bytes: a file read
+// back from an environment made elsewhere may be any size) with key "fs.read_failed".
+Expected<std::string> read_file(const stdfs::path& p, uint64_t at_most = UINT64_MAX);
 // How durable a write is. Durable: flushed to disk before the rename (and the rename after it).
 // Cache: the rename only, for cache files checked when read (a file a crash lost or cut short is
 // a miss): an fsync while an install writes gigabytes waits for ext4's journal commit, and with
