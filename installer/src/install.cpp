@@ -323,15 +323,21 @@ void take_ready_trees(const std::vector<Input>& inputs, const Writer& writer, co
                 use.since = since;
             }
         }
-        if (use.claimed && !ready::holds_exactly(use.claimed->tree, use.want, *use.since)) {
+        use.ask = {std::move(name), std::move(encoded)};
+    }, 1);
+    // Each tree checked before it is used, one after another, each on several threads (its files
+    // are looked at one by one: torch's 12 000).
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        auto& use = uses[i];
+        if (!use.claimed) continue;
+        if (!ready::holds_only_its_files(use.claimed->tree, use.want, *use.since)) {
             ready::discard(*use.claimed);
             use.claimed.reset();
+            continue;
         }
-        use.ask = {std::move(name), std::move(encoded)};
-        if (!use.claimed) return;
-        use.in_tree.assign(in.plan.files.size(), 0);
+        use.in_tree.assign(inputs[i].plan.files.size(), 0);
         for (size_t k : use.files) use.in_tree[k] = 1;
-    }, 1);
+    }
 }
 
 // The wants take_ready_trees named, written (a want of torch's is 1 MB): returns whether a tree

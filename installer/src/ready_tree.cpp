@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "envfix/common/fs.hpp"
+#include "envfix/common/parallel_for.hpp"
 #include "envfix/common/hash.hpp"
 #include "envfix/common/strings.hpp"
 #include "path_under.hpp"
@@ -149,33 +150,43 @@ std::string state_text(const std::string& entry_identity, int64_t on_disk_since_
 
 stdfs::path new_holder(const stdfs::path& unpacked_root) { return ready_dir(unpacked_root) / "claimed" / unpacked::unique_name(); }
 
-bool holds_exactly(const stdfs::path& tree, const Want& want, int64_t made_before_ns) {
+bool holds_only_its_files(const stdfs::path& tree, const Want& want, int64_t made_before_ns) {
     std::unordered_map<std::string, uint64_t> sizes;
     sizes.reserve(want.files.size());
     for (const auto& f : want.files) sizes.emplace(f.rel, f.size);
-    size_t found = 0;
-    storeops::FolderStats stats;
-    std::vector<std::string> folders{""};
-    while (!folders.empty()) {
-        const std::string rel = std::move(folders.back());
-        folders.pop_back();
-        const auto dir = rel.empty() ? tree : join_generic(tree, rel);
-        auto listed = storeops::list_folder(dir.native());
-        if (!listed) return false;
-        for (const auto& e : *listed) {
-            const std::string child = (rel.empty() ? "" : rel + "/") + generic_of(e.name);
-            if (e.type == stdfs::file_type::directory) {
-                folders.push_back(child);
-                continue;
+    // The folders listed level by level, each level's on several threads; then every file looked
+    // at on several threads.
+    std::vector<std::string> files, level{""};
+    std::atomic<bool> odd{false};
+    while (!level.empty() && !odd) {
+        std::vector<std::vector<std::string>> below(level.size()), found(level.size());
+        parallel_for(level.size(), [&](size_t i) {
+            const auto& rel = level[i];
+            auto listed = storeops::list_folder((rel.empty() ? tree : join_generic(tree, rel)).native());
+            if (!listed) return odd.store(true);
+            for (const auto& e : *listed) {
+                std::string child = (rel.empty() ? "" : rel + "/") + generic_of(e.name);
+                if (e.type == stdfs::file_type::directory) below[i].push_back(std::move(child));
+                else if (e.type == stdfs::file_type::regular && sizes.count(child)) found[i].push_back(std::move(child));
+                else odd.store(true);  // a link, another kind of file, a file no want names
             }
-            auto it = sizes.find(child);
-            if (e.type != stdfs::file_type::regular || it == sizes.end()) return false;
-            auto st = stats.stat(tree, child);
-            if (!st || !st->regular || st->size != it->second || st->mtime_ns > made_before_ns) return false;
-            ++found;
+        });
+        level.clear();
+        for (size_t i = 0; i < below.size(); ++i) {
+            for (auto& d : below[i]) level.push_back(std::move(d));
+            for (auto& f : found[i]) files.push_back(std::move(f));
         }
     }
-    return found == want.files.size();
+    if (odd) return false;
+    constexpr size_t kChunk = 256;  // files of one folder together: each chunk opens its folders once
+    parallel_for((files.size() + kChunk - 1) / kChunk, [&](size_t c) {
+        storeops::FolderStats stats;
+        for (size_t i = c * kChunk; i < std::min(files.size(), (c + 1) * kChunk) && !odd; ++i) {
+            auto st = stats.stat(tree, files[i]);
+            if (!st || !st->regular || st->size != sizes.at(files[i]) || st->mtime_ns > made_before_ns) odd.store(true);
+        }
+    }, 1);
+    return !odd;
 }
 
 std::optional<Claimed> claim(const stdfs::path& unpacked_root, const std::string& name, const std::string& state, const stdfs::path& holder) {

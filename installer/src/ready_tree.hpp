@@ -67,12 +67,12 @@ struct Claimed {
 std::optional<Claimed> claim(const std::filesystem::path& unpacked_root, const std::string& name, const std::string& state,
                              const std::filesystem::path& holder);
 
-// Whether a claimed tree holds the want's files and nothing else: each a regular file of its size,
-// not modified after `made_before_ns` (its entry's on-disk mark), no link, no extra file. The
-// cache is shared by every environment: a file added to a tree, or one edited in place, must not
-// reach the next environment unrecorded. A tree that does not is discarded, and the install
-// links file by file.
-bool holds_exactly(const std::filesystem::path& tree, const Want& want, int64_t made_before_ns);
+// Whether a claimed tree holds only the want's files: each a regular file of its size, not
+// modified after `made_before_ns` (its entry's on-disk mark), no link, no other file (one
+// missing is linked from the entry). The cache is shared by every environment: a file added to a
+// tree, or one edited in place, must not reach the next environment unrecorded. A tree that does
+// not is discarded, and the install links file by file.
+bool holds_only_its_files(const std::filesystem::path& tree, const Want& want, int64_t made_before_ns);
 
 // Moves the tree's contents into `into` (a staging folder): each entry renamed whole where
 // `into` has nothing of that name, a folder that exists there on both sides merged below it, a

@@ -21,6 +21,7 @@
 #include "file_ops.hpp"
 #include "record_hash.hpp"
 #include "store_ops.hpp"
+#include "unpacked_store.hpp"
 #include "write_behind.hpp"
 
 namespace envfix::installer {
@@ -300,8 +301,13 @@ private:
         if (task.links) {
             // A cached file missing or the wrong size, a kept file that differs: that one is
             // inflated from its own wheel.
-            for (size_t i : task.items)
-                if (!link_one(i, ws)) ENVFIX_TRY_VOID(run_task(Task{{i}, 0, false}, ws));
+            for (size_t i : task.items) {
+                bool modified = false;
+                if (link_one(i, ws, &modified)) continue;
+                ENVFIX_TRY_VOID(run_task(Task{{i}, 0, false}, ws));
+                // An entry's file edited in place since: the entry takes the wheel's bytes again.
+                if (modified) unpacked::repair_entry_file(items_[i].linked_from, items_[i].stage, items_[i].made_before_ns);
+            }
             return {};
         }
         if (task.items.size() == 1 && (!first.file || !zip_entry_needs_sequential_read_for(first)))
@@ -321,12 +327,13 @@ private:
 
     // The cached or installed copy linked (or copied) into staging; false: inflate instead
     // (nothing left behind).
-    bool link_one(size_t index, WorkerState& ws) {
+    // `modified`: false because an unpacked entry's file was modified after the entry was made.
+    bool link_one(size_t index, WorkerState& ws, bool* modified) {
         const StageItem& it = items_[index];
         const ZipEntry& e = it.wheel->zip.entries[it.file->entry];
         auto st = storeops::stat_text(it.linked_from);
         if (!st || !st->regular || st->size != e.size) return false;
-        if (it.made_before_ns != 0 && st->mtime_ns > it.made_before_ns) return false;
+        if (it.made_before_ns != 0 && st->mtime_ns > it.made_before_ns) return *modified = true, false;
         // An installed file keeps its mode when linked: only one the stager would write alike.
         if (it.verify_link && (((st->mode & 0111) != 0) != it.file->executable || !(st->mode & 0200))) return false;
         bool cross = false;

@@ -226,6 +226,20 @@ std::optional<int64_t> entry_made_at(const stdfs::path& entry) {
     return id->mtime_ns;
 }
 
+void repair_entry_file(const stdfs::path& entry_file, const stdfs::path::string_type& fresh, int64_t made_ns) {
+    const auto entry = entry_file.parent_path().parent_path().parent_path();
+    std::error_code ec;
+    stdfs::remove(entry / kOnDisk, ec);
+    const auto tmp = fs::temp_path_beside(entry_file);
+    bool cross = false;
+    if (!storeops::hard_link_text(fresh, tmp.native(), &cross) && (!cross || !storeops::copy_file(stdfs::path(fresh), tmp, 0644))) return;
+    // Its made time again, so the entry's check takes it as unmodified since (an edit in place
+    // later moves the mtime past it again).
+    if (!storeops::set_mtime(tmp, made_ns)) return (void)stdfs::remove(tmp, ec);
+    stdfs::rename(tmp, entry_file, ec);
+    if (ec) stdfs::remove(tmp, ec);
+}
+
 void mark_on_disk(const stdfs::path& entry, const fs::FileIdentity& seen) {
     if (fs::identity(entry) != seen) return;
     // Not flushed: a flag a crash lost only means the next install writes the files back again.

@@ -48,6 +48,12 @@ std::optional<int64_t> entry_on_disk_since(const std::filesystem::path& entry);
 // modified later was edited in place through an environment that shares its inode, and is not
 // linked into another (StageItem::made_before_ns). nullopt: no marker.
 std::optional<int64_t> entry_made_at(const std::filesystem::path& entry);
+// An entry's file found modified after the entry was made (an edit in place through an
+// environment that shares its inode) replaced by `fresh` (a file just inflated from the wheel and
+// checked: hard-linked, or copied across filesystems), given the entry's made time as its mtime,
+// and the entry's on-disk mark removed (the fresh bytes are not yet known to be on the disk; the
+// next commit that brings every file in marks it again). Best effort, as the cache.
+void repair_entry_file(const std::filesystem::path& entry_file, const std::filesystem::path::string_type& fresh, int64_t made_ns);
 // Marks the entry so, once a commit's flush succeeded for every one of its files, when the entry
 // is still the one `seen` at its lookup (another process may have replaced it meanwhile: its
 // files would not be those the commit flushed). Best effort: an entry left unmarked is only
