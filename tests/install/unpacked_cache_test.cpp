@@ -870,6 +870,38 @@ TEST_F(UnpackedCache, ReadyTreesAreMadeInTheBackgroundAfterTheInstallHasEnded) {
     EXPECT_TRUE(wait_for_maker()) << "the next one";
 }
 
+// The cache is shared by every environment: a file or a link added to a tree, or a tree's file
+// edited in place, never reaches the next environment; the tree is not taken, the install links
+// file by file, and what it installs is the wheel's, every file recorded.
+TEST_F(UnpackedCache, ATreeHoldingAnythingElseIsNotTaken) {
+    ASSERT_NO_FATAL_FAILURE(cold_and_tree());
+    std::error_code ec;
+    for (int round = 0; round < 3; ++round) {
+        SCOPED_TRACE(round);
+        // Each round's tree made again from the entry by the install before (ENVFIX_READY_TREES=wait).
+        made = ready_names(ready);
+        ASSERT_EQ(made.size(), 1u);
+        const auto tree = ready / made[0] / "t";
+        ASSERT_TRUE(stdfs::exists(tree / "cached_pkg" / "core.py"));
+        if (round == 0) write_text(tree / "cached_pkg" / "planted.py", "import os\n");
+        if (round == 1) stdfs::create_symlink("/etc/passwd", tree / "cached_pkg" / "planted_link");
+        if (round == 2) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            std::fstream f(tree / "cached_pkg" / "core.py", std::ios::in | std::ios::out | std::ios::binary);
+            f.seekp(0);
+            f.write("#", 1);
+        }
+        stdfs::remove_all(dir / "venv", ec);
+        make_bare_venv(dir / "venv");
+        auto r = run_envfix({"install", "-vv", "--env", (dir / "venv").string(), whl.string()}, {}, home);
+        ASSERT_EQ(r.code, 0) << r.err;
+        EXPECT_EQ(r.err.find("ready trees used: 1 wheels'"), std::string::npos) << r.err;
+        EXPECT_EQ(tree_diff(cold, snapshot(dir / "venv", {".envfix"})), "");
+        EXPECT_FALSE(stdfs::exists(site_packages(dir / "venv") / "cached_pkg" / "planted.py"));
+        EXPECT_FALSE(stdfs::is_symlink(site_packages(dir / "venv") / "cached_pkg" / "planted_link"));
+    }
+}
+
 TEST_F(UnpackedCache, ATreeMissingFilesIsCompletedFromTheEntryAndOneOfADroppedEntryIsNotTaken) {
     ASSERT_NO_FATAL_FAILURE(cold_and_tree());
     // A file gone from the tree (as when a rename into staging is refused half way): found
