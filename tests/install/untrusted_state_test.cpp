@@ -35,7 +35,8 @@ protected:
         canary = dir / "canary";
         make_bare_venv(venv);
         write_texts(canary, {{"secret.txt", "private\n"}, {"sub/keep.txt", "keep\n"}});
-        auto r = run_envfix({"install", "--env", venv.string(), write_wheel(demo("1.0"), dir / "w").string()}, {}, home);
+        wheel1 = write_wheel(demo("1.0"), dir / "w");
+        auto r = run_envfix({"install", "--env", venv.string(), wheel1.string()}, {}, home);
         ASSERT_EQ(r.code, 0) << r.err;
         canary_before = snapshot(canary);
     }
@@ -58,7 +59,7 @@ protected:
     }
 
     TempDir dir;
-    stdfs::path home, venv, canary;
+    stdfs::path home, venv, canary, wheel1;
     Tree canary_before;
 };
 
@@ -264,7 +265,13 @@ TEST_F(UntrustedState, AnInPlaceEditOfAnInstalledFileDoesNotReachTheNextEnvironm
     ASSERT_NE(read_text(lib), original);
     const auto other = dir / "venv2";
     make_bare_venv(other);
-    auto r = run_envfix({"install", "--env", other.string(), write_wheel(demo("1.0"), dir / "w").string()}, {}, home);
+    auto r = run_envfix({"install", "--env", other.string(), wheel1.string()}, {}, home);
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(read_text(site_packages(other) / "demo" / "lib.py"), original);
+    // The cache's copy took the wheel's bytes again: a third environment links them.
+    const auto third = dir / "venv3";
+    make_bare_venv(third);
+    r = run_envfix({"install", "--env", third.string(), wheel1.string()}, {}, home);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(read_text(site_packages(third) / "demo" / "lib.py"), original);
 }
