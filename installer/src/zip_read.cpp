@@ -98,7 +98,7 @@ Expected<void> decode_pieces(const ZipEntry& e, std::string_view source, const N
 }
 
 // ISA-L streams deflate about 1.5 times as fast as zlib (970 against 640 MB/s on one of torch's
-// large libraries here: bench/proposals/isal_inflate_bench.cpp), in about 87 KB of state; the
+// large libraries; docs/dependencies.md), in about 87 KB of state; the
 // large libraries that a torch install streams are what its unpacking waits for.
 //
 // With a handover, the stream goes on on this thread until `lend` gives workers, then on (its
