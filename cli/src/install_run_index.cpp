@@ -121,7 +121,7 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
     };
     // The downloaded wheels are not flushed (DownloadFlush::Leave): they are a cache, unpacked
     // before the commit, whose flush then writes only the environment's new files, not the
-    // wheels' 2.75 GB besides (docs/performance.md, "The thirteenth session"). Where this boot has
+    // wheels' 2.75 GB besides (docs/performance.md). Where this boot has
     // no identity (Windows) they are flushed together, left running (flush_later): the install
     // plans beside it and the unpacking, and waits for it just before its moves.
     std::unique_ptr<resolver::PendingFlush> flushing;

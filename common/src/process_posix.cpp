@@ -328,7 +328,7 @@ Expected<void> start_detached(const std::vector<std::string>& argv_in) {
     for (auto& s : argv_copy) argv.push_back(s.data());
     argv.push_back(nullptr);
     const std::string prog = program->string();
-    // A spawn that failed is tried again the old way, whose error (exec's own) is the one said.
+    // A spawn that failed is tried again with fork, whose error (exec's own) is the one said.
     if (spawn_detached(prog, argv.data()) == 0) return {};
     return fork_detached(prog, argv.data());
 }

@@ -644,7 +644,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
     }
     // The snapshot of the present (below) is captured on a thread of its own while the removals
     // and the new files are planned: both only read the locked environment (on the GPU machine a
-    // switch's capture and removal plan took 0.16 and 0.13 s one after the other). Not for a dry
+    // switch's capture takes 0.16 s and its removal plan 0.13 s). Not for a dry
     // run or an install of what is installed. Its notes reach the reporter after it, in order.
     const bool brings_in = !request.dry_run && std::any_of(inputs.begin(), inputs.end(), [](const Input& in) { return !in.skip; });
     const bool changes = !request.dry_run && (!request.remove.empty() || !extra_files.empty() || brings_in);

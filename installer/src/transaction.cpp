@@ -139,8 +139,8 @@ void make_durable(const std::vector<Area>& areas, const std::vector<JournalOp>& 
         for (const auto& f : also) dirs.insert(f.parent_path());
         std::vector<stdfs::path> list(dirs.begin(), dirs.end());
         // All at once: each is a round trip to the disk (a flush; on ext4 the first commits the
-        // journal and the others wait for it), five one after another were a warm install's
-        // longest wait where a flush is slow (docs/performance.md, "The twenty-fourth session").
+        // journal and the others wait for it), five one after another would be a warm install's
+        // longest wait where a flush is slow (docs/performance.md).
         parallel_for(list.size(), [&](size_t i) {
             if (!fs::sync_dir(list[i])) ok = false;
         }, 1);

@@ -125,7 +125,7 @@ Expected<RemovalPlan> plan_removal(const resolver::InstalledDist& dist, const st
     // The folders the rows lie in, and the __pycache__ of those holding Python files, listed on
     // several threads before the rows are walked: where the page cache has lost them (after a
     // reboot; the switch of the harness) each listing waits for the disk, and torch's 1 000 of
-    // them one after another held a switch's removal plan 0.5 s on the GPU machine (45 ms of CPU).
+    // them one after another would hold a switch's removal plan 0.5 s on the GPU machine (45 ms of CPU).
     {
         std::vector<Str> folders, with_python;
         std::unordered_set<Str> seen_folders, seen_python;

@@ -339,8 +339,8 @@ Expected<bool> seal_entry(const stdfs::path& root, const stdfs::path& tmp, const
     std::error_code ec;
     // Inside the entry's own temporary folder, which the rename below publishes. Not flushed
     // (fs::Sync::Cache): a cache entry a crash lost is made again, its files' sizes are checked
-    // where they are linked, and an install's flush before its commit makes them durable. The
-    // fsync here kept each runner waiting 0.2-1.8 s in a cold install on the GPU machine.
+    // where they are linked, and an install's flush before its commit makes them durable. An
+    // fsync here would keep each runner waiting 0.2-1.8 s in a cold install on the GPU machine.
     if (auto w = fs::write_file_atomic(tmp / kMarker, marker_text(sha256, files), fs::Sync::Cache); !w) {
         cleanup();
         return unexpected(w.error());

@@ -3,10 +3,10 @@
 // (stager.cpp): one after another on one thread, SHA-256 and write() made a 542 MB library's
 // stream about three times slower than inflating it alone (docs/performance.md, "Hashing and
 // writing behind the inflate"). The inflated bytes go through a ring of slots that both read.
-// A ring of 1 MiB was enough behind one thread inflating; behind the parallel inflater's workers
-// it filled at every hiccup of either thread and the two took turns idling (GPU machine, -vv:
-// libtorch_cpu.so's pusher waited 440 ms for room while hashing was busy 420 ms of 860), so a
-// stream lent workers widens it to 8 MiB (docs/performance.md, "The twenty-ninth session").
+// A ring of 1 MiB is enough behind one thread inflating; behind the parallel inflater's workers
+// it fills at every hiccup of either thread and the two take turns idling (on the GPU machine,
+// -vv: libtorch_cpu.so's pusher waits 440 ms for room while hashing is busy 420 ms of 860), so a
+// stream lent workers widens it to 8 MiB (docs/performance.md).
 #include <atomic>
 #include <chrono>
 #include <condition_variable>

@@ -1,8 +1,8 @@
 #pragma once
 // libcurl and libarchive are loaded when first called, not when envfix starts (curl_lazy_posix.cpp,
-// archive_lazy_posix.cpp): with what they bring in (Kerberos, LDAP, GnuTLS, libxml2, ICU…) they
-// were 36 of the 47 libraries the loader mapped and bound at every start, 3.7 ms of the 7 ms
-// `envfix --version` took on the 2-core machine, and a warm install or a doctor needs neither.
+// archive_lazy_posix.cpp): linked, they and what they bring in (Kerberos, LDAP, GnuTLS, libxml2,
+// ICU…) would be 36 of the 47 libraries the loader maps and binds at every start, 3.7 ms of a 7 ms
+// `envfix --version` on the 2-core machine, and a warm install or a doctor needs neither.
 #include <dlfcn.h>
 
 #include <initializer_list>
@@ -14,7 +14,7 @@ struct SystemLibrary {
     void* handle = nullptr;
     std::string error;  // "<name> could not be loaded: <reason>", for the first name tried
     // The first of `names` that loads and has every entry point of `needed` (an older library
-    // without one is refused here, as the loader refused to start envfix when it was linked).
+    // without one is refused here, as the loader would refuse to start an envfix linked to it).
     SystemLibrary(std::initializer_list<std::string> names, std::initializer_list<const char*> needed) {
         for (const auto& n : names) {
             handle = ::dlopen(n.c_str(), RTLD_NOW | RTLD_LOCAL);

@@ -16,8 +16,8 @@ namespace stdfs = std::filesystem;
 
 namespace {
 
-// Whether a Requires-Dist can name torch: only those are parsed (each of 300 distributions'
-// requirements was, a tenth of a warm doctor's CPU on the GPU machine). The name comes first;
+// Whether a Requires-Dist can name torch: only those are parsed (parsing every one of 300
+// distributions' requirements is a tenth of a warm doctor's CPU on the GPU machine). The name comes first;
 // "torch" has no separators to spell otherwise; anything unusual before it is parsed anyway.
 bool may_name_torch(std::string_view t) {
     size_t i = 0;
@@ -29,9 +29,9 @@ bool may_name_torch(std::string_view t) {
     return !(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.');
 }
 
-// Their libraries come from their RECORDs: walking their folders opened every directory of
+// Their libraries come from their RECORDs: walking their folders would open every directory of
 // transformers, timm, peft and the like, 4 000 in the GPU machine's venv, 40 of a warm doctor's
-// 70 ms (docs/performance.md, "The twenty-fourth session"). One without a readable RECORD
+// 70 ms (docs/performance.md). One without a readable RECORD
 // (egg-info) has the folder named after it walked (kernpkg → kernpkg/), as nearly every package is.
 probe::DependentLibraries torch_dependents(const std::vector<InstalledDist>& others) {
     probe::DependentLibraries out;

@@ -24,8 +24,8 @@ void bound_allocator();
 // Called once at start, before any thread: the process's descriptor table made as large as an
 // install will use (up to 4096 entries, within RLIMIT_NOFILE). Linux grows the table of a process
 // with several threads only after an RCU grace period (expand_fdtable: synchronize_rcu), which
-// held every warm install 10-40 ms on the GPU machine and a cold one four times; grown while the
-// process has one thread, it waits for nothing (docs/performance.md, "The twenty-sixth session").
+// holds a warm install 10-40 ms on the GPU machine and a cold one four times as long; grown while
+// the process has one thread, it waits for nothing (docs/performance.md).
 // Returns the table's size now (0 where unknown, and on Windows, whose handles grow otherwise).
 int reserve_descriptor_table();
 // Gives the heap's free memory back to the system (every thread's arena): after a phase with
