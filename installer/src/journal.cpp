@@ -96,6 +96,9 @@ Expected<Journal> parse_journal(std::string_view text, std::string_view source) 
         else if (state == "prepared") j.state = Journal::State::Prepared;
         else if (state == "committed") j.state = Journal::State::Committed;
         else return bad("unknown state " + state);
+        // Numbers of the wrong kind refused before they are converted (a float's conversion to an
+        // integer it does not fit is undefined).
+        if (doc.contains("pid") && !doc["pid"].is_number_integer()) return bad("bad pid");
         j.pid = doc.value("pid", 0LL);
         j.created = doc.value("created", "");
         j.summary = decode(doc.value("summary", "")).value_or("");
@@ -110,9 +113,10 @@ Expected<Journal> parse_journal(std::string_view text, std::string_view source) 
             std::string kind = o[0].get<std::string>();
             if (kind != "out" && kind != "in") return bad("unknown operation " + kind);
             op.kind = kind == "out" ? JournalOp::Kind::Out : JournalOp::Kind::In;
-            op.area = o[1].get<uint32_t>();
+            if (!o[1].is_number_unsigned() || o[1].get<uint64_t>() >= j.areas.size()) return bad("bad operation area");
+            op.area = static_cast<uint32_t>(o[1].get<uint64_t>());
             auto p = decode(o[2].get<std::string>());
-            if (!p || p->empty() || op.area >= j.areas.size()) return bad("bad operation path or area");
+            if (!p || p->empty()) return bad("bad operation path");
             if (!fs::plain_relative(*p)) return bad("unsafe operation path " + *p);
             op.path = std::move(*p);
             j.ops.push_back(std::move(op));

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <stdexcept>
 #include <cstdio>
 
 #include "envfix/common/beneath.hpp"
@@ -104,7 +105,14 @@ Expected<SnapshotHead> parse_snapshot_head(std::string_view line, std::string_vi
     SnapshotHead h;
     try {
         auto head = nlohmann::json::parse(line);
-        int version = head.at("version").get<int>();
+        // Numbers of the wrong kind refused before they are converted (a float's conversion to an
+        // integer it does not fit is undefined; a negative count is no count).
+        auto count = [&](const char* key) {
+            if (!head.at(key).is_number_unsigned()) throw std::invalid_argument(std::string(key) + " is not a count");
+            return head.at(key).get<uint64_t>();
+        };
+        if (!head.at("version").is_number_integer()) throw std::invalid_argument("version is not a number");
+        const long long version = head.at("version").get<long long>();
         if (version != Snapshot::kVersion)
             return fail(ExitCode::BadInput, "snapshot.invalid",
                         {{"path", std::string(source)}, {"reason", "format version " + std::to_string(version) + " (this envfix reads 1)"}});
@@ -113,8 +121,8 @@ Expected<SnapshotHead> parse_snapshot_head(std::string_view line, std::string_vi
         h.name = head.value("name", "");
         h.reason = head.value("reason", "");
         h.root = head.value("root", "");
-        h.files = head.at("files").get<size_t>();
-        if (head.contains("bytes")) h.bytes = head.at("bytes").get<uint64_t>();
+        h.files = static_cast<size_t>(count("files"));
+        if (head.contains("bytes")) h.bytes = count("bytes");
         for (const auto& d : head.at("dists")) h.dists.push_back({d.at(0).get<std::string>(), d.at(1).get<std::string>(), d.at(2).get<std::string>()});
     } catch (const std::exception& e) {
         return fail(ExitCode::BadInput, "snapshot.invalid", {{"path", std::string(source)}, {"reason", std::string("header: ") + e.what()}});
@@ -135,7 +143,7 @@ Expected<Snapshot> parse_snapshot(std::string_view text, std::string_view source
     s.root = std::move(head.root);
     s.dists = std::move(head.dists);
     const size_t count = head.files;
-    s.files.reserve(count);
+    s.files.reserve(std::min<size_t>(count, text.size() / 70));  // a line holds 70 bytes at least: the count is not trusted
     size_t line_no = 1;
     for (size_t pos = eol + 1; pos < text.size();) {
         size_t end = text.find('\n', pos);

@@ -157,7 +157,15 @@ TEST(Journal, RefusesWhatItCannotTrust) {
                             "{\"version\": 1, \"id\": \"x\", \"state\": \"odd\", \"areas\": [], \"ops\": []}",
                             "{\"version\": 1, \"id\": \"x\", \"state\": \"prepared\", \"areas\": [\"/a\"], \"ops\": [[\"in\", 1, \"p\"]]}",
                             "{\"version\": 1, \"id\": \"x\", \"state\": \"prepared\", \"areas\": [\"/a\"], \"ops\": [[\"in\", 0, \"../p\"]]}",
-                            "{\"version\": 1, \"id\": \"../x\", \"state\": \"prepared\", \"areas\": [], \"ops\": []}"}) {
+                            "{\"version\": 1, \"id\": \"../x\", \"state\": \"prepared\", \"areas\": [], \"ops\": []}",
+                            // Read back from environments made elsewhere: relative areas, paths with
+                            // backslashes or drive letters, numbers of the wrong kind (fuzz_journal).
+                            "{\"version\": 1, \"id\": \"x\", \"state\": \"prepared\", \"areas\": [\"a\"], \"ops\": []}",
+                            "{\"version\": 1, \"id\": \"x\", \"state\": \"prepared\", \"areas\": [\"/a\"], \"ops\": [[\"in\", 0, \"p\\\\..\\\\q\"]]}",
+                            "{\"version\": 1, \"id\": \"x\", \"state\": \"prepared\", \"areas\": [\"/a\"], \"ops\": [[\"in\", 0, \"C:x\"]]}",
+                            "{\"version\": 1, \"id\": \"x\", \"state\": \"prepared\", \"pid\": 1e30, \"areas\": [], \"ops\": []}",
+                            "{\"version\": 1, \"id\": \"x\", \"state\": \"prepared\", \"areas\": [\"/a\"], \"ops\": [[\"in\", 1e30, \"p\"]]}",
+                            "{\"version\": 1, \"id\": \"x\", \"state\": \"prepared\", \"areas\": [\"/a\"], \"ops\": [[\"in\", -1, \"p\"]]}"}) {
         auto j = parse_journal(bad, "tx.json");
         ASSERT_FALSE(j) << bad;
         EXPECT_EQ(j.error().message.key, "journal.invalid");

@@ -2,6 +2,8 @@
 // message naming the file.
 #include <gtest/gtest.h>
 
+#include <cctype>
+
 #include "envfix/installer/snapshot.hpp"
 
 using namespace envfix;
@@ -76,6 +78,10 @@ TEST(SnapshotFormat, DamageIsRefused) {
         {"backslash", with_path("lib\\x.py")},
         {"short hash", [&] { auto t = good; t.replace(t.find('\n') + 1, 64, "abc"); return t; }()},
         {"bad size", [&] { auto t = good; t.replace(t.find('\n') + 66, 3, "x12"); return t; }()},
+        // Read back from environments made elsewhere: a digest that names a path, not an object.
+        {"hash not hex", [&] { auto t = good; t.replace(t.find('\n') + 1, 64, "../../../../../../../../../../../../../../../../../../etc/passwd"); return t; }()},
+        {"upper-case hash", [&] { auto t = good; for (size_t i = t.find('\n') + 1, e = i + 64; i < e; ++i) t[i] = static_cast<char>(std::toupper(static_cast<unsigned char>(t[i]))); return t; }()},
+        {"count not a count", [&] { auto t = good; t.replace(t.find("\"files\":") + 8, 1, "1e30"); return t; }()},
     };
     for (const auto& [what, text] : cases) {
         auto r = parse_snapshot(text, "/venv/.envfix/snapshots/7.snap");
