@@ -1,7 +1,6 @@
 #include "zip_directory.hpp"
 
-#include <archive.h>
-#include <archive_entry.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <memory>
@@ -84,6 +83,7 @@ Expected<ZipTail> parse_zip_tail(std::string_view tail, uint64_t file_size, std:
         ZipEntry e;
         e.flags = static_cast<uint16_t>(le(tail, at + 8, 2));
         e.method = static_cast<uint16_t>(le(tail, at + 10, 2));
+        e.crc32 = static_cast<uint32_t>(le(tail, at + 16, 4));
         e.compressed_size = le(tail, at + 20, 4);
         e.size = le(tail, at + 24, 4);
         size_t name_len = le(tail, at + 28, 2), extra_len = le(tail, at + 30, 2), comment_len = le(tail, at + 32, 2);
@@ -137,25 +137,25 @@ Expected<std::string> read_zip_entry(std::string_view local, const ZipEntry& e, 
         return std::string(local.substr(data_at, e.size));
     }
     if (e.method != 8) return damaged(source, e.name + " uses compression method " + std::to_string(e.method));
-    // libarchive's streaming zip reader decodes the one entry these bytes hold.
-    std::unique_ptr<archive, decltype(&archive_read_free)> a(archive_read_new(), archive_read_free);
-    archive_read_support_format_zip_streamable(a.get());
-    if (archive_read_open_memory(a.get(), local.data(), local.size()) != ARCHIVE_OK)
-        return damaged(source, archive_error_string(a.get()) ? archive_error_string(a.get()) : "unreadable");
-    archive_entry* entry = nullptr;
-    if (archive_read_next_header(a.get(), &entry) != ARCHIVE_OK)
-        return damaged(source, archive_error_string(a.get()) ? archive_error_string(a.get()) : "unreadable");
-    std::string out;
-    out.reserve(e.size);
-    char buf[16384];
-    for (;;) {
-        la_ssize_t n = archive_read_data(a.get(), buf, sizeof buf);
-        if (n < 0) return damaged(source, archive_error_string(a.get()) ? archive_error_string(a.get()) : "bad deflate data");
-        if (n == 0) break;
-        out.append(buf, static_cast<size_t>(n));
-        if (out.size() > e.size) return damaged(source, e.name + " is larger than its directory entry says");
-    }
-    if (out.size() != e.size) return damaged(source, e.name + " is shorter than its directory entry says");
+    // Raw deflate with zlib into exactly the size the directory gives (bounded above): plain
+    // deflate needs no libarchive, which some systems lack (Ubuntu's minimal images).
+    std::string out(static_cast<size_t>(e.size), '\0');
+    z_stream z{};
+    if (inflateInit2(&z, -MAX_WBITS) != Z_OK) return damaged(source, "cannot start inflating " + e.name);
+    const std::string_view in = local.substr(data_at);
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+    z.avail_in = static_cast<uInt>(std::min<size_t>(in.size(), UINT32_MAX));
+    z.next_out = reinterpret_cast<Bytef*>(out.data());
+    z.avail_out = static_cast<uInt>(out.size());
+    const int rc = inflate(&z, Z_FINISH);
+    const uLong produced = z.total_out;
+    const bool full = z.avail_out == 0;
+    inflateEnd(&z);
+    if (rc != Z_STREAM_END && full && !out.empty()) return damaged(source, e.name + " is larger than its directory entry says");
+    if (rc != Z_STREAM_END && rc != Z_BUF_ERROR) return damaged(source, "bad deflate data in " + e.name);
+    if (rc != Z_STREAM_END || produced != out.size()) return damaged(source, e.name + " is shorter than its directory entry says");
+    if (crc32(0L, reinterpret_cast<const Bytef*>(out.data()), static_cast<uInt>(out.size())) != e.crc32)
+        return damaged(source, e.name + " fails its CRC-32");
     return out;
 }
 

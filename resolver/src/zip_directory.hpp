@@ -20,6 +20,7 @@ struct ZipEntry {
     uint64_t size = 0;
     uint16_t method = 0;  // 0 stored, 8 deflate
     uint16_t flags = 0;
+    uint32_t crc32 = 0;
 };
 
 // What the end of a zip file says. `tail` holds the file's last bytes (file_size in all).
