@@ -4,7 +4,7 @@
 # 127.0.0.1: each repetition, for each program, a cold install into a new venv with empty caches,
 # then the switch to the second variant; wall, CPU, ru_maxrss, and the -vv lines that say what a
 # switch waited for (torch's check, its large files' inflating, the install's last steps).
-# docs/performance.md ("The eighth session").
+# docs/performance.md.
 #
 # Usage (repository root): bench/ab_builds.sh INDEX_DIR REPS ENVFIX...
 #   [BASE=/usr/bin/python3] [WARM=1: also a warm install into a second venv after the cold one]

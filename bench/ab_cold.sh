@@ -3,7 +3,7 @@
 # bench/synth_stack.py output) served on 127.0.0.1: wall, user and system CPU, ru_maxrss per run;
 # then, for each build, a switch to the second variant and how many inodes and bytes it added to
 # the unpacked cache and the venv. Where no NVIDIA GPU is, the tests' stand-in H200 answers
-# (bench/standin.py). docs/performance.md ("Getting the CPU back"), docs/snapshots.md.
+# (bench/standin.py). docs/performance.md ("Peak memory of a cold install"), docs/snapshots.md.
 #
 # Usage (repository root): bench/ab_cold.sh INDEX_DIR ENVFIX_A ENVFIX_B [REPS=3]
 set -u

@@ -3,7 +3,7 @@
 # the real torch stack repacked into an index (bench/real_stack.py, about 70 s), two builds'
 # cold installs and switches alternating on it (bench/ab_cold.sh), then the new build's steps
 # (bench/install_steps.sh). Each result file is written as it goes, so a call cut short still
-# brings back what was measured. docs/performance.md ("The sixth session").
+# brings back what was measured. docs/performance.md.
 #
 # Usage (repository root, on the GPU machine): bench/ab_h200.sh OUT_DIR OLD_ENVFIX NEW_ENVFIX [REPS=2]
 #   [SRC_PY=/opt/torch/.venv/bin/python3 REPACK=.h200/repack-index.py W=/tmp/envfix-ab]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Times `envfix apply` (docs/performance.md, "Apply"): against a local test index (mkindex.py,
+"""Times `envfix apply` (docs/performance.md, "Other benches"): against a local test index (mkindex.py,
 torch 2.11.0, served by index_server.py) as the stand-in H200: a first run into a new venv (plan,
 downloads, one transaction), then the idempotent re-run that finds nothing to change (what a
 configuration manager pays on every run), `--check`, and a lock applied offline from a fetched

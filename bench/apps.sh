@@ -2,7 +2,7 @@
 # Measures the app profiles, app folder search and the check of a framework change in-process
 # (bench/apps_bench.cpp) and `envfix apps` end to end (process start included), on a home folder
 # with one install of each app (made under bench/out/apps/home). Figures go to
-# docs/performance.md, "Apps".
+# docs/performance.md, "Other benches".
 #   bench/apps.sh [build dir]      (default: build)
 set -euo pipefail
 cd "$(dirname "$0")/.."

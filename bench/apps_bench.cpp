@@ -1,5 +1,5 @@
 // How long the app profiles take to load, app folders to be found, and the check of a framework
-// change to run (docs/performance.md, "Apps"). Built by tests/apps/CMakeLists.txt as apps_bench;
+// change to run (docs/performance.md, "Other benches"). Built by tests/apps/CMakeLists.txt as apps_bench;
 // run through bench/apps.sh, which also times the commands end to end.
 //   apps_bench <home>   makes <home> with one folder per app (kept for apps.sh), then measures
 #include <cstdio>

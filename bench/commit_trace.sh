@@ -3,7 +3,7 @@
 # build, each under strace -f -T (the time each call took), then bench/commit_trace.py's summary
 # of the window from the first wait for a file's write-back to the journal's commit. On the GPU
 # machine a warm install's "writing the files back" took 14-35 ms where bench/flush_probe.cpp's
-# copy of envfix's way took 0.4 ms (docs/performance.md, "The twenty-fourth session").
+# copy of envfix's way took 0.4 ms (docs/performance.md).
 #
 # Usage (repository root): bench/commit_trace.sh INDEX_DIR REPS ENVFIX STRACE OUT_DIR
 #   e.g. bench/commit_trace.sh /tmp/envfix-disk/idx 3 .h200/bin/envfix .h200/bin/strace $OUT/trace

@@ -1,6 +1,6 @@
 // How much creating many small files on several threads costs when they all go into one folder
 // against spread over several (installer/src/unpacked_cache.cpp, kShards): wall time and the
-// process's time in the kernel. docs/performance.md ("The eleventh session").
+// process's time in the kernel. docs/performance.md.
 //
 // Build: g++ -O2 -std=c++20 -pthread bench/dir_contention.cpp -o dir_contention
 // Run:   dir_contention DIR THREADS FILES SHARDS [BYTES]   (DIR is made and removed)

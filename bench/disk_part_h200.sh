@@ -4,8 +4,7 @@
 # bench/ab_builds.sh (cold, [warm,] switch). Two settings are built in: nosync, every flush a
 # no-op (bench/nosync_preload.c; nothing durable: for measuring only), and nokick, only the
 # write-back started at a file's close a no-op. Others are NAME=VAR=VALUE[,VAR=VALUE], each a
-# wrapper .h200/bin/envfix-NAME setting those variables. docs/performance.md ("The thirteenth
-# session").
+# wrapper .h200/bin/envfix-NAME setting those variables. docs/performance.md.
 #
 # Usage (repository root, after ../shared/tools/carry-to-h200 build/envfix and
 #   cc -O2 -shared -fPIC -o .h200/lib/nosync.so bench/nosync_preload.c -ldl):

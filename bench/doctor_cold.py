@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """`envfix doctor` against `import torch` with the page cache dropped before every run
-(docs/performance.md, "doctor where importing torch is slow").
+(docs/performance.md, "doctor").
 
 Usage: bench/doctor_cold.py --python PY [--envfix .h200/bin/envfix ...] [--runs 5] [--first 3]
                             [--out DIR] [--json FILE]

@@ -63,7 +63,7 @@ end=$(date +%s%N)
 echo "process start (--version): $(( (end - start) / 20000000 )) ms per run (mean of 20)"
 # Where a warm doctor's time goes there (compare.py's doctor took 60-80 ms of CPU on the GPU
 # machine, against 10 ms here on bench/doctor_bench.py's venv shaped like it): the programs it
-# starts, and its system calls by count and time (docs/performance.md, "The twenty-third session").
+# starts, and its system calls by count and time (docs/performance.md).
 echo "== warm doctor -vv (what it took from its caches, and when each step ended), 5 runs"
 for i in 1 2 3 4 5; do "$E" doctor -vv --python "$P" 2>&1 >/dev/null | grep '^debug' | { [[ $i == 1 ]] && cat || grep steps; }; done
 # STRACE, PERF: programs to use where the machine has none (../shared/tools/carry-to-h200 /usr/bin/strace).

@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# On the GPU machine: where a warm install's commit flush goes (docs/performance.md, "The
-# twenty-third session"). bench/flush_probe.cpp's ways of writing back 76 new small files, then
+# On the GPU machine: where a warm install's commit flush goes (docs/performance.md). bench/flush_probe.cpp's ways of writing back 76 new small files, then
 # warm installs of the given builds side by side (bench/warm_steps.sh, their -vv steps). About
 # 3 minutes with the index already made (bench/real_stack.py, 80 s more without it).
 #

@@ -1,5 +1,5 @@
 // How long making a warm install's new files durable takes, by method, on the machine it runs on
-// (docs/performance.md, "The twenty-third session"). A warm install writes about 76 small files
+// (docs/performance.md). A warm install writes about 76 small files
 // (each distribution's RECORD and INSTALLER, the scripts) beside 17 000 it only links or renames;
 // envfix starts each one's write-back as it is closed, and its commit waits for them
 // (sync_file_range, groups of up to 64 on threads), fsyncs the folders and commits the
@@ -7,7 +7,7 @@
 // links and renames like the install's (committed before the clock starts), and times each way
 // of writing them back, with the files' folders made plainly and spread as envfix's staging is.
 //
-// Caveat (the twenty-fourth session): the untimed journal commit before each clock starts waits,
+// Caveat: the untimed journal commit before each clock starts waits,
 // in ext4's ordered mode, for the data of files whose write-back has begun, so the rows that
 // start the write-back at close time the wait after the data is on the disk, not envfix's wait.
 //

@@ -4,7 +4,7 @@
 // Usage: build/tests/lowmem/inflate_parallel_bench FILE [LEVEL=6] [CHUNK_KIB=512] [MAX_THREADS=4]
 //   [ONLY_PARALLEL=1: the parallel inflater alone, for a profile; MIN_THREADS=N: from N workers;
 //    HANDOVER=F: also ISA-L taken over by MAX_THREADS workers once F of the stream is decoded]
-// Results: docs/inflate-parallel.md; docs/performance.md, "The seventh session" and "The eighth session".
+// Results: docs/inflate-parallel.md; docs/performance.md.
 #include <sys/resource.h>
 #include <zlib.h>
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Installs a torch-shaped synthetic wheel into fresh venvs with envfix (and pip, and uv when on
-PATH) and prints the wall times. docs/performance.md ("Installing wheels") has the figures.
+PATH) and prints the wall times. docs/performance.md ("Where each target stands, and why") has the figures.
 
 Usage: bench/install_bench.py [--files 15000] [--big-mb 600,300,150,80] [--runs 3]
                               [--envfix build/envfix] [--python /usr/bin/python3] [--work DIR]

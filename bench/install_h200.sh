@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The real torch stack on the GPU machine (docs/performance.md, "Installing wheels"): the torch
+# The real torch stack on the GPU machine (docs/performance.md, "Where each target stands, and why"): the torch
 # 2.11.0+cu130 installed in $SRC_PY's environment is packed back into wheels
 # (../shared/tools/repack-index.py), installed by envfix into a venv it creates, imported on the
 # GPU, reinstalled, killed in the middle of a replace and recovered, then installed by pip (and

@@ -2,7 +2,7 @@
 # The time of each step of `envfix install` (its -vv `install.debug.phase` lines) on an index
 # folder made by bench/real_stack.py or bench/synth_stack.py: a cold install, a warm one, a switch
 # to the second variant, the switch back (both cached), warm installs with --threads 1..32, and
-# warm `doctor` timings. docs/performance.md, "Where envfix's time goes on the GPU machine".
+# warm `doctor` timings. docs/performance.md, "Where each target stands, and why".
 #
 # Usage (repository root): bench/install_steps.sh INDEX_DIR OUT_FILE
 #   [ENVFIX=.h200/bin/envfix BASE=/usr/bin/python3.12 DOCTOR_PY=/opt/torch/.venv/bin/python3]

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Runs a command while packing the folder it writes into one archive every few seconds, and once
 # more when it ends: a GPU-machine call brings back at most 8 files from $OUT, and nothing that a
-# command killed at the call's limit had not packed yet (the twenty-eighth session lost its
-# switches' logs so). The archive is replaced by a rename, so what comes back is always whole.
+# command killed at the call's limit had not packed yet. The archive is replaced by a rename, so what comes back is always whole.
 #
 # Usage (repository root): bench/keep_packing.sh DIR ARCHIVE [SECONDS=15] -- COMMAND...
 #   e.g. bench/keep_packing.sh /tmp/run "$OUT/run.tgz" -- bench/compare_h200.sh /tmp/run/rec

@@ -1,5 +1,5 @@
 // What a warm install's step "moves planned" waits for: tx::plan_moves over every file of a
-// stack going into a new, empty venv (docs/performance.md, "The twenty-sixth session": 14 ms of
+// stack going into a new, empty venv (docs/performance.md: 14 ms of
 // one thread for torch's 17 000 files on the GPU machine, the main thread waiting 9-13 ms of it).
 // The files are those of an installed site-packages (SOURCE), named as if under a fresh venv's
 // site-packages, grouped by top-level entry and sorted in each, as the install hands them over

@@ -3,8 +3,7 @@
 # facts, the index pages revalidated, the resolution), builds side by side: each build installs
 # the first variant once into a venv of its own caches, then REPS dry runs into new venvs at new
 # paths, alternating the builds. A new venv's facts come from a cached sibling where the build
-# can (docs/environments.md, "A new venv from a cached sibling"; docs/performance.md, "The
-# seventeenth session").
+# can (docs/environments.md, "A new venv from a cached sibling"; docs/performance.md).
 #
 # Usage (repository root): bench/new_venv_dry.sh INDEX_DIR REPS ENVFIX...   [BASE=/usr/bin/python3]
 #   e.g. python3 bench/synth_stack.py /tmp/synth --scale 0.02 && bench/new_venv_dry.sh /tmp/synth 6 build/envfix

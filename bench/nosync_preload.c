@@ -1,6 +1,6 @@
 /* For measuring only: an LD_PRELOAD library under which a program's flushes do nothing, so an
  * install's time without the disk's part in it can be told from its time with it
- * (docs/performance.md, "The thirteenth session"). Never for real use: nothing it writes is
+ * (docs/performance.md). Never for real use: nothing it writes is
  * durable.
  *
  *   cc -O2 -shared -fPIC -o nosync.so bench/nosync_preload.c

@@ -3,8 +3,8 @@
 run in which none of its threads recorded anything, and whether they went into them running (seen
 on a CPU in the 2 ms before, no switch out: nothing ran them, yet nothing took them off a CPU
 either, as when a virtual machine's CPUs are stopped by its host) or blocked (switched out in a
-wait, which is the tool's own), with the other tasks' events in the window counted. docs/performance.md, "The twenty-fifth session".
-"Running" is only what perf kept: the twenty-sixth session's windows, read as running, were
+wait, which is the tool's own), with the other tasks' events in the window counted. docs/performance.md.
+"Running" is only what perf kept: windows read as running can be
 waits for an RCU grace period whose switch perf kept in one recording of four (see the perf log's
 lost events).
 

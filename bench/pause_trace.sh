@@ -2,9 +2,8 @@
 # Warm installs under `perf record -a` (every CPU: cpu-clock samples and each switch, with the
 # kernel's and the program's stacks, on CLOCK_MONOTONIC), then bench/pause_trace.py's windows in
 # which none of the tool's threads recorded anything, and the waits for the descriptor table to
-# grow. On the GPU machine every warm install held one such window of 10-40 ms until the
-# twenty-sixth session found it was the table's growth waiting for an RCU grace period
-# (docs/performance.md, "The twenty-sixth session"); the perf log (its lost events) is in each
+# grow. On the GPU machine every warm install held one such window of 10-40 ms: the table's growth waiting for an RCU grace period
+# (docs/performance.md); the perf log (its lost events) is in each
 # NAME-REP.log. With UV=1, uv's warm installs (its cache filled by a first install) alternate
 # with envfix's; under this recording they took 4.5-13 s there instead of 0.3 s.
 #

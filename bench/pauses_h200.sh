@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# The GPU machine's pauses, with and without envfix and uv (docs/performance.md, "The twenty-sixth
-# session"): bench/vm_pauses with nothing else running (sleeping, spinning, making threads), then
+# The GPU machine's pauses, with and without envfix and uv (docs/performance.md): bench/vm_pauses with nothing else running (sleeping, spinning, making threads), then
 # warm installs of both tools under perf (bench/pause_trace.sh, UV=1), then every free GiB touched
 # once (the host backs what the guest touches first) and the same again. $OUT_DIR holds far more
 # than the device tool brings back file by file: pack it (tar) into one file under $OUT.

@@ -3,7 +3,7 @@
 # bench/real_stack.py output) served on 127.0.0.1: per build a cold install of the first variant,
 # then the switch to the second, each through bench/rss_steps.py (ru_maxrss, and the anonymous
 # memory at each -vv step). RUNNERS and THREADS give a small machine the GPU machine's structure
-# (eight unpacking runners, 32 threads). docs/performance.md ("The sixth session").
+# (eight unpacking runners, 32 threads). docs/performance.md.
 #
 # Usage (repository root): bench/rss_ab.sh INDEX_DIR ENVFIX... [RUNNERS=8 THREADS=32]
 set -u

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs one command and reports its peak memory: ru_maxrss from wait4, and RssAnon/RssFile sampled
 every 3 ms from /proc/PID/status, with the anonymous memory at each of its -vv step lines (the
-lines with "ms") as they came. Standard library only. docs/performance.md ("The sixth session").
+lines with "ms") as they came. Standard library only. docs/performance.md.
 
 Usage: bench/rss_steps.py COMMAND [ARGS...]
 """

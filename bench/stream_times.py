@@ -5,8 +5,7 @@ that bench/switch_ab_h200.sh appended to VV_LOG ("== BUILD REP WALL" before each
 For each build and library: the stream's window (first compressed byte read to hashed and
 written), when it ended, and the -vv line "its output's thread" (inflating or waiting for its
 workers; handing on, of it waiting for room in the ring; the hash and write threads' busy time);
-then when torch's wheel was checked and when the install ended. docs/performance.md ("The
-twenty-ninth session").
+then when torch's wheel was checked and when the install ended. docs/performance.md.
 
 Usage: bench/stream_times.py VV_LOG
 """

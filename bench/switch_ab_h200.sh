@@ -3,13 +3,12 @@
 # install into w, the page cache dropped again, switch w to the second variant), envfix builds
 # alternating run by run, each switch with -vv: its wall time and where it waited. Builds are
 # paths, or NAME=VAR=VALUE[,VAR=VALUE] (the first path run with those variables).
-# docs/performance.md ("The twenty-seventh session").
+# docs/performance.md.
 #
 # Usage (repository root, after bench/real_stack.py made INDEX_DIR):
 #   [VV_LOG=FILE] bench/switch_ab_h200.sh INDEX_DIR OUT_DIR REPS BUILD...
 # VV_LOG: each switch's -vv (but the index pages' lines) appended to FILE as it ends, e.g. a file
-# under the device call's $OUT, which comes back even where the call runs out of time (the
-# twenty-eighth session's logs, packed at the end, did not).
+# under the device call's $OUT, which comes back even where the call runs out of time (logs packed only at the end would not).
 set -u
 IDX=${1:?usage: bench/switch_ab_h200.sh INDEX_DIR OUT_DIR REPS BUILD...}
 OUT=$(realpath -m "${2:?}")

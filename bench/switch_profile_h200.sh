@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Where a switch spends its CPU in bench/compare.py's chain (page cache dropped, cold install into
 # v, v deleted, warm install into w, switch w): the switch under /usr/bin/time -v and, where perf
-# is installed, perf record; the top symbols and threads into OUT_DIR. docs/performance.md ("The
-# fourteenth session").
+# is installed, perf record; the top symbols and threads into OUT_DIR. docs/performance.md.
 #
 # Usage (repository root, after bench/real_stack.py made INDEX_DIR; ENVFIX a build whose symbol
 # table is kept, e.g. objcopy --strip-debug):

@@ -1,5 +1,5 @@
 /* Pauses of a virtual machine's CPUs, seen from inside it, with no tool of ours running
- * (docs/performance.md, "The twenty-sixth session"). On the GPU machine each warm install held
+ * (docs/performance.md). On the GPU machine each warm install held
  * one window of 9-46 ms in which none of its threads ran nor was switched out; this tells
  * whether such windows come without envfix, and whether memory the guest touches for the first
  * time is what stops its CPUs (memory a host backs lazily, as after a snapshot's restore, costs

@@ -4,7 +4,7 @@
 # venvs after growing pauses (0, 5, 10, 20, 40 s), each preceded by a probe of the disk: 2.5 MB
 # (what the warm install writes itself) written with O_DSYNC. On the GPU machine a warm install's
 # "writing the files back" took 14-35 ms in the harnesses that alternate cold and warm runs, 0 ms
-# in bench/commit_trace.sh's untraced runs later (docs/performance.md, "The twenty-fourth session").
+# in bench/commit_trace.sh's untraced runs later (docs/performance.md).
 #
 # Usage (repository root): bench/warm_after_cold.sh INDEX_DIR ENVFIX [PAUSES="0 5 10 20 40"]
 #   [BASE=/usr/bin/python3; WORK_ROOT=/tmp]

@@ -4,7 +4,7 @@
 # it completed and the time they took (/sys/block/DEV/stat before and after), next to the -vv
 # steps that wait for it ("files staged", "committed", "made durable"). Whether a warm install's
 # 15-45 ms wait on the GPU machine is its own writes or the disk's answer to them
-# (docs/performance.md, "The twenty-fourth session").
+# (docs/performance.md).
 #
 # Usage (repository root): bench/warm_disk.sh INDEX_DIR REPS ENVFIX...   [DEV: the disk, default
 #   the one holding WORK_ROOT; BASE=/usr/bin/python3]

@@ -3,7 +3,7 @@
 # install's time goes ("folders made", "files staged": the links from the unpacked cache;
 # "committed" and its flush, "made durable"). Each
 # build first installs the first variant once into a venv of its own caches, then REPS warm
-# installs into new venvs, alternating the builds. docs/performance.md ("The eleventh session").
+# installs into new venvs, alternating the builds. docs/performance.md.
 #
 # Usage (repository root): bench/warm_steps.sh INDEX_DIR REPS ENVFIX...   [BASE=/usr/bin/python3 ALL=1]
 # ALL=1: every -vv line of each install (but the index pages'), joined by "|", not only the steps.

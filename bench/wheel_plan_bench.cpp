@@ -1,7 +1,7 @@
 // What a warm install's step "wheels opened and planned" spends: open_wheel (its directory,
 // RECORD and METADATA read) and plan_wheel (every file's destination), timed REPS times in one
 // process; the first repetition pays the page faults a real install pays once
-// (docs/performance.md, "The sixteenth session"). Given several wheels, they are opened and
+// (docs/performance.md). Given several wheels, they are opened and
 // planned on up to 16 threads at once, one wheel per task, as the install does (its step's wall
 // time, and each wheel's own time, the slowest first).
 // With --kept UNPACKED_ROOT (the unpacked-wheel cache, `<cache>/unpacked`), each wheel (a file of the

@@ -4,7 +4,7 @@
 // threads' busy time, and the process's context switches (getrusage).
 // Usage: build/tests/lowmem/write_behind_bench DIR [RUNS=3] [wide]
 // `wide`: the ring widened (HashWriteBehind::widen), as behind a stream lent workers.
-// Results: docs/performance.md, "The twenty-eighth session".
+// Results: docs/performance.md.
 #include <sys/resource.h>
 
 #include <chrono>

@@ -113,7 +113,7 @@ TEST(DoctorCli, Cu128OnRtx5090Runs) {
 TEST(DoctorCli, AWarmRunSaysWhatItTookFromItsCaches) {
     // -vv says whether the interpreter was run for its facts, and counts the libraries taken from
     // the cache of their architectures and those read, so a slow warm doctor shows what it still
-    // does (docs/performance.md, "The twenty-third session").
+    // does (docs/performance.md).
     test::TempDir d;
     auto python = venv_with(d, {test::torch_wheel({.version = "2.7.0+cu128", .cuda = "12.8", .lib_fixture = "torch211_cu130_like.so"})});
     auto first = doctor(d, python, standin::env("rtx5090-570"), {"-vv"});

@@ -19,7 +19,7 @@ bool stdout_is_terminal();
 bool stderr_is_terminal();
 int terminal_width();              // 80 when unknown
 // Called once at start: memory freed by worker threads goes back to the system (glibc keeps
-// large blocks in each thread's arena otherwise; docs/performance.md, "Peak memory").
+// large blocks in each thread's arena otherwise; docs/performance.md, "Peak memory of a cold install").
 void bound_allocator();
 // Called once at start, before any thread: the process's descriptor table made as large as an
 // install will use (up to 4096 entries, within RLIMIT_NOFILE). Linux grows the table of a process
