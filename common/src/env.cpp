@@ -8,6 +8,7 @@ const std::vector<EnvVarInfo>& table() {
     static const std::vector<EnvVarInfo> t = {
         {EnvVar::EnvfixLibcuda, "ENVFIX_LIBCUDA", "CUDA driver library to load instead of libcuda.so.1 / nvcuda.dll"},
         {EnvVar::EnvfixLibnvml, "ENVFIX_LIBNVML", "NVML library to load instead of libnvidia-ml.so.1 / nvml.dll"},
+        {EnvVar::EnvfixLibarchive, "ENVFIX_LIBARCHIVE", "libarchive to load, by name or path, instead of libarchive.so.13, when envfix first reads a wheel entry compressed with bzip2, LZMA or zstd (Linux; plain deflate needs none)"},
         {EnvVar::EnvfixLibcurl, "ENVFIX_LIBCURL", "libcurl to load, by name or path, instead of libcurl.so.4 (else libcurl-gnutls.so.4), when envfix first downloads (Linux)"},
         {EnvVar::EnvfixSysRoot, "ENVFIX_SYSROOT", "prefix put before /sys and /proc when reading driver files (tests)"},
         {EnvVar::EnvfixNvidiaSmi, "ENVFIX_NVIDIA_SMI", "nvidia-smi program to run instead of the one on PATH"},

@@ -7,17 +7,25 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "envfix/common/env.hpp"
 #include "system_library_posix.hpp"
 
 namespace {
 
 using envfix::resolver::detail::SystemLibrary;
 
+// libarchive.so.13, or the one ENVFIX_LIBARCHIVE names (only that one is tried: a name that does
+// not load stands for a system without libarchive).
+SystemLibrary load_archive() {
+    std::string name = "libarchive.so.13";
+    if (auto named = envfix::env::get(envfix::EnvVar::EnvfixLibarchive); named && !named->empty()) name = *named;
+    return SystemLibrary({name}, {"archive_read_new", "archive_read_free", "archive_read_support_format_zip_seekable",
+                                  "archive_read_support_format_zip_streamable", "archive_read_open_memory", "archive_read_next_header",
+                                  "archive_read_data", "archive_error_string", "archive_entry_pathname"});
+}
+
 const SystemLibrary& archive_library() {
-    static const SystemLibrary lib({"libarchive.so.13"},
-                                   {"archive_read_new", "archive_read_free", "archive_read_support_format_zip_seekable",
-                                    "archive_read_support_format_zip_streamable", "archive_read_open_memory", "archive_read_next_header",
-                                    "archive_read_data", "archive_error_string", "archive_entry_pathname"});
+    static const SystemLibrary lib = load_archive();
     return lib;
 }
 

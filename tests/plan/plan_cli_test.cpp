@@ -404,6 +404,21 @@ TEST_F(PlanCli, MetadataFromRangesOrTheWholeWheelThenFromTheCache) {
     EXPECT_TRUE(stdfs::is_empty(dir_ / "other-home/.cache/envfix/plan-wheels"));  // read and dropped
 }
 
+// A system without libarchive (Ubuntu's minimal images): a METADATA read by ranges is plain
+// deflate, inflated without it.
+TEST_F(PlanCli, MetadataFromRangesNeedsNoLibarchive) {
+    test::ServedIndex idx({"--variants", "cu128", "--torch", "2.11.0", "--pythons", "cp311", "--platforms", "manylinux_2_28_x86_64",
+                           "--no-metadata"});
+    auto python = venv();
+    auto env = standin::env("rtx5090-570");
+    env.emplace_back("ENVFIX_LIBARCHIVE", "/nonexistent/libarchive.so.13");
+    auto r = run({"plan", "--json", "--python", python.string(), "--pytorch-index", idx.server->url("/"), "--index-url",
+                  idx.server->url("/cu128/")},
+                 env);
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    EXPECT_EQ((*package(r.json(), "torch"))["metadata"], "range");
+}
+
 TEST_F(PlanCli, PagesStillFreshAreNotAskedForAgainUnlessRefreshed) {
     test::ServedIndex idx({"--variants", "cu128", "--torch", "2.11.0", "--pythons", "cp311", "--platforms", "manylinux_2_28_x86_64"});
     auto python = venv();

@@ -13,6 +13,7 @@ enum class EnvVar {
     EnvfixLibcuda,       // path of the CUDA driver library to load instead of libcuda.so.1
     EnvfixLibnvml,       // path of the NVML library to load instead of libnvidia-ml.so.1
     EnvfixLibcurl,       // the libcurl to load instead of libcurl.so.4 (else libcurl-gnutls.so.4); POSIX
+    EnvfixLibarchive,    // the libarchive to load instead of libarchive.so.13; POSIX
     EnvfixSysRoot,       // prefix for /sys and /proc reads (tests)
     EnvfixNvidiaSmi,     // nvidia-smi program to run (tests)
     EnvfixLang,          // en | zh
