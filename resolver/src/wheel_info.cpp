@@ -11,7 +11,8 @@
 #include "envfix/resolver/http_cache.hpp"
 #include "envfix/resolver/url.hpp"
 #include "range_fetch.hpp"
-#include "zip_directory.hpp"
+#include "envfix/resolver/zip.hpp"
+#include "metadata_entry.hpp"
 
 namespace envfix::resolver::detail {
 
@@ -40,10 +41,10 @@ std::string sha256_of(const IndexFile& f) {
 
 // METADATA of a wheel held whole in memory (a local file, or a downloaded one).
 Expected<std::string> metadata_in(std::string_view bytes, std::string_view project, std::string_view source) {
-    ENVFIX_TRY(auto tail, parse_zip_tail(bytes, bytes.size(), source));
-    const ZipEntry* e = find_metadata_entry(tail.entries, project);
+    ENVFIX_TRY(auto dir, read_zip_directory(bytes, source));  // the whole wheel: every check the install makes
+    const ZipEntry* e = find_metadata_entry(dir.entries, project);
     if (!e) return fail(ExitCode::BadWheel, "plan.wheel.no_metadata", {{"file", std::string(source)}});
-    return read_zip_entry(bytes.substr(static_cast<size_t>(e->local_offset)), *e, source);
+    return read_zip_entry(bytes.substr(static_cast<size_t>(e->local_header_offset)), *e, source);
 }
 
 }  // namespace
@@ -120,24 +121,30 @@ Expected<WheelInfo> WheelInfoFetcher::from_ranges(const IndexFile& f, std::strin
     }
     const uint64_t total = *end.total;
     std::string tail = std::move(end.body);
-    ENVFIX_TRY(auto dir, parse_zip_tail(tail, total, source));
-    if (dir.need_from) {
-        // A big wheel's directory (torch: 2 MB for 20,000 files) starts before the first range.
-        ENVFIX_TRY(auto more, fetch_range(o, f.url, std::to_string(*dir.need_from) + "-" + std::to_string(total - 1)));
+    if (tail.size() > total) return fail(ExitCode::BadWheel, "plan.wheel.not_zip", {{"file", source}});
+    ENVFIX_TRY(auto central, read_zip_central(tail, total - tail.size(), source));
+    // A big wheel's directory (torch: 2 MB for 20,000 files) starts before the first range; the
+    // reader says where to start instead, further back each time (ZIP64 record, directory).
+    for (int again = 0; central.need_from; ++again) {
+        const uint64_t from = *central.need_from;
+        if (again == 3 || from >= total - tail.size())
+            return fail(ExitCode::BadWheel, "plan.wheel.zip_damaged", {{"file", source}, {"reason", "zip64 records out of place"}});
+        ENVFIX_TRY(auto more, fetch_range(o, f.url, std::to_string(from) + "-" + std::to_string(total - 1)));
         if (!more.partial) return from_whole_file(f, project, total);
         tail = std::move(more.body);
-        ENVFIX_TRY(dir, parse_zip_tail(tail, total, source));
-        if (dir.need_from) return fail(ExitCode::BadWheel, "plan.wheel.zip_damaged", {{"file", source}, {"reason", "zip64 records out of place"}});
+        if (tail.size() != total - from) return fail(ExitCode::BadWheel, "plan.wheel.zip_damaged", {{"file", source}, {"reason", "a range of another size"}});
+        ENVFIX_TRY(central, read_zip_central(tail, from, source));
     }
+    const auto& dir = central.dir;
     const ZipEntry* e = find_metadata_entry(dir.entries, project);
     if (!e) return fail(ExitCode::BadWheel, "plan.wheel.no_metadata", {{"file", source}});
     const uint64_t tail_start = total - tail.size();
-    const uint64_t span = std::min<uint64_t>(entry_span(*e), total - e->local_offset);
+    const uint64_t span = std::min<uint64_t>(entry_span(*e), total - e->local_header_offset);
     std::string local;
-    if (e->local_offset >= tail_start) {
-        local = tail.substr(static_cast<size_t>(e->local_offset - tail_start));
+    if (e->local_header_offset >= tail_start) {
+        local = tail.substr(static_cast<size_t>(e->local_header_offset - tail_start));
     } else {
-        ENVFIX_TRY(auto part, fetch_range(o, f.url, std::to_string(e->local_offset) + "-" + std::to_string(e->local_offset + span - 1)));
+        ENVFIX_TRY(auto part, fetch_range(o, f.url, std::to_string(e->local_header_offset) + "-" + std::to_string(e->local_header_offset + span - 1)));
         if (!part.partial) return from_whole_file(f, project, total);
         local = std::move(part.body);
     }

@@ -1,4 +1,4 @@
-// Zip archives (installer/src/zip_directory.cpp): the whole-archive reader, and the directory read
+// Zip archives (resolver/src/zip_central.cpp): the whole-archive reader, and the directory read
 // from the archive's last bytes alone, as a wheel still downloading is read (unpack_early.cpp).
 // Whatever the bytes: no crash, and where the whole archive reads, the directory read from any
 // tail of it (following need_from) is the same directory.

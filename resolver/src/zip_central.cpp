@@ -3,10 +3,10 @@
 #include <cstring>
 #include <unordered_set>
 
-#include "envfix/installer/zip.hpp"
-#include "zip_format.hpp"
+#include "envfix/resolver/zip.hpp"
+#include "envfix/resolver/zip_format.hpp"
 
-namespace envfix::installer {
+namespace envfix::resolver {
 
 namespace {
 
@@ -323,4 +323,4 @@ Expected<ZipDirectory> read_zip_directory(std::string_view a, std::string_view s
     return std::move(dir);
 }
 
-}  // namespace envfix::installer
+}  // namespace envfix::resolver
