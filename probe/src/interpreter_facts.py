@@ -1,15 +1,11 @@
-// The script envfix runs in an interpreter to learn its facts (interpreter_facts.hpp). It must
-// run on every Python a user may point envfix at, 2.7 included (to say it is too old), so it
-// uses no f-strings and only the standard library; it prints one line "ENVFIX_FACTS {json}".
-// It runs with -S (no site processing: no .pth file of the environment runs), so it finds what
-// site would have done from the files: a venv's prefix from its pyvenv.cfg (Python before 3.11
-// leaves that to site), the site folders from site.getsitepackages(), which runs nothing.
-#include "envfix/probe/interpreter_facts.hpp"
-
-namespace envfix::probe {
-
-std::string_view interpreter_script() {
-    static constexpr std::string_view kScript = R"PY(import os, sys
+# The script envfix runs in an interpreter to learn its facts (interpreter_facts.hpp). It must
+# run on every Python a user may point envfix at, 2.7 included (to say it is too old), so it
+# uses no f-strings and only the standard library; it prints one line "ENVFIX_FACTS {json}".
+# It runs with -S (no site processing: no .pth file of the environment runs), so it finds what
+# site would have done from the files: a venv's prefix from its pyvenv.cfg (Python before 3.11
+# leaves that to site), the site folders from site.getsitepackages(), which runs nothing.
+# Embedded into envfix at configure time (probe/CMakeLists.txt); run with `python -S -I -B -`.
+import os, sys
 
 
 def venv():
@@ -181,8 +177,3 @@ def musl():
 
 
 sys.stdout.write("ENVFIX_FACTS " + facts() + "\n")
-)PY";
-    return kScript;
-}
-
-}  // namespace envfix::probe
