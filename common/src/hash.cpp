@@ -1,5 +1,7 @@
 #include "envfix/common/hash.hpp"
 
+#include <algorithm>
+
 // OpenSSL's SHA-256 functions themselves, not EVP: the same code (SHA-NI where the CPU has it,
 // 1.4 GB/s here either way), without EVP's setup on first use (its configuration file read, its
 // providers loaded: 0.9 ms of every command that hashes anything, a warm install's cache keys
@@ -118,6 +120,10 @@ std::optional<std::string> base64_urlsafe_decode(std::string_view s) {
         }
     }
     return out;
+}
+
+bool is_sha256_hex(std::string_view s) {
+    return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
 }  // namespace envfix

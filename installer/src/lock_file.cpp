@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "envfix/common/hash.hpp"
 #include "envfix/resolver/framework.hpp"
 #include "envfix/resolver/names.hpp"
 #include "envfix/resolver/version.hpp"
@@ -14,10 +15,6 @@ namespace envfix::installer {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-bool is_sha256_hex(std::string_view s) {
-    return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
-}
 
 Unexpected<Error> bad(std::string_view source, std::string reason) {
     return fail(ExitCode::BadInput, "apply.lock_invalid", {{"file", std::string(source)}, {"reason", std::move(reason)}});

@@ -22,7 +22,6 @@ namespace envfix::installer::ready {
 
 namespace stdfs = std::filesystem;
 
-using unpacked::is_hex64;
 using unpacked::remove_tree;
 
 namespace {
@@ -103,7 +102,7 @@ std::optional<Want> decode_want(std::string_view text) {
         return true;
     };
     std::string_view l;
-    if (!line(l) || !l.starts_with("sha256 ") || !is_hex64(l.substr(7))) return std::nullopt;
+    if (!line(l) || !l.starts_with("sha256 ") || !is_sha256_hex(l.substr(7))) return std::nullopt;
     w.sha256 = std::string(l.substr(7));
     if (!line(l) || !l.starts_with("files ") || !parse_number(l.substr(6), w.entry_files)) return std::nullopt;
     while (!text.empty()) {

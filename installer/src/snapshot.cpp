@@ -79,7 +79,7 @@ Identities load_identities(const stdfs::path& root) {
         if (!ok) continue;
         auto num = [](std::string_view f, auto& v) { return std::from_chars(f.data(), f.data() + f.size(), v).ec == std::errc(); };
         if (!num(fields[0], id.device) || !num(fields[1], id.inode) || !num(fields[2], id.size) || !num(fields[3], id.mtime_ns) ||
-            fields[4].size() != 64 || !snap::lower_hex(fields[4]))
+            !is_sha256_hex(fields[4]))
             continue;
         id.sha256 = std::string(fields[4]);
         auto path = snap::decode_path(fields[5]);

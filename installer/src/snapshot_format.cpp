@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "envfix/common/beneath.hpp"
+#include "envfix/common/hash.hpp"
 #include "envfix/installer/snapshot.hpp"
 #include "snapshot_internal.hpp"
 
@@ -56,10 +57,6 @@ std::optional<std::string> decode_path(std::string_view p) {
         i += 2;
     }
     return out;
-}
-
-bool lower_hex(std::string_view s) {
-    return std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
 }  // namespace snap
@@ -154,7 +151,7 @@ Expected<Snapshot> parse_snapshot(std::string_view text, std::string_view source
         SnapshotFile f;
         size_t a = line.find(' '), b = a == std::string_view::npos ? a : line.find(' ', a + 1),
                c = b == std::string_view::npos ? b : line.find(' ', b + 1);
-        if (c == std::string_view::npos || a != 64 || !snap::lower_hex(line.substr(0, 64))) return bad("line " + std::to_string(line_no));
+        if (c == std::string_view::npos || a != 64 || !is_sha256_hex(line.substr(0, 64))) return bad("line " + std::to_string(line_no));
         f.sha256 = std::string(line.substr(0, 64));
         auto r1 = std::from_chars(line.data() + a + 1, line.data() + b, f.size);
         auto r2 = std::from_chars(line.data() + b + 1, line.data() + c, f.mode, 8);

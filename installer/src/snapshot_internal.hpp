@@ -21,8 +21,6 @@ std::string encode_path(std::string_view p);
 void append_encoded_path(std::string& out, std::string_view p);  // the same, onto `out`
 void append_number(std::string& out, uint64_t v, int base);      // decimal or octal digits
 std::optional<std::string> decode_path(std::string_view p);
-// Only 0-9 and a-f: a sha256 read back names a file of the store, so nothing else may pass.
-bool lower_hex(std::string_view s);
 // Whether the state folder, the store and its fan-out folders are real folders where they exist,
 // not links (an environment made elsewhere could point them outside): checked before the store
 // is written, read for a rollback or collected. Errors: UnsafeState "env.state_link".

@@ -20,7 +20,6 @@
 namespace envfix::installer {
 
 namespace stdfs = std::filesystem;
-using unpacked::is_hex64;
 using unpacked::remove_tree;
 
 namespace {
@@ -101,7 +100,7 @@ std::vector<UnpackedEntry> list_unpacked(const stdfs::path& root) {
     std::error_code ec;
     for (stdfs::directory_iterator it(root / kLayout, ec), end; !ec && it != end; it.increment(ec)) {
         auto name = it->path().filename().string();
-        if (!is_hex64(name) || !read_marker(it->path(), name)) continue;
+        if (!is_sha256_hex(name) || !read_marker(it->path(), name)) continue;
         UnpackedEntry e{it->path(), name, 0, 0};
         std::error_code fec;
         for (stdfs::recursive_directory_iterator f(it->path() / "f", fec), fend; !fec && f != fend; f.increment(fec)) {
@@ -139,10 +138,6 @@ Expected<CleanResult> clean_unpacked_cache(const stdfs::path& root) {
 
 namespace unpacked {
 
-bool is_hex64(std::string_view s) {
-    return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
-}
-
 void remove_tree(const stdfs::path& p) {
     std::error_code ec;
     stdfs::remove_all(p, ec);
@@ -165,13 +160,13 @@ std::optional<std::string> known_sha256(const stdfs::path& root, const stdfs::pa
     auto dir = abs.parent_path();
     auto sha = dir.filename().string();
     auto cache = stdfs::absolute(wheel_cache_root(), ec).lexically_normal() / "v1" / "sha256";
-    if (is_hex64(sha) && dir.parent_path().filename().string() == sha.substr(0, 2) && dir.parent_path().parent_path() == cache)
+    if (is_sha256_hex(sha) && dir.parent_path().filename().string() == sha.substr(0, 2) && dir.parent_path().parent_path() == cache)
         return sha;
     auto st = storeops::stat_path(wheel_file);
     auto text = fs::read_file(key_file(root, wheel_file));
     if (!st || !text) return std::nullopt;
     auto lines = str::split(*text, '\n');
-    if (lines.size() < 3 || lines[0] != kKeyHead || lines[1] != stat_line(*st) || !is_hex64(lines[2])) return std::nullopt;
+    if (lines.size() < 3 || lines[0] != kKeyHead || lines[1] != stat_line(*st) || !is_sha256_hex(lines[2])) return std::nullopt;
     return std::string(lines[2]);
 }
 
@@ -180,7 +175,7 @@ stdfs::path directory_file(const stdfs::path& root, const std::string& sha256) {
 }  // namespace
 
 std::optional<WheelFile> load_directory(const stdfs::path& root, const std::string& sha256, const stdfs::path& wheel_file) {
-    if (!is_hex64(sha256)) return std::nullopt;
+    if (!is_sha256_hex(sha256)) return std::nullopt;
     // Mapped, not read into memory made for it: torch's is 2.7 MB, decoded once into the wheel's
     // own lists (a copy into fresh pages was a fault and a copy per 4 KiB page).
     auto mapped = fs::MappedFile::open(directory_file(root, sha256));
@@ -189,7 +184,7 @@ std::optional<WheelFile> load_directory(const stdfs::path& root, const std::stri
 }
 
 void keep_directory(const stdfs::path& root, const std::string& sha256, const WheelFile& wheel) {
-    if (!is_hex64(sha256) || wheel.metadata_text.empty()) return;
+    if (!is_sha256_hex(sha256) || wheel.metadata_text.empty()) return;
     auto path = directory_file(root, sha256);
     std::error_code ec;
     stdfs::create_directories(path.parent_path(), ec);
@@ -198,7 +193,7 @@ void keep_directory(const stdfs::path& root, const std::string& sha256, const Wh
 
 void remember_sha256(const stdfs::path& root, const WheelFile& wheel, const std::string& sha256) {
     auto st = storeops::stat_path(wheel.path);
-    if (!st || !is_hex64(sha256)) return;
+    if (!st || !is_sha256_hex(sha256)) return;
     auto key = key_file(root, wheel.path);
     std::error_code ec;
     stdfs::create_directories(key.parent_path(), ec);
@@ -206,7 +201,7 @@ void remember_sha256(const stdfs::path& root, const WheelFile& wheel, const std:
 }
 
 std::optional<stdfs::path> find_entry(const stdfs::path& root, const std::string& sha256, size_t files) {
-    if (!is_hex64(sha256)) return std::nullopt;
+    if (!is_sha256_hex(sha256)) return std::nullopt;
     auto entry = root / kLayout / sha256;
     auto n = read_marker(entry, sha256);
     if (!n || *n != files) return std::nullopt;
@@ -247,7 +242,7 @@ void mark_on_disk(const stdfs::path& entry, const fs::FileIdentity& seen) {
 }
 
 bool has_entry(const stdfs::path& root, const std::string& sha256) {
-    return is_hex64(sha256) && read_marker(root / kLayout / sha256, sha256).has_value();
+    return is_sha256_hex(sha256) && read_marker(root / kLayout / sha256, sha256).has_value();
 }
 
 stdfs::path entry_file(const stdfs::path& entry, size_t zip_entry) {
@@ -285,7 +280,7 @@ size_t sweep_tmp(const stdfs::path& root, std::chrono::seconds older_than) {
 }
 
 Expected<stdfs::path> begin_entry(const stdfs::path& root, const std::string& sha256) {
-    if (!is_hex64(sha256)) return fail(ExitCode::Internal, "fs.write_failed", {{"path", sha256}, {"reason", "not a sha256"}});
+    if (!is_sha256_hex(sha256)) return fail(ExitCode::Internal, "fs.write_failed", {{"path", sha256}, {"reason", "not a sha256"}});
     auto tmp = root / kLayout / "tmp" / (sha256.substr(0, 16) + "-" + unique_name());
     std::error_code ec;
     stdfs::create_directories(tmp.parent_path(), ec);

@@ -17,7 +17,6 @@ namespace envfix::installer::unpacked {
 // The cache's folder for its present layout (v2/), and a random name for a folder made there.
 std::filesystem::path layout_dir(const std::filesystem::path& root);
 std::string unique_name();
-bool is_hex64(std::string_view s);                 // a sha256 as the cache names it (lowercase hex)
 void remove_tree(const std::filesystem::path& p);  // best effort
 
 // The wheel's sha256 without reading it: from the wheel cache's folder name, or from the key

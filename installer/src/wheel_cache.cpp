@@ -17,10 +17,6 @@ namespace {
 
 constexpr const char* kLayout = "v1";
 
-bool is_hex64(const std::string& s) {
-    return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
-}
-
 // A file name taken from an index is used as one path segment only.
 bool safe_filename(const std::string& name) {
     return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos &&
@@ -37,7 +33,7 @@ stdfs::path wheel_cache_root() { return fs::cache_dir() / "wheels"; }
 
 stdfs::path wheel_cache_file(const stdfs::path& root, const std::string& sha256, const std::string& filename) {
     auto hex = str::lower(sha256);
-    if (!is_hex64(hex) || !safe_filename(filename)) return {};
+    if (!is_sha256_hex(hex) || !safe_filename(filename)) return {};
     return object_dir(root, hex) / filename;
 }
 
@@ -97,7 +93,7 @@ Expected<std::vector<FetchedWheel>> fetch_wheels(const stdfs::path& root, const 
         if (!safe_filename(w.filename))
             return fail(ExitCode::BadIndexPage, "cache.bad_filename", {{"url", resolver::redact_url(w.url)}, {"name", w.filename}});
         auto hex = str::lower(w.sha256);
-        if (!hex.empty() && !is_hex64(hex))
+        if (!hex.empty() && !is_sha256_hex(hex))
             return fail(ExitCode::BadIndexPage, "cache.bad_hash", {{"url", resolver::redact_url(w.url)}, {"hash", w.sha256}});
         if (!hex.empty()) {
             if (auto hit = cached_wheel(root, hex, w.filename)) {

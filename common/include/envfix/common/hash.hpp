@@ -28,6 +28,9 @@ private:
 };
 
 std::string sha256_hex(std::string_view data);
+// 64 lower-case hex digits, as sha256_hex writes: a digest read back from a file names a file
+// of a store or a cache, so nothing else may pass.
+bool is_sha256_hex(std::string_view s);
 Expected<std::string> sha256_file_hex(const std::filesystem::path& p);
 std::string to_hex(const uint8_t* data, size_t n);
 // RECORD's encoding: urlsafe base64 without '=' padding.
