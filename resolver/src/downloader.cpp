@@ -818,7 +818,7 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
         } else if (j.split->failed || j.split->no_range) {
             j.close_file();
             j.ended = true;
-        } else if (j.not_ranged) {
+        } else if (j.not_ranged) {  // NOLINT(bugprone-branch-clone): as an empty 200, tested before what comes between
             // Whole from byte 0 instead of the range: the file is fetched whole after this batch.
             j.split->no_range = true;
             j.split->progress->give_up();
@@ -826,7 +826,7 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
             j.ended = true;
         } else if (j.oversize) {
             fail_range(j, size_error(item, j.split->total, j.range_total.value_or(j.split->total + 1)));
-        } else if (j.write_failed) {
+        } else if (j.write_failed) {  // NOLINT(bugprone-branch-clone): as a failed flush, tested before the transfer's errors
             fail_range(j, make_error(ExitCode::DiskFull, "download.cannot_write", {{"path", j.part.string()}, {"url", redact_url(item.url)}}));
         } else if (code != CURLE_OK && !j.cut) {
             auto err = detail::transport_error(code, item.url, j.easy->errbuf, http);

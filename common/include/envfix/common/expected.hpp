@@ -83,10 +83,13 @@ private:
 // Early return of the error from an Expected expression: ENVFIX_TRY(auto x, f());
 #define ENVFIX_CONCAT_(a, b) a##b
 #define ENVFIX_CONCAT(a, b) ENVFIX_CONCAT_(a, b)
+// NOLINTBEGIN(bugprone-macro-parentheses): `tmp` is a name and `decl` a declaration, which
+// parentheses would make expressions.
 #define ENVFIX_TRY_IMPL(tmp, decl, expr)                         \
     auto tmp = (expr);                                           \
     if (!tmp) return ::envfix::unexpected(std::move(tmp).error()); \
     decl = std::move(tmp).value()
+// NOLINTEND(bugprone-macro-parentheses)
 #define ENVFIX_TRY(decl, expr) ENVFIX_TRY_IMPL(ENVFIX_CONCAT(envfix_try_, __LINE__), decl, expr)
 #define ENVFIX_TRY_VOID(expr)                                                        \
     do {                                                                             \
