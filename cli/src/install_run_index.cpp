@@ -93,13 +93,18 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
     }
     if (!choice.wheels.empty() || !choice.remove.empty()) {
         uint64_t bytes = 0;
-        for (const auto& w : choice.wheels) bytes += w.size.value_or(0);
+        size_t replaced = 0;  // installed distributions the new wheels take the place of
+        for (const auto& w : choice.wheels) {
+            bytes += w.size.value_or(0);
+            replaced += w.replaces.has_value();
+        }
         if (!ctx.reporter->confirm(msg("install.confirm", {{"install", std::to_string(choice.wheels.size())},
                                                            {"size", str::human_bytes(bytes)},
+                                                           {"replace", std::to_string(replaced)},
                                                            {"remove", std::to_string(choice.remove.size())},
                                                            {"path", env.root.string()}}),
                                    true))
-            throw Failure(ExitCode::Usage, "install.declined");
+            throw Failure(ExitCode::Declined, "install.declined");
     }
 
     std::vector<installer::WheelFetch> fetch;

@@ -5,6 +5,8 @@
 
 namespace envfix::messages {
 namespace {
+// A table of sentences, one entry a line or two, as translators read it: laid out by hand.
+// clang-format off
 const CatalogEntry entries[] = {
     // profiles/apps/*.yaml
     {"apps.profile.bad_path", "{file}:{line}: {where}: {field} \"{value}\" is not a usable path: {why}",
@@ -162,6 +164,7 @@ const CatalogEntry entries[] = {
     {"reqfile.url_include", "{source} line {line}: includes {url}, which envfix does not download; not checked",
      "{source} 第 {line} 行：引用了 {url}，envfix 不会下载它；未检查"},
 };
+// clang-format on
 }  // namespace
 const Catalog kApps{entries};
 }  // namespace envfix::messages

@@ -3,9 +3,12 @@
 
 namespace envfix::messages {
 namespace {
+// A table of sentences, one entry a line or two, as translators read it: laid out by hand.
+// clang-format off
 const CatalogEntry entries[] = {
     {"cli.internal", "internal error: {what}", "内部错误：{what}"},
 };
+// clang-format on
 }  // namespace
 const Catalog kCli{entries};
 }  // namespace envfix::messages

@@ -3,6 +3,8 @@
 
 namespace envfix::messages {
 namespace {
+// A table of sentences, one entry a line or two, as translators read it: laid out by hand.
+// clang-format off
 const CatalogEntry entries[] = {
     {"process.start_failed", "cannot start {program}: {reason}", "无法启动 {program}：{reason}"},
     {"fs.read_failed", "cannot read {path}: {reason}", "无法读取 {path}：{reason}"},
@@ -15,6 +17,7 @@ const CatalogEntry entries[] = {
     {"fs.lock_failed", "cannot lock {path}: {reason}", "无法锁定 {path}：{reason}"},
     {"hash.file_failed", "cannot hash {path}: {reason}", "无法计算 {path} 的哈希：{reason}"},
 };
+// clang-format on
 }  // namespace
 const Catalog kCommon{entries};
 }  // namespace envfix::messages

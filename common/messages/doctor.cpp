@@ -5,6 +5,8 @@
 
 namespace envfix::messages {
 namespace {
+// A table of sentences, one entry a line or two, as translators read it: laid out by hand.
+// clang-format off
 const CatalogEntry entries[] = {
     // The verdict: what stops torch, in one sentence.
     {"diag.gpu_not_served", "{torch} has no kernels for your {gpu}: it was built for {archs} without PTX",
@@ -179,6 +181,7 @@ const CatalogEntry entries[] = {
      "the interpreter of {root} cannot run here: markers are evaluated with what its files say, and wheel tags are not checked",
      "{root} 的解释器无法在本机运行：环境标记按其文件推断的信息求值，不检查 wheel 标签"},
 };
+// clang-format on
 }  // namespace
 const Catalog kDoctor{entries};
 }  // namespace envfix::messages

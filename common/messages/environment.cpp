@@ -5,6 +5,8 @@
 
 namespace envfix::messages {
 namespace {
+// A table of sentences, one entry a line or two, as translators read it: laid out by hand.
+// clang-format off
 const CatalogEntry entries[] = {
     // Finding environments and running their interpreters.
     {"env.not_found", "no environment at {path}: the folder does not exist", "{path} 处没有环境：该文件夹不存在"},
@@ -107,6 +109,7 @@ const CatalogEntry entries[] = {
     {"installed.unreadable", "cannot list {path}: {reason}", "无法列出 {path}：{reason}"},
     {"record.bad_row", "{source} line {line}: {reason}", "{source} 第 {line} 行：{reason}"},
 };
+// clang-format on
 }  // namespace
 const Catalog kEnvironment{entries};
 }  // namespace envfix::messages

@@ -4,6 +4,8 @@
 
 namespace envfix::messages {
 namespace {
+// A table of sentences, one entry a line or two, as translators read it: laid out by hand.
+// clang-format off
 const CatalogEntry entries[] = {
     // index pages
     {"index.content_type", "{url} is not a package index page: the server sent {content_type}",
@@ -98,6 +100,7 @@ const CatalogEntry entries[] = {
     {"config.show.environment", "environment {origin}", "环境变量 {origin}"},
     {"config.show.command_line", "command line {origin}", "命令行 {origin}"},
 };
+// clang-format on
 }  // namespace
 const Catalog kIndex{entries};
 }  // namespace envfix::messages

@@ -5,6 +5,8 @@
 
 namespace envfix::messages {
 namespace {
+// A table of sentences, one entry a line or two, as translators read it: laid out by hand.
+// clang-format off
 const CatalogEntry entries[] = {
     // The zip archive
     {"zip.malformed", "{file} is not a valid wheel archive: {reason}", "{file} 不是有效的 wheel 压缩包：{reason}"},
@@ -157,8 +159,8 @@ const CatalogEntry entries[] = {
     {"install.not_in_plan", "the plan for this machine does not include {item}", "本机的方案中不包含 {item}"},
     {"install.plan_misses", "{item} was asked for, but the build that fits this machine is {version}",
      "要求的是 {item}，但适合本机的版本是 {version}"},
-    {"install.confirm", "install {install} wheels ({size}) and remove {remove} distributions in {path}?",
-     "在 {path} 中安装 {install} 个 wheel（{size}）并移除 {remove} 个已安装的包？"},
+    {"install.confirm", "install {install} wheels ({size}), replacing {replace} installed distributions, and remove {remove} others in {path}?",
+     "在 {path} 中安装 {install} 个 wheel（{size}），替换 {replace} 个已安装的包，并移除另外 {remove} 个？"},
     {"install.declined", "nothing was changed (declined)", "已取消，未做任何更改"},
     {"install.snapshot_taken", "the environment as it was is snapshot {id}: `envfix rollback {id}` brings it back",
      "安装前的环境已保存为快照 {id}：运行 `envfix rollback {id}` 即可恢复"},
@@ -260,6 +262,7 @@ const CatalogEntry entries[] = {
                       "`envfix rollback {before}` undoes it",
      "已在 {seconds} 秒内回滚到快照 {id}：放回 {in} 个文件，删除 {out} 个，{same} 个未变；运行 `envfix rollback {before}` 可撤销"},
 };
+// clang-format on
 }  // namespace
 const Catalog kInstall{entries};
 }  // namespace envfix::messages

@@ -5,6 +5,8 @@
 
 namespace envfix::messages {
 namespace {
+// A table of sentences, one entry a line or two, as translators read it: laid out by hand.
+// clang-format off
 const CatalogEntry entries[] = {
     // profiles/*.yaml schema (ExitCode::ProfileInvalid; missing_file is BadInput)
     {"profiles.yaml_syntax", "{file}:{line}: not valid YAML: {detail}", "{file}:{line}：不是有效的 YAML：{detail}"},
@@ -369,6 +371,7 @@ const CatalogEntry entries[] = {
     {"plan.view.no_gpu", "no NVIDIA GPU", "无 NVIDIA GPU"},
     {"plan.view.size_unknown", "size unknown", "大小未知"},
 };
+// clang-format on
 }  // namespace
 const Catalog kPlan{entries};
 }  // namespace envfix::messages

@@ -3,6 +3,8 @@
 
 namespace envfix::messages {
 namespace {
+// A table of sentences, one entry a line or two, as translators read it: laid out by hand.
+// clang-format off
 const CatalogEntry entries[] = {
     // Failures: the answer `envfix probe` gives when it cannot list the GPUs.
     {"probe.no_driver",
@@ -107,6 +109,7 @@ const CatalogEntry entries[] = {
     {"probe.debug.nvml", "NVML: {detail}", "NVML：{detail}"},
     {"probe.debug.version_source_failed", "driver version from {source}: {reason}", "从 {source} 读取驱动版本：{reason}"},
 };
+// clang-format on
 }  // namespace
 const Catalog kProbe{entries};
 }  // namespace envfix::messages

@@ -3,6 +3,8 @@
 
 namespace envfix::messages {
 namespace {
+// A table of sentences, one entry a line or two, as translators read it: laid out by hand.
+// clang-format off
 const CatalogEntry entries[] = {
     // PEP 440 versions and specifiers
     {"version.invalid", "\"{text}\" is not a valid version (PEP 440)", "\"{text}\" 不是有效的版本号（PEP 440）"},
@@ -133,6 +135,7 @@ const CatalogEntry entries[] = {
     {"target.unknown_arch", "unknown target architecture \"{arch}\" for {os} (x86_64, aarch64/arm64, i686 ...)",
      "{os} 上未知的目标架构 \"{arch}\"（可用 x86_64、aarch64/arm64、i686 等）"},
 };
+// clang-format on
 }  // namespace
 const Catalog kResolver{entries};
 }  // namespace envfix::messages

@@ -3,6 +3,8 @@
 
 namespace envfix::messages {
 namespace {
+// A table of sentences, one entry a line or two, as translators read it: laid out by hand.
+// clang-format off
 const CatalogEntry entries[] = {
     // Driver check failures, one GPU each (exit code verify-driver-failed).
     {"verify.no_kernel_image",
@@ -151,6 +153,7 @@ const CatalogEntry entries[] = {
      "--driver-only 只检查驱动和显卡：不接受目标环境，也不接受 --check-module"},
     {"verify.debug.jit", "JIT info log of GPU {index}: {log}", "GPU {index} 的 JIT 信息日志：{log}"},
 };
+// clang-format on
 }  // namespace
 const Catalog kVerify{entries};
 }  // namespace envfix::messages

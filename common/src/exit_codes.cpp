@@ -2,6 +2,8 @@
 
 namespace envfix {
 
+// A table laid out by hand.
+// clang-format off
 const std::vector<ExitCodeInfo>& exit_code_table() {
     static const std::vector<ExitCodeInfo> t = {
         {ExitCode::Ok, "ok", "success"},
@@ -43,6 +45,7 @@ const std::vector<ExitCodeInfo>& exit_code_table() {
         {ExitCode::RolledBack, "rolled-back", "verification failed after the change; the environment was rolled back"},
         {ExitCode::NoSnapshot, "no-snapshot", "the snapshot to roll back to does not exist"},
         {ExitCode::NotInstallable, "not-installable", "nothing installable for the request (sdist only, no wheel)"},
+        {ExitCode::Declined, "declined", "you answered no to a question; nothing was changed"},
         {ExitCode::NoRecord, "no-record", "an installed distribution has no RECORD, so envfix cannot remove or replace it"},
         {ExitCode::UnsafeState, "unsafe-state", "a journal, snapshot or link in the environment leads outside it; nothing was done"},
         {ExitCode::VerifyDriverFailed, "verify-driver-failed", "the Driver API kernel test failed"},
@@ -53,6 +56,7 @@ const std::vector<ExitCodeInfo>& exit_code_table() {
     };
     return t;
 }
+// clang-format on
 
 std::string_view exit_code_name(ExitCode c) {
     for (const auto& i : exit_code_table())

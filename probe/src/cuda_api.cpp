@@ -22,7 +22,7 @@ std::optional<Opened> open_first(const std::vector<std::string>& names, std::vec
 
 // Uses the caller's `lib` and `d` (the Driver, for its path in the error).
 #define ENVFIX_BIND_REQUIRED(api, fn) \
-    if (!lib.bind(#fn, api.fn)) return missing(d.path, #fn)
+    if (!lib.bind(#fn, (api).fn)) return missing(d.path, #fn)
 
 Expected<Driver> bind_driver(DynLib lib, const std::string& asked_name) {
     Driver d{lib, lib.path(), {}};

@@ -133,6 +133,28 @@ TEST_F(IndexInstall, InstallSwitchVariantRollBackAndReinstallFromCache) {
     for (const auto& dl : doc["downloads"]) EXPECT_TRUE(dl["from_cache"].get<bool>()) << dl.dump();
 }
 
+// At a terminal the install asks first, counting what it replaces as well as what it removes;
+// "n" changes nothing and exits with its own code.
+TEST_F(IndexInstall, TheQuestionCountsWhatTheSwitchReplacesAndANoChangesNothing) {
+    ASSERT_EQ(envfix(install_args("cu126", {"--json"})).code, 0);
+    const auto before = state();
+    std::vector<std::string> argv{test_python().string(), (source_dir() / "tests/tools/pty_answer.py").string(), "n",
+                                  envfix_binary().string()};
+    for (const auto& a : install_args("cu128")) argv.push_back(a);
+    auto r = run_program(argv, {{"HOME", home.string()},
+                                {"ENVFIX_CACHE_DIR", (home / ".cache/envfix").string()},
+                                {"ENVFIX_CONFIG_DIR", (home / ".config/envfix").string()},
+                                {"ENVFIX_DATA_DIR", (home / ".local/share/envfix").string()},
+                                {"ENVFIX_LANG", "en"}});
+    EXPECT_EQ(r.code, 4) << r.out << r.err;
+    std::smatch asked;
+    const std::regex question("install ([0-9]+) wheels \\([^)]*\\), replacing ([0-9]+) installed distributions");
+    ASSERT_TRUE(std::regex_search(r.out, asked, question)) << r.out;
+    EXPECT_GT(std::stoul(asked[2]), 0u);
+    EXPECT_NE(r.out.find("nothing was changed"), std::string::npos) << r.out;
+    EXPECT_EQ(tree_diff(before, state()), "");
+}
+
 TEST_F(IndexInstall, NamedRequirementsAndDryRun) {
     auto before = snapshot(venv);
     auto dry = envfix(install_args("cu128", {"torch==2.7.0", "--dry-run"}));

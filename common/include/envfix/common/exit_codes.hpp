@@ -7,11 +7,14 @@
 
 namespace envfix {
 
+// The codes and their meanings aligned by hand, read as a table.
+// clang-format off
 enum class ExitCode : int {
     Ok = 0,
     Internal = 1,            // a bug or an unexpected system failure
     Usage = 2,               // bad command line
     BadInput = 3,            // a file or argument that cannot be read or parsed
+    Declined = 4,            // the user answered no to a question; nothing was changed
     // probe
     NoDriver = 10,           // no NVIDIA driver library
     NoDevice = 11,           // CUDA_ERROR_NO_DEVICE
@@ -60,6 +63,7 @@ enum class ExitCode : int {
     ApplyFailed = 81,        // apply failed for at least one environment
     Interrupted = 130,       // Ctrl-C
 };
+// clang-format on
 
 struct ExitCodeInfo {
     ExitCode code;
