@@ -59,6 +59,25 @@ void check_app_before_install(Context& ctx, const TargetOptions& target, const p
                   {{"name", env.root.string()}, {"app", std::string(app.target.profile->display())}});
 }
 
+// At a terminal, the question before anything changes: what comes in, what it replaces, what
+// goes. A no changes nothing (exit 4, declined).
+void ask_before_changing(Context& ctx, const IndexInstallChoice& choice, const probe::Environment& env) {
+    if (choice.wheels.empty() && choice.remove.empty()) return;
+    uint64_t bytes = 0;
+    size_t replaced = 0;  // installed distributions the new wheels take the place of
+    for (const auto& w : choice.wheels) {
+        bytes += w.size.value_or(0);
+        replaced += w.replaces.has_value();
+    }
+    if (!ctx.reporter->confirm(msg("install.confirm", {{"install", std::to_string(choice.wheels.size())},
+                                                       {"size", str::human_bytes(bytes)},
+                                                       {"replace", std::to_string(replaced)},
+                                                       {"remove", std::to_string(choice.remove.size())},
+                                                       {"path", env.root.string()}}),
+                               true))
+        throw Failure(ExitCode::Declined, "install.declined");
+}
+
 }  // namespace
 
 void run_index_install(const InstallOptions& o, const probe::Environment& env, bool created, Context& ctx) {
@@ -91,21 +110,7 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
         }
         return;
     }
-    if (!choice.wheels.empty() || !choice.remove.empty()) {
-        uint64_t bytes = 0;
-        size_t replaced = 0;  // installed distributions the new wheels take the place of
-        for (const auto& w : choice.wheels) {
-            bytes += w.size.value_or(0);
-            replaced += w.replaces.has_value();
-        }
-        if (!ctx.reporter->confirm(msg("install.confirm", {{"install", std::to_string(choice.wheels.size())},
-                                                           {"size", str::human_bytes(bytes)},
-                                                           {"replace", std::to_string(replaced)},
-                                                           {"remove", std::to_string(choice.remove.size())},
-                                                           {"path", env.root.string()}}),
-                                   true))
-            throw Failure(ExitCode::Declined, "install.declined");
-    }
+    ask_before_changing(ctx, choice, env);
 
     std::vector<installer::WheelFetch> fetch;
     for (const auto& w : choice.wheels) fetch.push_back({with_index_credentials(w.url, sources), w.filename, w.sha256, w.size});
