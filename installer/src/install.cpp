@@ -466,6 +466,29 @@ private:
     std::vector<std::pair<Severity, Message>> notes_;
 };
 
+// Paths no wheel may write, refused before anything is staged: the files an install writes
+// itself (a .data/purelib/…dist-info/RECORD, another wheel's RECORD), and those that make the
+// environment one (the interpreter, pyvenv.cfg, activate …: a wheel's .data/data/bin/python3
+// would leave it without its interpreter).
+Expected<void> refuse_reserved_paths(const Writer& writer, const std::vector<Input>& inputs, const std::set<stdfs::path>& env_files) {
+    auto refuse = [&](const stdfs::path& p, const char* key) -> Expected<void> {
+        auto it = writer.find(p.native());  // the writer's keys are lexically normal, as p is
+        if (it == writer.end()) return {};
+        const auto& by = inputs[it->second.first];
+        const auto& f = by.plan.files[it->second.second];
+        const std::string entry =
+            f.kind == PlannedFile::Kind::Generated ? stdfs::path(f.dest).string() : by.wheel.zip.entries[f.entry].name;
+        return fail(ExitCode::BadWheel, key, {{"file", by.wheel.source()}, {"entry", entry}, {"path", p.string()}});
+    };
+    for (const auto& in : inputs) {
+        if (in.skip) continue;
+        for (const char* leaf : {"RECORD", "direct_url.json"})
+            ENVFIX_TRY_VOID(refuse((in.plan.dist_info / leaf).lexically_normal(), "install.writes_install_record"));
+    }
+    for (const auto& p : env_files) ENVFIX_TRY_VOID(refuse(p, "install.writes_environment_file"));
+    return {};
+}
+
 std::string summary_of(const std::vector<Input>& inputs, const std::vector<const resolver::InstalledDist*>& removing) {
     std::vector<std::string> in, out;
     for (const auto& i : inputs)
@@ -806,31 +829,7 @@ Expected<InstallResult> install(const probe::Environment& env, const InstallRequ
             }
         }
     }
-    // The files an install writes itself are no wheel's to write (a .data/purelib/…dist-info/RECORD,
-    // another wheel's RECORD): refused before anything is staged.
-    for (const auto& in : inputs) {
-        if (in.skip) continue;
-        for (const char* leaf : {"RECORD", "direct_url.json"}) {
-            const stdfs::path own = (in.plan.dist_info / leaf).lexically_normal();  // as the writer's keys are
-            if (auto it = writer.find(own.native()); it != writer.end()) {
-                const auto& by = inputs[it->second.first];
-                const auto& f = by.plan.files[it->second.second];
-                const std::string entry = f.kind == PlannedFile::Kind::Generated ? stdfs::path(f.dest).string() : by.wheel.zip.entries[f.entry].name;
-                return fail(ExitCode::BadWheel, "install.writes_install_record",
-                            {{"file", by.wheel.source()}, {"entry", entry}, {"path", own.string()}});
-            }
-        }
-    }
-    // Nor are the files that make the environment one (the interpreter, pyvenv.cfg, activate …):
-    // a wheel's .data/data/bin/python3 would leave it without its interpreter.
-    for (const auto& p : env_files) {
-        auto it = writer.find(p.native());
-        if (it == writer.end()) continue;
-        const auto& by = inputs[it->second.first];
-        const auto& f = by.plan.files[it->second.second];
-        const std::string entry = f.kind == PlannedFile::Kind::Generated ? stdfs::path(f.dest).string() : by.wheel.zip.entries[f.entry].name;
-        return fail(ExitCode::BadWheel, "install.writes_environment_file", {{"file", by.wheel.source()}, {"entry", entry}, {"path", p.string()}});
-    }
+    ENVFIX_TRY_VOID(refuse_reserved_paths(writer, inputs, env_files));
     std::map<std::string, std::map<std::string, size_t>> overwritten;  // new dist -> owner -> files
     PathSet removing_set;
     for (const auto& p : remove_files) removing_set.insert(p);
