@@ -14,8 +14,8 @@ size_t on_header(char* data, size_t size, size_t n, void* user) {
         if (sp != std::string_view::npos) j->status = str::to_int(line.substr(sp + 1, 3)).value_or(0);
         j->range_start.reset();
         j->range_total.reset();
-    } else if (auto colon = line.find(':'); colon != std::string_view::npos &&
-                                            str::iequals(str::trim(line.substr(0, colon)), "content-range")) {
+    } else if (auto colon = line.find(':');
+               colon != std::string_view::npos && str::iequals(str::trim(line.substr(0, colon)), "content-range")) {
         // "bytes 1000-4999/5000"
         auto v = str::trim(line.substr(colon + 1));
         if (v.starts_with("bytes ")) {

@@ -6,12 +6,12 @@
 #include <system_error>
 #include <tuple>
 
+#include "envfix/common/env.hpp"
 #include "envfix/common/fs.hpp"
 #include "envfix/common/hash.hpp"
+#include "envfix/common/platform.hpp"
 #include "envfix/common/strings.hpp"
 #include "envfix/resolver/url.hpp"
-#include "envfix/common/env.hpp"
-#include "envfix/common/platform.hpp"
 #include "file_sync.hpp"
 
 namespace envfix::resolver {
@@ -65,7 +65,8 @@ bool place(Job& j, const std::filesystem::path& from, Clock::time_point started,
         failed_at = from;
         if (j.marked) std::filesystem::remove(unsynced_marker(dest), ec);
         j.marked = false;
-        r.error = make_error(ExitCode::PermissionDenied, "download.cannot_write", {{"path", dest.string()}, {"url", redact_url(j.item->url)}});
+        r.error =
+            make_error(ExitCode::PermissionDenied, "download.cannot_write", {{"path", dest.string()}, {"url", redact_url(j.item->url)}});
         return false;
     }
     r.path = dest;
@@ -104,8 +105,8 @@ std::pair<std::vector<std::pair<size_t, Error>>, int64_t> settle_files(const std
     for (const auto& f : files) {
         if (!all && !flush_file(f.dest, nullptr)) {
             std::filesystem::remove(f.dest, ec);
-            failed.emplace_back(f.index, make_error(ExitCode::DiskFull, "download.cannot_write",
-                                                    {{"path", f.dest.string()}, {"url", redact_url(f.url)}}));
+            failed.emplace_back(
+                f.index, make_error(ExitCode::DiskFull, "download.cannot_write", {{"path", f.dest.string()}, {"url", redact_url(f.url)}}));
         }
         std::filesystem::remove(unsynced_marker(f.dest), ec);
     }
@@ -146,9 +147,9 @@ void settle_batch(const std::vector<std::unique_ptr<Job>>& jobs, Reporter& rep, 
 
 }  // namespace download
 
+using download::flush_file;
 using download::settle_files;
 using download::tell_synced;
-using download::flush_file;
 
 DownloadFlush chosen_flush(DownloadFlush asked) {
     auto v = env::get(EnvVar::EnvfixDownloadFlush);

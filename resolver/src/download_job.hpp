@@ -31,14 +31,14 @@ struct Job;
 struct Split {
     size_t item = 0;
     std::filesystem::path file;  // the .part file, as large as the whole file
-    size_t left = 0;        // ranges not written yet
-    uint64_t total = 0;     // the file's size (the index's, or learned from the first answer)
+    size_t left = 0;  // ranges not written yet
+    uint64_t total = 0;  // the file's size (the index's, or learned from the first answer)
     std::vector<Job*> ranges;
-    uint64_t done = 0;      // bytes written by all ranges (progress)
-    bool failed = false;    // a range failed for good (the result says why)
+    uint64_t done = 0;  // bytes written by all ranges (progress)
+    bool failed = false;  // a range failed for good (the result says why)
     bool no_range = false;  // the server answered without the range: fetched whole afterwards
-    bool refetched = false; // ... and so it was: its .part is that transfer's, not the ranges'
-    bool ended = false;     // the progress task was closed
+    bool refetched = false;  // ... and so it was: its .part is that transfer's, not the ranges'
+    bool ended = false;  // the progress task was closed
     std::shared_ptr<PartProgress> progress;  // what is written (for the hash below and an on_split reader); always set
     std::future<std::optional<std::string>> hash;  // follow_hash(): the sha256 taken as the bytes came
 };
@@ -49,12 +49,12 @@ struct Job {
     std::filesystem::path part;
     std::unique_ptr<detail::CurlEasy> easy;
     std::FILE* file = nullptr;
-    uint64_t done = 0;          // bytes in the .part file
-    uint64_t range_from = 0;    // what this transfer asked for (0 = whole file)
-    long status = 0;            // status of the last response seen
+    uint64_t done = 0;  // bytes in the .part file
+    uint64_t range_from = 0;  // what this transfer asked for (0 = whole file)
+    long status = 0;  // status of the last response seen
     std::optional<uint64_t> range_start;  // first byte of a 206 answer (Content-Range)
     std::optional<uint64_t> range_total;  // the whole file's size in that answer ("/total")
-    bool bad_range = false;     // the server sent another range than asked for
+    bool bad_range = false;  // the server sent another range than asked for
     bool body_started = false;
     bool oversize = false;
     bool write_failed = false;
@@ -64,12 +64,12 @@ struct Job {
     uint64_t max_download = UINT64_MAX;
     bool too_large = false;
     int task = 0;
-    bool ended = false;          // the progress task was closed
-    bool fresh_start = false;    // a resumed file failed its check and was started again
+    bool ended = false;  // the progress task was closed
+    bool fresh_start = false;  // a resumed file failed its check and was started again
     Reporter* rep = nullptr;
     Clock::time_point began{};  // when download_files started (-vv timings)
     DownloadFlush flush = DownloadFlush::EachFile;  // DownloadOptions::flush
-    bool marked = false;        // placed beside its unsynced marker, flushed when the batch ends
+    bool marked = false;  // placed beside its unsynced marker, flushed when the batch ends
     // -vv: when the file was checked and in place, and what hashing and flushing took; set on
     // the sealing thread, told by the calling thread once every sealing ended (the Reporter is
     // not asked to take calls from several threads).
@@ -77,17 +77,17 @@ struct Job {
     Clock::time_point not_before{};
     size_t index = 0;
     const std::function<void(size_t)>* on_ready = nullptr;
-    Split* split = nullptr;     // one range of a split file: [range_at, range_at + range_len)
+    Split* split = nullptr;  // one range of a split file: [range_at, range_at + range_len)
     uint64_t range_at = 0, range_len = 0;
-    size_t range_no = 0;        // its place in split->progress
+    size_t range_no = 0;  // its place in split->progress
     int range_attempts = 0;
-    bool not_ranged = false;    // the answer was not this range
+    bool not_ranged = false;  // the answer was not this range
     // A whole-file transfer of unknown size may become the first range once its answer gives
     // the size (learned); its transfer is cut at the range's end (cut).
     uint64_t split_at = 0;
     size_t parallel = 1;
-    bool tail = false;          // DownloadOptions::on_split is set: ranges with a tail
-    uint64_t min_range = 0;     // DownloadOptions::min_range
+    bool tail = false;  // DownloadOptions::on_split is set: ranges with a tail
+    uint64_t min_range = 0;  // DownloadOptions::min_range
     std::unique_ptr<Split> learned;
     bool cut = false;
 

@@ -11,9 +11,7 @@
 
 namespace envfix::resolver::download {
 
-std::string label_of(const DownloadItem& it) {
-    return it.label.empty() ? url_filename(it.url) : it.label;
-}
+std::string label_of(const DownloadItem& it) { return it.label.empty() ? url_filename(it.url) : it.label; }
 
 Error size_error(const DownloadItem& it, uint64_t expected, uint64_t got) {
     return make_error(ExitCode::HashMismatch, "download.size_mismatch",
@@ -86,8 +84,6 @@ void finish(Job& j) {
     if (verify(j)) seal(j, from, Clock::now());
 }
 
-bool part_is_complete(const Job& j) {
-    return j.item->size && j.done == *j.item->size && !j.item->sha256.empty();
-}
+bool part_is_complete(const Job& j) { return j.item->size && j.done == *j.item->size && !j.item->sha256.empty(); }
 
 }  // namespace envfix::resolver::download

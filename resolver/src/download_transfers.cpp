@@ -10,8 +10,8 @@
 
 namespace envfix::resolver::download {
 
-Transfers::Transfers(const std::vector<DownloadItem>& items, std::vector<DownloadResult>& results, const HttpOptions& http,
-                     Reporter& rep, const DownloadOptions& options)
+Transfers::Transfers(const std::vector<DownloadItem>& items, std::vector<DownloadResult>& results, const HttpOptions& http, Reporter& rep,
+                     const DownloadOptions& options)
     : items_(items),
       results_(results),
       http_(http),
@@ -86,8 +86,7 @@ void Transfers::queue(size_t i) {
     sp->progress = std::make_shared<PartProgress>(plan, size);
     start_hash(*sp);
     // The tail (the last range) first, so its reader learns what the file holds at once.
-    for (size_t k = 0; k < plan.size(); ++k)
-        waiting_.push_back(range_job(sp, plan, tail ? (k + plan.size() - 1) % plan.size() : k, task));
+    for (size_t k = 0; k < plan.size(); ++k) waiting_.push_back(range_job(sp, plan, tail ? (k + plan.size() - 1) % plan.size() : k, task));
     if (tail) options_.on_split(i, sp->file, sp->progress);
 }
 
@@ -185,7 +184,8 @@ void Transfers::retry_later(Job& j, const Error& why) {
     }
     j.close_file();
     auto delay = detail::backoff_delay(http_, j.result->attempts - 1);
-    rep_.debug(msg("http.retry", {{"url", redact_url(j.item->url)}, {"reason", render(why.message, Lang::En)},
+    rep_.debug(msg("http.retry", {{"url", redact_url(j.item->url)},
+                                  {"reason", render(why.message, Lang::En)},
                                   {"attempt", std::to_string(j.result->attempts + 1)},
                                   {"attempts", std::to_string(http_.retries + 1)}}));
     j.not_before = Clock::now() + delay;
@@ -230,8 +230,10 @@ void Transfers::range_done(Job& j, CURLcode code) {
         fail_range(j, cannot_write());
     } else if (code != CURLE_OK && !j.cut) {
         auto err = detail::transport_error(code, item.url, j.easy->errbuf, http_);
-        if (detail::retryable(code)) retry_range(j, err);
-        else fail_range(j, err);
+        if (detail::retryable(code))
+            retry_range(j, err);
+        else
+            fail_range(j, err);
     } else if (detail::retryable_status(j.status)) {
         retry_range(j, http_status_error(j.status, item.url));
     } else if (j.status >= 400) {
@@ -261,7 +263,8 @@ void Transfers::whole_done(Job& j, CURLcode code) {
         fail_with(size_error(item, j.done + 1));
     } else if (j.too_large) {
         discard_part(j);
-        fail_with(make_error(ExitCode::HashMismatch, "download.too_large", {{"url", redact_url(item.url)}, {"limit", str::human_bytes(j.limit)}}));
+        fail_with(make_error(ExitCode::HashMismatch, "download.too_large",
+                             {{"url", redact_url(item.url)}, {"limit", str::human_bytes(j.limit)}}));
     } else if (j.bad_range) {
         discard_part(j);
         retry_later(j, http_status_error(206, item.url));
@@ -271,8 +274,10 @@ void Transfers::whole_done(Job& j, CURLcode code) {
         fail_with(make_error(ExitCode::DiskFull, "download.cannot_write", {{"path", j.part.string()}, {"url", redact_url(item.url)}}));
     } else if (code != CURLE_OK) {
         auto err = detail::transport_error(code, item.url, j.easy->errbuf, http_);
-        if (detail::retryable(code)) retry_later(j, err);
-        else fail_with(err);
+        if (detail::retryable(code))
+            retry_later(j, err);
+        else
+            fail_with(err);
     } else if (j.status == 416 && j.range_from > 0) {
         // The .part is not a prefix of this file (it changed, or is complete): start over.
         discard_part(j);
@@ -311,8 +316,10 @@ void Transfers::on_done(Job& j, CURLcode code) {
     curl_multi_remove_handle(multi_, j.easy->h);
     --active_;
     j.drain();  // every byte received is in the file before it is looked at
-    if (j.split) range_done(j, code);
-    else whole_done(j, code);
+    if (j.split)
+        range_done(j, code);
+    else
+        whole_done(j, code);
     j.easy.reset();
 }
 
@@ -406,8 +413,10 @@ void Transfers::stop_unfinished() {
     std::error_code ec;
     for (const auto& sp : splits_) {
         if (!results_[sp->item].path.empty() || sp->refetched) continue;
-        if (auto keep = written_prefix(*sp); keep > 0) std::filesystem::resize_file(sp->file, keep, ec);
-        else std::filesystem::remove(sp->file, ec);
+        if (auto keep = written_prefix(*sp); keep > 0)
+            std::filesystem::resize_file(sp->file, keep, ec);
+        else
+            std::filesystem::remove(sp->file, ec);
     }
 }
 
