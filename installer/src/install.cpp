@@ -40,15 +40,15 @@ Expected<std::optional<Transaction>> journal_beside(const InstallPlan& plan, con
 }
 
 // The lock, then whatever an earlier envfix left half done; a dry run only warns of it.
-Expected<std::optional<EnvLock>> lock_and_recover(const InstallContext& ctx, InstallResult& result) {
+Expected<std::optional<fs::FileLock>> lock_and_recover(const InstallContext& ctx, InstallResult& result) {
     if (ctx.request.dry_run) {
         if (has_pending_transactions(state_dir(ctx.env.root)))
             ctx.reporter.warn(msg("install.pending_transaction", {{"path", ctx.env.root.string()}}));
-        return std::optional<EnvLock>();
+        return std::optional<fs::FileLock>();
     }
-    ENVFIX_TRY(auto lock, EnvLock::acquire(ctx.env.root, ctx.request.wait_for_lock, ctx.reporter));
+    ENVFIX_TRY(auto lock, lock_environment(ctx.env.root, ctx.request.wait_for_lock, ctx.reporter));
     ENVFIX_TRY(result.recovered, recover_transactions(ctx.env.root, ctx.areas, ctx.reporter));
-    return std::optional<EnvLock>(std::move(lock));
+    return std::optional<fs::FileLock>(std::move(lock));
 }
 
 }  // namespace
@@ -73,7 +73,7 @@ std::string enable_import_site(std::string_view text) {
 }
 
 Expected<std::vector<RecoveryOutcome>> recover(const probe::Environment& env, bool wait_for_lock, Reporter& reporter) {
-    ENVFIX_TRY(auto lock, EnvLock::acquire(env.root, wait_for_lock, reporter));
+    ENVFIX_TRY(auto lock, lock_environment(env.root, wait_for_lock, reporter));
     return recover_transactions(env.root, environment_areas(env), reporter);
 }
 

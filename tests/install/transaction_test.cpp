@@ -461,7 +461,7 @@ TEST(InstallApi, ThePrepareStagesWheelsAreTakenUnderTheLockAfterWhatGoesIsPlanne
     failing.wheels = {wheel};
     bool locked = false;
     failing.at = [&](const std::string&) -> Expected<void> {
-        locked = !EnvLock::acquire(env.root, false, rep).has_value();
+        locked = !lock_environment(env.root, false, rep).has_value();
         return unexpected(disk_full());
     };
     c.expect_refused_unchanged(failing);
