@@ -24,6 +24,10 @@ ResolvedApp resolve_app(const TargetOptions& opts, Context& ctx, TargetNeed need
     // --yes answers questions with yes; picking one of several apps for the user is not a yes.
     o.ask = !ctx.opts.yes && !ctx.opts.json;
     out.target = value_or_throw(resolver::resolve_app_target(*out.catalog, spec, o));
+    if (opts.from_current_folder && !ctx.told_current_folder) {
+        ctx.reporter->info(msg("apps.using_current_folder", {{"app", std::string(out.target.profile->display())}, {"path", opts.path}}));
+        ctx.told_current_folder = true;
+    }
     if (auto saved = cache.save(); !saved) ctx.reporter->debug(saved.error().message);
     if (need == TargetNeed::Interpreter) value_or_throw(probe::require_runnable(out.target.env));
     return out;

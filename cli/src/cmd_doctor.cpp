@@ -40,23 +40,6 @@ std::optional<std::string> python_of(const probe::PythonFacts& f) {
     return std::to_string(f.major) + "." + std::to_string(f.minor) + (f.free_threaded ? "t" : "");
 }
 
-// How the fix command names the environment: as the user did, with absolute paths.
-std::vector<std::string> target_args(const TargetOptions& o, const probe::Environment& env) {
-    auto absolute = [](const std::filesystem::path& p) {
-        std::error_code ec;
-        auto a = std::filesystem::absolute(p, ec);
-        return (ec ? p : a).lexically_normal().string();
-    };
-    if (!o.app.empty() || !o.path.empty()) {
-        std::vector<std::string> a;
-        if (!o.app.empty()) a.insert(a.end(), {"--app", o.app});
-        a.insert(a.end(), {"--path", absolute(o.path)});
-        return a;
-    }
-    if (!o.env.empty() || !env.runnable()) return {"--env", absolute(env.root)};
-    return {"--python", absolute(env.interpreter)};
-}
-
 void run_doctor(const DoctorOptions& o, Context& ctx) {
     // The probe (a driver call that can take a while on a real GPU) runs while the files are read.
     long long probe_ms = 0;  // on its own thread

@@ -119,12 +119,13 @@ Json verification_json(const installer::VerifiedInstall& v, const probe::Environ
             {"driver_check", driver_check_json(rep.driver)},
             {"driver_error", rep.driver.error ? error_json(*rep.driver.error) : Json(nullptr)},
             {"framework_check", framework_check_json(rep.framework, env)},
+            {"failed_before", v.failed_before ? error_json(*v.failed_before) : Json(nullptr)},
             {"error", error ? error_json(*error) : Json(nullptr)}};
 }
 
 // After the install's lines: the verification in short when it passed, in full when it failed,
 // and the undo.
-void print_verification(const installer::VerifiedInstall& v, const probe::Environment& env) {
+void print_verification(const installer::VerifiedInstall& v, const probe::Environment& env, const std::string& target) {
     if (!v.skipped.empty()) {
         print(v.skipped);
         return;
@@ -136,6 +137,8 @@ void print_verification(const installer::VerifiedInstall& v, const probe::Enviro
     }
     print(verify_text(*v.verify, &env, true));
     if (v.rolled_back) print(rolled_back_error(v, env).message);
+    if (v.failed_before && !v.verify->passed())
+        print(msg("verify.install.failed_before", {{"error", render(v.failed_before->message)}, {"target", target}}));
 }
 
 }  // namespace
@@ -145,7 +148,7 @@ installer::VerifiedInstallOptions verify_options(const InstallOptions& o, const 
     vo.verify = !o.no_verify;
     vo.checks.framework_options.modules = o.check_modules;
     vo.checks.reporter = ctx.reporter;
-    vo.checks.target_args = {"--python", env.interpreter.string()};
+    vo.checks.target_args = target_args(o.plan.target, env);
     return vo;
 }
 
@@ -207,8 +210,8 @@ void report_install(Context& ctx, const probe::Environment& env, const InstallOp
     if (result->rolled_back) ctx.exit_code = ExitCode::RolledBack;
     if (!ctx.opts.json) {
         print_result(r, o.dry_run);
-        if (!r.snapshot.empty()) print(msg("install.snapshot_taken", {{"id", r.snapshot}}));
-        print_verification(*result, env);
+        if (!r.snapshot.empty()) print(msg("install.snapshot_taken", {{"id", r.snapshot}, {"target", target_words(o.plan.target, env)}}));
+        print_verification(*result, env, target_words(o.plan.target, env));
         return;
     }
     Json installed = Json::array(), removed = Json::array(), unchanged = Json::array(), unmet = Json::array();
@@ -272,6 +275,9 @@ void register_install(CLI::App& app, Context& ctx) {
     cmd->add_flag("--wait", o->wait, "wait for another envfix working on the environment instead of failing (exit 64)");
     cmd->add_flag("--break-system-packages", o->break_system_packages,
                   "install into a Python its OS manages (EXTERNALLY-MANAGED), as pip's option of that name");
+    cmd->add_flag("--ignore-app-constraints", o->ignore_app_constraints,
+                  "install even where the app's requirement files or packages ask for another torch (each conflict is "
+                  "still reported; the snapshot taken first brings the environment back)");
     cmd->add_option("--threads", o->threads, "files written in parallel (default: twice the cores, 4 to 32)");
     cmd->callback([o, &ctx] { run_install(*o, ctx); });
 }

@@ -61,8 +61,13 @@ void run_rollback(const RollbackOptions& o, Context& ctx) {
         print(msg("rollback.already", {{"id", r.to}}));
         return;
     }
-    print(msg("rollback.done", {{"id", r.to}, {"in", std::to_string(r.files_in)}, {"out", std::to_string(r.files_out)},
-                                {"same", std::to_string(r.files_unchanged)}, {"seconds", secs}, {"before", r.before}}));
+    print(msg("rollback.done", {{"id", r.to},
+                                {"in", std::to_string(r.files_in)},
+                                {"out", std::to_string(r.files_out)},
+                                {"same", std::to_string(r.files_unchanged)},
+                                {"seconds", secs},
+                                {"before", r.before},
+                                {"target", target_words(o.target, env)}}));
 }
 
 }  // namespace

@@ -41,7 +41,7 @@ void run_verify(const VerifyCommandOptions& o, Context& ctx) {
     vo.framework_options.modules = o.modules;
     vo.framework_options.timeout = std::chrono::seconds(o.timeout);
     vo.reporter = ctx.reporter;
-    if (env) vo.target_args = {"--python", env->interpreter.string()};
+    if (env) vo.target_args = target_args(o.target, *env);
     installer::VerifyReport report = installer::verify_environment(env ? *env : probe::Environment{}, m, vo);
     auto error = report.error();
 

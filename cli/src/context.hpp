@@ -34,6 +34,8 @@ struct Context {
     ExitCode exit_code = ExitCode::Ok;
     // An install asked for ready trees: made once the command ends (ready_trees.hpp).
     bool ready_trees_wanted = false;
+    // The note that the current folder chose the app was given (target_options.hpp).
+    bool told_current_folder = false;
     // The interpreter facts cache, loaded once by the first target resolved (facts_cache(ctx)),
     // and the interpreters of the environments resolved: where the command changed their .pth
     // files, their facts are learnt again once it ends (ready_trees.hpp).

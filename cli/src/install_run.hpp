@@ -29,6 +29,7 @@ struct InstallOptions {
     bool force_reinstall = false;
     bool wait = false;
     bool break_system_packages = false;
+    bool ignore_app_constraints = false;  // an app's conflicts reported, the install goes ahead
     unsigned threads = 0;
 };
 

@@ -46,7 +46,7 @@ std::string with_index_credentials(const std::string& url, const resolver::PlanS
 
 // --app: the app's own constraints (its torch range, companions pinned to torch, requirement
 // files) against the plan, before anything changes; a conflict stops the install (issue 8).
-void check_app_before_install(Context& ctx, const TargetOptions& target, const probe::Environment& env,
+void check_app_before_install(Context& ctx, const InstallOptions& o, const TargetOptions& target, const probe::Environment& env,
                               const resolver::Plan& plan) {
     auto app = resolve_app(target, ctx, TargetNeed::Files);
     if (!app.target.profile) return;
@@ -56,8 +56,13 @@ void check_app_before_install(Context& ctx, const TargetOptions& target, const p
         if (f.kind != resolver::AppFindingKind::Conflict) ctx.reporter->warn(f.message);
     if (!aligned.blocked()) return;
     for (const auto& r : aligned.reasons()) ctx.reporter->warn(r);
-    throw Failure(ExitCode::RequirementsUnmet, "apply.app_blocked",
-                  {{"name", env.root.string()}, {"app", std::string(app.target.profile->display())}});
+    const std::string display(app.target.profile->display());
+    if (o.ignore_app_constraints) {
+        ctx.reporter->warn(msg("install.app_constraints_ignored", {{"app", display}}));
+        return;
+    }
+    throw Failure(ExitCode::RequirementsUnmet, "install.app_blocked",
+                  {{"app", display}, {"path", app.target.folder.string()}, {"target", target_words(target, env)}});
 }
 
 // At a terminal, the question before anything changes: what comes in, what it replaces, what
@@ -97,7 +102,7 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
     ctx.reporter->debug(msg("install.debug.planned_at", {{"ms", std::to_string(ctx.ms_since_start())}}));
     const auto& plan = choice.plan;
     if (!plan.failure && (!plan_opts.target.app.empty() || !plan_opts.target.path.empty()))
-        check_app_before_install(ctx, plan_opts.target, env, plan);
+        check_app_before_install(ctx, o, plan_opts.target, env, plan);
     if (plan.failure || o.dry_run) {
         if (plan.failure) ctx.exit_code = plan.failure->code;
         if (ctx.opts.json) {

@@ -2,11 +2,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include "app_target.hpp"
+#include "envfix/common/env.hpp"
 #include "envfix/common/error.hpp"
 #include "envfix/installer/install.hpp"
 #include "envfix/probe/interpreter_facts.hpp"
 #include "envfix/probe/target.hpp"
-#include "app_target.hpp"
+#include "envfix/resolver/diagnosis.hpp"
 
 namespace envfix::cli {
 
@@ -18,6 +20,20 @@ void add_target_options(CLI::App& cmd, TargetOptions& opts) {
                    "without --path it is looked for in the current folder and the usual places")->group(group);
     cmd.add_option("--path", opts.path, "the app's folder (ComfyUI_windows_portable, stable-diffusion-webui, ...); alone, the app "
                    "is recognised from its files")->group(group);
+    cmd.parse_complete_callback([&opts] {
+        std::error_code ec;
+        settle_bare_target(opts, std::filesystem::current_path(ec));
+    });
+}
+
+void settle_bare_target(TargetOptions& opts, const std::filesystem::path& cwd) {
+    if (cwd.empty() || opts.given() || env::get(EnvVar::VirtualEnv) || env::get(EnvVar::CondaPrefix)) return;
+    auto catalog = load_app_catalog();
+    auto found = resolver::find_apps(*catalog, {.cwd = cwd, .usual_places = false});
+    if (found.empty()) return;
+    opts.app = found.front().profile->app.name;
+    opts.path = found.front().folder.string();
+    opts.from_current_folder = true;
 }
 
 namespace {
@@ -52,6 +68,27 @@ probe::Environment resolve_plain(const TargetOptions& opts, Context& ctx, Target
 }
 
 }  // namespace
+
+std::vector<std::string> target_args(const TargetOptions& o, const probe::Environment& env) {
+    auto absolute = [](const std::filesystem::path& p) {
+        std::error_code ec;
+        auto a = std::filesystem::absolute(p, ec);
+        return (ec ? p : a).lexically_normal().string();
+    };
+    if (!o.app.empty() || !o.path.empty()) {
+        std::vector<std::string> a;
+        if (!o.app.empty()) a.insert(a.end(), {"--app", o.app});
+        const std::filesystem::path folder = o.path.empty() ? env.app_path : std::filesystem::path(o.path);
+        if (!folder.empty()) a.insert(a.end(), {"--path", absolute(folder)});
+        return a;
+    }
+    if (!o.env.empty() || !env.runnable()) return {"--env", absolute(env.root)};
+    return {"--python", absolute(env.interpreter)};
+}
+
+std::string target_words(const TargetOptions& opts, const probe::Environment& env) {
+    return " " + resolver::format_command(target_args(opts, env), env.layout_os == probe::LayoutOs::Windows);
+}
 
 probe::FactsCache& facts_cache(Context& ctx) {
     if (!ctx.facts) ctx.facts = std::make_shared<probe::FactsCache>(probe::FactsCache::load(probe::FactsCache::default_path()));

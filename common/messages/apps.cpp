@@ -43,6 +43,8 @@ const CatalogEntry entries[] = {
     {"apps.several", "several app folders found: {found}; choose one with --path DIR",
      "找到了多个应用文件夹：{found}；请用 --path DIR 选择其中一个"},
     {"apps.using", "using {app} at {path}", "使用位于 {path} 的 {app}"},
+    {"apps.using_current_folder", "using the environment of {app} at {path}: the current folder belongs to it (--python or --env names another)",
+     "使用位于 {path} 的 {app} 的环境：当前文件夹属于它（如需其他环境，请用 --python 或 --env 指定）"},
     {"apps.markers_missing",
      "{path} does not look like {app} (none of its layouts' files are all there); using the environment found in it",
      "{path} 看起来不像 {app}（其任何布局的文件都不齐全）；仍使用其中找到的环境"},
@@ -141,6 +143,16 @@ const CatalogEntry entries[] = {
      "{name}：将用 {python} 创建虚拟环境 {path}"},
     {"apply.verify_passed", "{name}: verify passed ({gpus} GPU(s) ran envfix's kernels)", "{name}：验证通过（{gpus} 个 GPU 运行了 envfix 的内核）"},
     {"apply.verify_failed", "verify failed after the change: {reason}", "更改后验证失败：{reason}"},
+    {"install.app_blocked",
+     "the change would break {app} at {path} (the lines above say which requirement file or package asks for what); "
+     "nothing was changed. Ways forward: update or remove the custom node or extension whose file pins it; choose a torch "
+     "the app allows (`envfix plan{target} --torch ...`); or go ahead anyway with `envfix install{target} "
+     "--ignore-app-constraints` (a snapshot is taken first, so `envfix rollback` brings it back)",
+     "此更改会破坏位于 {path} 的 {app}（上面几行列出了哪个依赖文件或包要求什么）；未做任何更改。可以这样继续："
+     "更新或移除固定了该版本的自定义节点或扩展；选择该应用允许的 torch（`envfix plan{target} --torch ...`）；"
+     "或者用 `envfix install{target} --ignore-app-constraints` 强行继续（会先保存快照，可用 `envfix rollback` 恢复）"},
+    {"install.app_constraints_ignored", "going ahead although the change conflicts with {app} (--ignore-app-constraints)",
+     "尽管此更改与 {app} 冲突，仍继续执行（--ignore-app-constraints）"},
     {"apply.app_blocked", "{name}: the change would break {app}; nothing was changed", "{name}：此更改会破坏 {app}；未做任何更改"},
     {"apply.summary", "{changed} changed, {unchanged} unchanged, {failed} failed", "{changed} 个已更改，{unchanged} 个未变，{failed} 个失败"},
     {"apply.summary_check", "{changed} would change, {unchanged} unchanged, {failed} failed",

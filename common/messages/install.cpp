@@ -162,8 +162,8 @@ const CatalogEntry entries[] = {
     {"install.confirm", "install {install} wheels ({size}), replacing {replace} installed distributions, and remove {remove} others in {path}?",
      "在 {path} 中安装 {install} 个 wheel（{size}），替换 {replace} 个已安装的包，并移除另外 {remove} 个？"},
     {"install.declined", "nothing was changed (declined)", "已取消，未做任何更改"},
-    {"install.snapshot_taken", "the environment as it was is snapshot {id}: `envfix rollback {id}` brings it back",
-     "安装前的环境已保存为快照 {id}：运行 `envfix rollback {id}` 即可恢复"},
+    {"install.snapshot_taken", "the environment as it was is snapshot {id}: `envfix rollback {id}{target}` brings it back",
+     "安装前的环境已保存为快照 {id}：运行 `envfix rollback {id}{target}` 即可恢复"},
     {"install.venv_and_target", "give --venv or one of --python, --env, --app/--path, not both",
      "--venv 与 --python、--env、--app/--path 只能选一种"},
     {"install.create_needs_venv", "--create and --base-python need --venv DIR", "--create 和 --base-python 需要配合 --venv DIR"},
@@ -259,8 +259,8 @@ const CatalogEntry entries[] = {
      "回滚到快照 {id} 将放回 {in} 个文件、删除 {out} 个，{same} 个保持不变"},
     {"rollback.already", "the environment already equals snapshot {id}", "环境已与快照 {id} 一致"},
     {"rollback.done", "rolled back to snapshot {id} in {seconds} s: {in} files put back, {out} removed, {same} unchanged; "
-                      "`envfix rollback {before}` undoes it",
-     "已在 {seconds} 秒内回滚到快照 {id}：放回 {in} 个文件，删除 {out} 个，{same} 个未变；运行 `envfix rollback {before}` 可撤销"},
+                      "`envfix rollback {before}{target}` undoes it",
+     "已在 {seconds} 秒内回滚到快照 {id}：放回 {in} 个文件，删除 {out} 个，{same} 个未变；运行 `envfix rollback {before}{target}` 可撤销"},
 };
 // clang-format on
 }  // namespace

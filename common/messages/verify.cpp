@@ -143,6 +143,13 @@ const CatalogEntry entries[] = {
      "未验证：{env} 中没有 torch（可用 --check-module 指定某个包的自检）"},
     {"verify.skipped.no_gpu", "not verified: no GPU can be used here ({reason})", "未验证：本机没有可用的显卡（{reason}）"},
     {"verify.skipped.nothing_changed", "not verified: nothing changed", "未验证：没有任何改动"},
+    {"verify.install.before", "checking the framework in {env} before the change, so that only a change that breaks it is undone",
+     "先检查 {env} 中框架在更改前的状态，以便只撤销真正破坏它的更改"},
+    {"verify.install.failed_before",
+     "the framework already failed before this install ({error}), so the change is kept: undoing it would not make it work. "
+     "`envfix doctor{target}` says what is wrong; --no-verify skips this check",
+     "本次安装之前框架就已无法运行（{error}），因此保留此次更改：撤销它也不能让框架恢复正常。"
+     "运行 `envfix doctor{target}` 查看原因；加 --no-verify 可跳过此检查"},
     {"verify.install.verified", "verified: {summary}", "已验证：{summary}"},
     {"verify.install.rolled_back",
      "the framework check failed after the install, so it was undone: {env} is as it was before ({error})",

@@ -24,10 +24,20 @@ bool installs_framework(const InstallRequest& request) {
 // own transaction, reverted before it became final (install() does it when this says false):
 // exact to the byte, and nothing is copied. With snapshots, the same decision can instead keep
 // the change and restore the snapshot taken before the install.
-bool undo_rejected_install(const VerifyReport& report) {
+bool undo_rejected_install(const VerifyReport& report, const std::optional<Error>& failed_before) {
     // The driver level judges the driver and the GPU, not what was installed: a failure there is
-    // reported, and the install stays.
-    return report.framework.error.has_value();
+    // reported, and the install stays. So does a change to a framework that failed before it:
+    // undoing it would not make the framework work, only lose the change.
+    return report.framework.error.has_value() && !failed_before;
+}
+
+// The framework level of the environment as it is, before the change.
+std::optional<Error> framework_failure_now(const probe::Environment& env, const probe::MachineProbe& machine, const VerifyOptions& checks) {
+    VerifyOptions o = checks;
+    o.driver = false;
+    o.diagnose = false;
+    o.framework_options.modules.clear();  // a --check-module package may come with the change
+    return verify_environment(env, machine, o).framework.error;
 }
 
 }  // namespace
@@ -49,16 +59,23 @@ Expected<VerifiedInstall> install_verified(const probe::Environment& env, Instal
     }
     const bool modules = !options.checks.framework_options.modules.empty();
     // The probe (a driver start can take a second) runs while the wheels are unpacked.
-    std::future<probe::MachineProbe> probing;
-    if (modules || installs_framework(request) || has_framework(env))
+    const bool had_framework = has_framework(env);
+    std::shared_future<probe::MachineProbe> probing;
+    if (modules || installs_framework(request) || had_framework)
         probing = std::async(std::launch::async, [&reporter] { return probe::inspect_machine({.reporter = &reporter}); });
+    // Checked before the change where it will be checked after (while the wheels download): a
+    // change is undone only when it made the framework fail.
+    if (had_framework && !probing.get().failure) {
+        reporter.info(msg("verify.install.before", {{"env", env.root.string()}}));
+        out.failed_before = framework_failure_now(env, probing.get(), options.checks);
+    }
 
     request.accept = [&](const InstallResult&) {
         if (!modules && !has_framework(env)) {
             out.skipped = msg("verify.skipped.no_framework", {{"env", env.root.string()}});
             return true;
         }
-        probe::MachineProbe machine = probing.valid() ? probing.get() : probe::inspect_machine({.reporter = &reporter});
+        const probe::MachineProbe machine = probing.valid() ? probing.get() : probe::inspect_machine({.reporter = &reporter});
         if (machine.failure) {
             out.skipped = msg("verify.skipped.no_gpu", {{"reason", render(machine.failure->message)}});
             return true;
@@ -70,7 +87,7 @@ Expected<VerifiedInstall> install_verified(const probe::Environment& env, Instal
             out.interrupted = true;
             return false;
         }
-        return !undo_rejected_install(*out.verify);
+        return !undo_rejected_install(*out.verify, out.failed_before);
     };
     auto result = install(env, request, reporter);
     if (probing.valid()) probing.wait();

@@ -5,6 +5,7 @@
 #include "envfix/common/fs.hpp"
 #include "envfix/common/strings.hpp"
 #include "envfix/probe/app_folder.hpp"
+#include "envfix/probe/environment.hpp"
 
 namespace envfix::probe {
 
@@ -35,20 +36,42 @@ std::vector<stdfs::path> expand_place(std::string_view place, const std::optiona
     return out;
 }
 
+namespace {
+
+bool same_app_above(const stdfs::path& dir, const std::vector<AppSignature>& apps, const AppSignature* app) {
+    return dir != dir.parent_path() && !match_app_folder(dir.parent_path(), apps, app).empty();
+}
+
+// The current folder when no parent is an app's, else the nearest app folder at or above it,
+// widened to the folder above while that is the same app's (a portable package's ComfyUI/
+// folder is the package).
+stdfs::path folder_or_parent_of_app(const stdfs::path& cwd, const std::vector<AppSignature>& apps, const AppSignature* only) {
+    const auto start = absolute_normal(cwd);
+    for (auto dir = start;; dir = dir.parent_path()) {
+        auto matches = match_app_folder(dir, apps, only);
+        if (!matches.empty()) {
+            while (same_app_above(dir, apps, matches.front().app)) dir = dir.parent_path();
+            return dir;
+        }
+        if (dir == dir.parent_path()) return start;
+    }
+}
+
+}  // namespace
+
 std::vector<AppFolderMatch> find_app_folders(const std::vector<AppSignature>& apps, const AppSearch& search) {
     const AppSignature* only = nullptr;
     if (search.app) {
         only = find_signature(apps, *search.app);
         if (!only) return {};
     }
-    std::vector<stdfs::path> candidates;
     std::error_code ec;
-    candidates.push_back(search.cwd ? *search.cwd : stdfs::current_path(ec));
+    std::vector<stdfs::path> candidates{folder_or_parent_of_app(search.cwd ? *search.cwd : stdfs::current_path(ec), apps, only)};
     const auto home = search.home ? search.home : fs::home_dir();
     for (const auto& app : apps) {
         if (only && &app != only) continue;
         for (const auto& place : app.places)
-            if (place.os == search.os)
+            if (search.usual_places && place.os == search.os)
                 for (auto& dir : expand_place(place.path, home)) candidates.push_back(std::move(dir));
     }
 

@@ -257,9 +257,21 @@ TEST_F(ApplyCli, InstallForAnAppRefusesAPlanThatBreaksIt) {
                                 "--index-url", world.index_url(), "-y", "--no-verify"},
                                dir_.path());
     EXPECT_EQ(r.code, 30) << r.out << r.err;  // requirements-unmet
-    EXPECT_TRUE(contains(r.err, "the change would break ComfyUI; nothing was changed")) << r.err;
+    EXPECT_TRUE(contains(r.err, "the change would break ComfyUI at " + app.string())) << r.err;
     EXPECT_TRUE(contains(r.out + r.err, "requirements.txt")) << r.out << r.err;
+    // The ways forward name this app folder, so each can be copied as it is.
+    const std::string target = "--app comfyui --path " + app.string();
+    EXPECT_TRUE(contains(r.err, "`envfix install " + target + " --ignore-app-constraints`")) << r.err;
+    EXPECT_TRUE(contains(r.err, "`envfix plan " + target + " --torch ...`")) << r.err;
     EXPECT_EQ(test::installed_version(app / ".venv", "torch"), "");
+    // Going ahead anyway: the conflict is still said, and the snapshot taken first undoes it.
+    auto anyway = test::run_as_h200({"install", "--app", "comfyui", "--path", app.string(), "--torch-from", "index", "--index-url",
+                                     world.index_url(), "-y", "--no-verify", "--ignore-app-constraints"},
+                                    dir_.path());
+    EXPECT_EQ(anyway.code, 0) << anyway.out << anyway.err;
+    EXPECT_TRUE(contains(anyway.err, "going ahead although the change conflicts with ComfyUI")) << anyway.err;
+    EXPECT_EQ(test::installed_version(app / ".venv", "torch"), "2.11.0+cu130");
+    EXPECT_TRUE(contains(anyway.out, "`envfix rollback 1 " + target + "`")) << anyway.out;
 }
 
 TEST_F(ApplyCli, VerifyRunsEnvfixsKernelsAfterAChange) {

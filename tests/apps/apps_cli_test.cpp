@@ -199,6 +199,63 @@ TEST(AppsCli, AppTargetFoundAskedOrRefused) {
     EXPECT_NE(none.err.find("InvokeAI"), std::string::npos) << none.err;
 }
 
+// A portable package whose python_embeded is a Linux venv (the package copied to Linux).
+stdfs::path make_portable_with_venv(const stdfs::path& dir) {
+    stdfs::create_directories(dir / "ComfyUI/comfy");
+    stdfs::create_directories(dir / "ComfyUI/custom_nodes/some-node");
+    test::write_text(dir / "ComfyUI/main.py", "");
+    test::write_text(dir / "ComfyUI/nodes.py", "");
+    test::make_venv(dir / "python_embeded", true);
+    return dir;
+}
+
+TEST(AppsCli, BareCommandInAnAppFolderMeansThatApp) {
+    test::TempDir dir;
+    auto portable = make_portable_with_venv(dir / "ComfyUI_windows_portable");
+    const auto embedded = (portable / "python_embeded").string();
+    for (const auto& cwd : {portable, portable / "ComfyUI/custom_nodes/some-node"}) {
+        auto r = envfix_in(cwd, dir / "home", {"archs", "--json"});
+        ASSERT_EQ(r.code, 0) << r.err;
+        EXPECT_EQ(r.json()["environment"]["root"], embedded) << cwd;
+        EXPECT_EQ(r.json()["environment"]["app"], "comfyui");
+        EXPECT_EQ(r.json()["environment"]["app_path"], portable.string());
+    }
+    auto text = envfix_in(portable / "ComfyUI", dir / "home", {"archs"});
+    ASSERT_EQ(text.code, 0) << text.err;
+    EXPECT_NE(text.err.find("using the environment of ComfyUI at " + portable.string() + ": the current folder belongs to it"),
+              std::string::npos)
+        << text.err;
+    // --app alone finds it from inside too.
+    auto named = envfix_in(portable / "ComfyUI", dir / "home", {"archs", "--json", "--app", "comfyui"});
+    ASSERT_EQ(named.code, 0) << named.err;
+    EXPECT_EQ(named.json()["environment"]["root"], embedded);
+    // An active venv is what the user chose.
+    auto other = dir / "other-venv";
+    test::make_venv(other, true);
+    auto active = test::run_program({test::envfix_binary().string(), "archs", "--json"},
+                                    {{"HOME", (dir / "home").string()}, {"VIRTUAL_ENV", other.string()}}, 120, portable);
+    ASSERT_EQ(active.code, 0) << active.err;
+    EXPECT_EQ(active.json()["environment"]["root"], other.string());
+}
+
+TEST(AppsCli, PrintedNextCommandsNameTheTargetTheUserGave) {
+    test::TempDir dir;
+    auto portable = make_portable_with_venv(dir / "ComfyUI_windows_portable");
+    auto site = test::venv_site_packages(portable / "python_embeded");
+    auto snap = envfix_in(portable, dir / "home", {"snapshot", "--name", "before"});
+    ASSERT_EQ(snap.code, 0) << snap.err;
+    test::add_dist(site, "extra", "1.0");
+    stdfs::create_directories(dir / "elsewhere");
+    auto back = envfix_in(dir / "elsewhere", dir / "home", {"rollback", "before", "--app", "comfyui", "--path", portable.string()});
+    ASSERT_EQ(back.code, 0) << back.err;
+    // The undo command works from any folder: it names the package, not the system Python.
+    EXPECT_NE(back.out.find("--app comfyui --path " + portable.string() + "`"), std::string::npos) << back.out;
+    test::add_dist(site, "extra", "1.0");
+    auto bare = envfix_in(portable / "ComfyUI", dir / "home", {"rollback", "before"});
+    ASSERT_EQ(bare.code, 0) << bare.err;
+    EXPECT_NE(bare.out.find("--app comfyui --path " + portable.string() + "`"), std::string::npos) << bare.out;
+}
+
 TEST(AppsCli, BrokenProfilesAreOneLineErrors) {
     test::TempDir dir;
     test::write_text(dir / "profiles/apps/demo.yaml", "schema_version: 1\nname: demo\ndisplay: [Demo\n");

@@ -242,6 +242,28 @@ TEST_F(FrameworkCheck, InstallKeepsAFixedBuildAndNoVerifyKeepsAnything) {
     EXPECT_EQ(verify().code, 71);
 }
 
+// A framework that already failed is checked before the change too: an unrelated package is kept,
+// and the user is told why and how to go on.
+TEST_F(FrameworkCheck, AChangeToAFrameworkThatFailedBeforeIsKept) {
+    install_unverified({.mode = "no_kernel_image", .arch_list = {"sm_80"}});
+    auto r = install(fx::selftest_wheel("1.0", true, wheels));
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    auto j = r.json();
+    EXPECT_FALSE(j["rolled_back"].get<bool>());
+    EXPECT_FALSE(j["verification"]["passed"].get<bool>());
+    EXPECT_TRUE(contains(j["verification"]["failed_before"]["message"], "no kernel image")) << j["verification"].dump();
+    bool kept = false;
+    for (const auto& lib : stdfs::directory_iterator(venv / "lib")) kept = kept || stdfs::exists(lib.path() / "site-packages/kernpkg");
+    EXPECT_TRUE(kept);
+    auto text = envfix({"install", "--python", python.string(), "--no-deps", fx::selftest_wheel("2.0", true, wheels).string()});
+    ASSERT_EQ(text.code, 0) << text.out << text.err;
+    EXPECT_TRUE(contains(text.out, "the framework already failed before this install")) << text.out;
+    EXPECT_TRUE(contains(text.out, "`envfix doctor --python " + python.string() + "`")) << text.out;
+    EXPECT_TRUE(contains(text.out, "--no-verify")) << text.out;
+    // A framework that ran before and fails after is still undone
+    // (InstallUndoesABuildWhoseFrameworkCheckFails).
+}
+
 TEST_F(FrameworkCheck, InstallUndoesAPackageWhoseSelfTestFails) {
     ASSERT_EQ(install(fx::selftest_wheel("1.0", true, wheels), {"--check-module", "kernpkg"}).code, 0);
     auto before = fx::tree(venv);

@@ -2,7 +2,9 @@
 // `envfix install` with its verification: the install (install.hpp), then, before the change is
 // final, both levels of `envfix verify` (verify.hpp) on the environment as it now is. When the
 // framework level fails, the install is undone — the environment is byte for byte what it was —
-// and the result says so (the CLI exits RolledBack, 65). docs/verify.md#after-install.
+// and the result says so (the CLI exits RolledBack, 65); unless the framework failed before the
+// change too (checked first): then the change is kept and the result says that.
+// docs/verify.md#after-install.
 //
 //   auto r = install_verified(env, request, {.verify = {.reporter = &rep}}, rep);
 //   r->rolled_back;  r->verify;  r->install;
@@ -33,6 +35,9 @@ struct VerifiedInstall {
     Message skipped;
     std::optional<VerifyReport> verify;
     bool rolled_back = false;   // the framework level failed; the environment is the old one
+    // The framework level failed before the change as well (checked first where the environment
+    // had torch): the change is kept, as undoing it would not make the framework work.
+    std::optional<Error> failed_before;
     bool interrupted = false;   // Ctrl-C during the verification: undone too
 };
 

@@ -94,11 +94,13 @@ struct AppSearch {
     std::optional<std::filesystem::path> cwd;   // default: the current folder
     std::optional<std::filesystem::path> home;  // default: fs::home_dir()
     platform::Os os = platform::current_os();   // whose usual places
+    bool usual_places = true;  // false: the current folder and its parents only
 };
 
-// Folders of known apps in the current folder and the usual places of `search.os`, each
-// installation once (same folder and app; a portable package found at its root and through its
-// code folder counts once). Files only.
+// Folders of known apps in the current folder (else the nearest of its parents that is one: a
+// user standing in ComfyUI_windows_portable/ComfyUI/custom_nodes means that package) and the
+// usual places of `search.os`, each installation once (same folder and app; a portable package
+// found at its root and through its code folder counts once). Files only.
 std::vector<AppFolderMatch> find_app_folders(const std::vector<AppSignature>& apps, const AppSearch& search);
 
 // A place with "~" replaced by `home` and a trailing '*' expanded (sorted); only existing folders.
