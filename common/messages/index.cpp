@@ -43,14 +43,25 @@ const CatalogEntry entries[] = {
     {"http.bad_url", "cannot fetch {url}: {reason}", "无法获取 {url}：{reason}"},
     {"http.interrupted", "interrupted while fetching {url}", "获取 {url} 时被中断"},
     {"http.failed", "fetching {url} failed: {reason}", "获取 {url} 失败：{reason}"},
-    {"http.no_libcurl", "cannot fetch {url}: {reason} (envfix downloads through libcurl: install libcurl4)",
-     "无法获取 {url}：{reason}（envfix 通过 libcurl 下载：请安装 libcurl4）"},
+    {"http.no_libcurl",
+     "cannot fetch {url}: envfix downloads through libcurl, which is not installed here ({reason}); install it: "
+     "`apt install libcurl4` (Debian, Ubuntu) or `dnf install libcurl` (Fedora)",
+     "无法获取 {url}：envfix 通过 libcurl 下载，而本机没有安装它（{reason}）；请安装：`apt install libcurl4`（Debian、Ubuntu）"
+     "或 `dnf install libcurl`（Fedora）"},
     {"http.status", "{url} answered HTTP {status}", "{url} 返回 HTTP {status}"},
     {"http.too_large", "{url} is larger than {limit}; refusing it as an index page", "{url} 超过 {limit}；不作为索引页面读取"},
     {"http.not_cached", "offline, and {url} is not in the cache", "处于离线模式，而缓存中没有 {url}"},
     {"http.from_cache", "{url} from the cache (offline)", "{url} 取自缓存（离线）"},
     {"http.fresh", "{url} from the cache, fresh for {seconds} s more", "{url} 取自缓存（{seconds} 秒内仍有效）"},
     {"http.not_modified", "{url} unchanged since the cached copy", "{url} 与缓存副本相同，未变化"},
+    {"http.waiting", "no answer from {host} ({reason}); asking again in {seconds} s (attempt {attempt} of {attempts})",
+     "{host} 没有响应（{reason}）；{seconds} 秒后再试（第 {attempt} 次，共 {attempts} 次）"},
+    {"http.unreachable_remembered",
+     "cannot fetch {url}: {host} did not answer within the last ten minutes ({reason}), so envfix does not wait for it again "
+     "for {minutes} min (--refresh asks now). Where this machine cannot reach it, use a mirror: --index-url URL, or "
+     "index.url in envfix's configuration or PIP_INDEX_URL (docs/config.md)",
+     "无法获取 {url}：{host} 在最近十分钟内没有响应（{reason}），因此 envfix 在 {minutes} 分钟内不再等待它（加 --refresh 可立即重试）。"
+     "如果本机无法访问它，请使用镜像：--index-url URL，或在 envfix 配置中设置 index.url，或设置 PIP_INDEX_URL（见 docs/config.md）"},
     {"http.retry", "{url}: {reason}; retrying (attempt {attempt} of {attempts})",
      "{url}：{reason}；正在重试（第 {attempt} 次，共 {attempts} 次）"},
     {"http.retry_status", "{url} answered HTTP {status}; retrying (attempt {attempt} of {attempts})",

@@ -9,6 +9,12 @@ namespace {
 // clang-format off
 const CatalogEntry entries[] = {
     // The zip archive
+    {"zip.no_libarchive",
+     "{file} has entries compressed with bzip2, LZMA or zstd, which envfix reads with libarchive, and libarchive is not "
+     "installed here ({reason}); the wheel itself is not damaged. Install it: `apt install libarchive13` (Debian, Ubuntu) "
+     "or `dnf install libarchive` (Fedora)",
+     "{file} 中有用 bzip2、LZMA 或 zstd 压缩的条目，envfix 需要 libarchive 来读取，而本机没有安装它（{reason}）；wheel 本身并未损坏。"
+     "请安装：`apt install libarchive13`（Debian、Ubuntu）或 `dnf install libarchive`（Fedora）"},
     {"zip.malformed", "{file} is not a valid wheel archive: {reason}", "{file} 不是有效的 wheel 压缩包：{reason}"},
     {"zip.too_large", "{file} is refused as a possible zip bomb: {what}", "{file} 被拒绝，疑似压缩炸弹：{what}"},
     {"zip.duplicate", "{file} holds {entry} twice", "{file} 中 {entry} 出现了两次"},

@@ -46,6 +46,7 @@ const std::vector<ExitCodeInfo>& exit_code_table() {
         {ExitCode::NoSnapshot, "no-snapshot", "the snapshot to roll back to does not exist"},
         {ExitCode::NotInstallable, "not-installable", "nothing installable for the request (sdist only, no wheel)"},
         {ExitCode::Declined, "declined", "you answered no to a question; nothing was changed"},
+        {ExitCode::LibraryMissing, "library-missing", "a system library envfix needs for this is not installed; the message names its package"},
         {ExitCode::NoRecord, "no-record", "an installed distribution has no RECORD, so envfix cannot remove or replace it"},
         {ExitCode::UnsafeState, "unsafe-state", "a journal, snapshot or link in the environment leads outside it; nothing was done"},
         {ExitCode::VerifyDriverFailed, "verify-driver-failed", "the Driver API kernel test failed"},

@@ -17,6 +17,7 @@
 #include "envfix/common/strings.hpp"
 #include "envfix/installer/zip.hpp"
 #include "envfix/resolver/limits.hpp"
+#include "envfix/resolver/zip.hpp"
 #include "inflate_parallel.hpp"
 #include "zip_format.hpp"
 
@@ -397,6 +398,8 @@ Expected<void> visit_sequential(std::string_view archive_bytes, const ZipDirecto
     std::sort(by_offset.begin(), by_offset.end(), [&](size_t x, size_t y) {
         return dir.entries[x].local_header_offset < dir.entries[y].local_header_offset;
     });
+    if (const auto* missing = resolver::archive_load_error())  // the wheel is fine: say what is missing
+        return fail(ExitCode::LibraryMissing, "zip.no_libarchive", {{"file", std::string(source)}, {"reason", *missing}});
     std::unique_ptr<archive, ArchiveCloser> ar(archive_read_new());
     archive_read_support_format_zip_seekable(ar.get());
     if (archive_read_open_memory(ar.get(), archive_bytes.data(), archive_bytes.size()) != ARCHIVE_OK)

@@ -8,6 +8,7 @@
 #include <archive_entry.h>
 
 #include "envfix/common/env.hpp"
+#include "envfix/resolver/zip.hpp"
 #include "system_library_posix.hpp"
 
 namespace {
@@ -85,4 +86,11 @@ const char* archive_entry_pathname(archive_entry* e) {
 }
 
 }  // extern "C"
+
+const std::string* envfix::resolver::archive_load_error() { return archive_library().handle ? nullptr : &archive_library().error; }
+
+#else
+#include "envfix/resolver/zip.hpp"
+
+const std::string* envfix::resolver::archive_load_error() { return nullptr; }
 #endif

@@ -121,6 +121,10 @@ Error transport_error(CURLcode code, const std::string& url, const char* errbuf,
     }
 }
 
+bool means_unreachable(CURLcode code) {
+    return code == CURLE_COULDNT_RESOLVE_HOST || code == CURLE_COULDNT_CONNECT || code == CURLE_OPERATION_TIMEDOUT;
+}
+
 bool retryable(CURLcode code) {
     switch (code) {
         case CURLE_COULDNT_CONNECT:

@@ -39,6 +39,8 @@ std::string proxy_for(const HttpOptions& o, const std::string& url);
 // Maps a failed transfer to an error naming the (redacted) URL.
 Error transport_error(CURLcode code, const std::string& url, const char* errbuf, const HttpOptions& o);
 bool retryable(CURLcode code);
+// The host did not answer at all (no such name, connection refused, no answer in time).
+bool means_unreachable(CURLcode code);
 bool retryable_status(long status);
 std::chrono::milliseconds backoff_delay(const HttpOptions& o, int attempt);
 // Sleeps in small steps; false when Ctrl-C arrived meanwhile.

@@ -35,7 +35,8 @@ std::vector<DownloadResult> download_files(const std::vector<DownloadItem>& item
     }
     if (auto* missing = detail::curl_load_error()) {
         for (size_t i = 0; i < items.size(); ++i)
-            results[i].error = make_error(ExitCode::Internal, "http.no_libcurl", {{"url", redact_url(items[i].url)}, {"reason", *missing}});
+            results[i].error =
+                make_error(ExitCode::LibraryMissing, "http.no_libcurl", {{"url", redact_url(items[i].url)}, {"reason", *missing}});
         return results;
     }
     detail::ensure_curl_global();

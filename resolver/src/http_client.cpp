@@ -12,6 +12,7 @@
 #include "envfix/resolver/http_cache.hpp"
 #include "envfix/resolver/netrc.hpp"
 #include "envfix/resolver/url.hpp"
+#include "unreachable_hosts.hpp"
 
 #ifndef ENVFIX_VERSION
 #define ENVFIX_VERSION "0"
@@ -64,6 +65,12 @@ size_t on_header(char* data, size_t size, size_t n, void* user) {
     else if (name == "date") t->freshness.date = value;
     else if (name == "age") t->freshness.age = value;
     return size * n;
+}
+
+std::string seconds_text(std::chrono::milliseconds d) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f", static_cast<double>(d.count()) / 1000.0);
+    return buf;
 }
 
 int64_t now_unix() {
@@ -129,7 +136,25 @@ HttpOptions HttpOptions::from_environment() {
 }
 
 HttpClient::HttpClient(HttpOptions options, Reporter& reporter)
-    : opts_(std::move(options)), rep_(reporter), cache_(std::make_unique<HttpCache>(opts_.cache_dir)) {}
+    : opts_(std::move(options)),
+      rep_(reporter),
+      cache_(std::make_unique<HttpCache>(opts_.cache_dir)),
+      unreachable_(std::make_unique<detail::UnreachableHosts>(
+          opts_.use_cache && !opts_.cache_dir.empty() ? opts_.cache_dir / "unreachable-hosts-v1.json" : std::filesystem::path())) {}
+
+std::optional<Error> HttpClient::remembered_unreachable(const std::string& url) const {
+    if (opts_.refresh || url_scheme(url) == "file") return std::nullopt;
+    auto r = unreachable_->remembered(url, now_unix());
+    if (!r) return std::nullopt;
+    return make_error(ExitCode::Network, "http.unreachable_remembered",
+                      {{"url", redact_url(url)}, {"host", r->host}, {"reason", r->reason}, {"minutes", std::to_string(r->minutes)}});
+}
+
+// A transport failure after the retries: a host that did not answer at all is remembered.
+Expected<HttpResponse> HttpClient::transport_failed(const HttpRequest& req, int rc, Error err) {
+    if (detail::means_unreachable(static_cast<CURLcode>(rc))) unreachable_->remember(req.url, render(err.message, Lang::En), now_unix());
+    return unexpected(std::move(err));
+}
 
 HttpClient::~HttpClient() = default;
 
@@ -166,7 +191,9 @@ Expected<HttpResponse> HttpClient::fetch(const HttpRequest& req) {
         }
         return fail(ExitCode::NotCached, "http.not_cached", {{"url", redact_url(req.url)}});
     }
-    if (auto* missing = detail::curl_load_error()) return fail(ExitCode::Internal, "http.no_libcurl", {{"url", redact_url(req.url)}, {"reason", *missing}});
+    if (auto* missing = detail::curl_load_error())
+        return fail(ExitCode::LibraryMissing, "http.no_libcurl", {{"url", redact_url(req.url)}, {"reason", *missing}});
+    if (auto dead = remembered_unreachable(req.url)) return unexpected(std::move(*dead));
     for (int attempt = 0;; ++attempt) {
         if (interrupt_requested()) return fail(ExitCode::Interrupted, "http.interrupted", {{"url", redact_url(req.url)}});
         detail::CurlEasy e;
@@ -192,15 +219,22 @@ Expected<HttpResponse> HttpClient::fetch(const HttpRequest& req) {
             auto err = detail::transport_error(rc, req.url, e.errbuf, opts_);
             if (detail::retryable(rc) && attempt < opts_.retries) {
                 auto delay = detail::backoff_delay(opts_, attempt);
-                rep_.debug(msg("http.retry", {{"url", redact_url(req.url)}, {"reason", render(err.message, Lang::En)},
-                                              {"attempt", std::to_string(attempt + 2)},
-                                              {"attempts", std::to_string(opts_.retries + 1)}}));
+                // A host that does not answer is said while envfix waits for it.
+                const bool silent_host = detail::means_unreachable(rc);
+                auto note = msg(silent_host ? "http.waiting" : "http.retry", {{"url", redact_url(req.url)},
+                                                                              {"host", detail::host_key(req.url)},
+                                                                              {"reason", render(err.message, Lang::En)},
+                                                                              {"seconds", seconds_text(delay)},
+                                                                              {"attempt", std::to_string(attempt + 2)},
+                                                                              {"attempts", std::to_string(opts_.retries + 1)}});
+                silent_host ? rep_.info(note) : rep_.debug(note);
                 if (!detail::sleep_unless_interrupted(delay))
                     return fail(ExitCode::Interrupted, "http.interrupted", {{"url", redact_url(req.url)}});
                 continue;
             }
-            return unexpected(std::move(err));
+            return transport_failed(req, rc, std::move(err));
         }
+        unreachable_->forget(req.url);
         long status = 0;
         curl_easy_getinfo(e.h, CURLINFO_RESPONSE_CODE, &status);
         if (detail::retryable_status(status) && attempt < opts_.retries) {

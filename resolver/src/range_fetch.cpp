@@ -62,7 +62,8 @@ size_t on_body(char* data, size_t size, size_t n, void* user) {
 
 // One request with the client's retry rules; `head`: no body.
 Expected<Transfer> perform(const HttpOptions& o, const std::string& url, const std::string& range, bool head) {
-    if (auto* missing = curl_load_error()) return fail(ExitCode::Internal, "http.no_libcurl", {{"url", redact_url(url)}, {"reason", *missing}});
+    if (auto* missing = curl_load_error())
+        return fail(ExitCode::LibraryMissing, "http.no_libcurl", {{"url", redact_url(url)}, {"reason", *missing}});
     for (int attempt = 0;; ++attempt) {
         CurlEasy e;
         Transfer t;

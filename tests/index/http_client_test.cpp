@@ -314,6 +314,51 @@ TEST(HttpClient, ConnectionRefusedAndTimeout) {
     EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(4));
 }
 
+// A machine that cannot reach an index pays for it once: the host is not asked again by this
+// client, nor by the next commands (the same cache folder) for ten minutes; --refresh asks.
+TEST(HttpClient, AHostThatDoesNotAnswerIsNotAskedAgainForAWhile) {
+    TempDir dir;
+    auto opts = test::test_http_options(dir.path());
+    const std::string url = "http://127.0.0.1:" + std::to_string(test::free_port()) + "/simple/torch/";
+    struct Notes : Reporter {
+        std::vector<std::string> keys;
+        void note(Severity s, const Message& m) override {
+            if (s == Severity::Info) keys.push_back(m.key);
+        }
+        bool confirm(const Message&, bool fallback) override { return fallback; }
+        int task_begin(const Message&, uint64_t) override { return 0; }
+        void task_advance(int, uint64_t) override {}
+        void task_end(int, bool) override {}
+    } notes;
+    HttpClient http(opts, notes);
+    auto first = http.fetch(HttpRequest{url, "", {}, true});
+    ASSERT_FALSE(first);
+    EXPECT_EQ(first.error().message.key, "http.connect");
+    // Said while it waited, once per retry.
+    EXPECT_EQ(notes.keys, (std::vector<std::string>{"http.waiting", "http.waiting"}));
+
+    auto t0 = std::chrono::steady_clock::now();
+    auto again = http.fetch(HttpRequest{url + "../torchvision/", "", {}, true});
+    ASSERT_FALSE(again);
+    EXPECT_EQ(again.error().code, ExitCode::Network);
+    EXPECT_EQ(again.error().message.key, "http.unreachable_remembered");
+    EXPECT_NE(text(again.error()).find("--index-url"), std::string::npos) << text(again.error());
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(100));
+    HttpClient next_command(opts);
+    EXPECT_EQ(next_command.fetch(HttpRequest{url, "", {}, true}).error().message.key, "http.unreachable_remembered");
+    auto refresh = opts;
+    refresh.refresh = true;
+    HttpClient asks(refresh);
+    EXPECT_EQ(asks.fetch(HttpRequest{url, "", {}, true}).error().message.key, "http.connect");
+
+    // A host that answers is forgotten: a server now listening on that port is asked.
+    Served s;
+    auto served = test::test_http_options(s.dir.path());
+    HttpClient fine(served);
+    ASSERT_TRUE(fine.fetch(s.page("/cu128/torch/")));
+    EXPECT_TRUE(fine.fetch(s.page("/cu128/torchvision/")));
+}
+
 TEST(HttpClient, FollowsRedirectsWithinBounds) {
     Served s;
     s.server->set_faults({{"/old/torch/", {{"redirect", "/cu128/torch/"}, {"code", 301}}},

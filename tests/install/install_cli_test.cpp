@@ -324,6 +324,16 @@ with zipfile.ZipFile(sys.argv[1], "w") as z:
         z.writestr(n, d, compress_type=[zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA, zipfile.ZIP_DEFLATED][i % 3])
 )", out.string()});
     ASSERT_EQ(py.code, 0) << py.err;
+    // Where libarchive is not installed: the library is named with its packages, the wheel is not
+    // called damaged, and nothing changes.
+    auto before = state();
+    auto missing = envfix({"install", "--env", venv.string(), out.string()}, {{"ENVFIX_LIBARCHIVE", "/nonexistent/libarchive.so.13"}});
+    EXPECT_EQ(missing.code, 5) << missing.err;  // library-missing
+    const auto line = first_error_line(missing);
+    EXPECT_NE(line.find("libarchive is not installed here"), std::string::npos) << line;
+    EXPECT_NE(line.find("apt install libarchive13"), std::string::npos) << line;
+    EXPECT_EQ(line.find("is damaged"), std::string::npos) << line;
+    EXPECT_EQ(tree_diff(before, state()), "");
     auto r = envfix({"install", "--env", venv.string(), out.string()});
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(read_text(sp / "packed" / "data.txt"), std::string(100000, 'x') + "\n");

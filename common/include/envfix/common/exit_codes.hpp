@@ -15,6 +15,7 @@ enum class ExitCode : int {
     Usage = 2,               // bad command line
     BadInput = 3,            // a file or argument that cannot be read or parsed
     Declined = 4,            // the user answered no to a question; nothing was changed
+    LibraryMissing = 5,      // a system library envfix loads when needed (libcurl, libarchive) is not installed
     // probe
     NoDriver = 10,           // no NVIDIA driver library
     NoDevice = 11,           // CUDA_ERROR_NO_DEVICE

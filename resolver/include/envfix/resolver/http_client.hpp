@@ -68,6 +68,9 @@ struct HttpResponse {
 };
 
 class HttpCache;
+namespace detail {
+class UnreachableHosts;
+}
 
 class HttpClient {
 public:
@@ -86,9 +89,13 @@ public:
     Reporter& reporter() const { return rep_; }
 
 private:
+    std::optional<Error> remembered_unreachable(const std::string& url) const;
+    Expected<HttpResponse> transport_failed(const HttpRequest& req, int rc, Error err);
+
     HttpOptions opts_;
     Reporter& rep_;
     std::unique_ptr<HttpCache> cache_;
+    std::unique_ptr<detail::UnreachableHosts> unreachable_;  // hosts that did not answer lately
 };
 
 // The error for an HTTP status >= 400 at `url` (key http.status, ExitCode::HttpStatus).

@@ -56,6 +56,10 @@ struct ZipDirectory {
     uint64_t total_size = 0;          // sum of uncompressed sizes
 };
 
+// Why libarchive, which reads a wheel's bzip2, LZMA and zstd entries (deflate is zlib's), cannot
+// be used here ("libarchive.so.13 could not be loaded: …"); nullptr where it can.
+const std::string* archive_load_error();
+
 // The central directory with every local header checked. `source` names the archive in errors.
 Expected<ZipDirectory> read_zip_directory(std::string_view archive, std::string_view source,
                                           const ZipLimits& limits = {});
