@@ -3,6 +3,7 @@
 #include "env_json.hpp"
 #include "envfix/common/strings.hpp"
 #include "probe_view.hpp"
+#include "style.hpp"
 
 namespace envfix::cli {
 
@@ -27,7 +28,13 @@ std::string layer_label(resolver::Layer l) {
 }
 
 std::string status_label(LayerStatus s) {
-    return t(msg("doctor.status." + std::string(resolver::layer_status_name(s))));
+    std::string label = t(msg("doctor.status." + std::string(resolver::layer_status_name(s))));
+    switch (s) {
+        case LayerStatus::Ok: return paint_out(label, Tone::Good);
+        case LayerStatus::Warning: return paint_out(label, Tone::Warn);
+        case LayerStatus::Problem: return paint_out(label, Tone::Bad);
+        default: return label;
+    }
 }
 
 std::string python_of(const probe::PythonFacts& f) {
@@ -63,7 +70,8 @@ std::string doctor_machine_text(const probe::MachineProbe& m) {
 
 std::string doctor_text(const DoctorView& v) {
     const Diagnosis& d = *v.diagnosis;
-    std::string out = t(d.verdict) + "\n\n";
+    const bool served = d.code == ExitCode::Ok;
+    std::string out = paint_out(t(d.verdict), served ? Tone::Good : Tone::Bad) + "\n\n";
     out += t(msg("doctor.environment", {{"root", v.env->root.string()},
                                         {"kind", std::string(probe::env_kind_name(v.env->kind))},
                                         {"python", python_of(v.env->facts)}})) +

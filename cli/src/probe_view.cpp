@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "style.hpp"
+
 namespace envfix::cli {
 
 namespace {
@@ -77,7 +79,7 @@ std::string gpu_table(const std::vector<probe::Gpu>& gpus) {
 }
 
 void print_error_line(const Error& e) {
-    std::string line = "envfix: error: " + render(e.message) + "\n";
+    std::string line = "envfix: " + paint_err("error:", Tone::Bad) + " " + render(e.message) + "\n";
     std::fwrite(line.data(), 1, line.size(), stderr);
 }
 

@@ -7,6 +7,7 @@
 #include "envfix/common/interrupt.hpp"
 #include "output.hpp"
 #include "ready_trees.hpp"
+#include "style.hpp"
 #include "terminal_reporter.hpp"
 
 #ifndef ENVFIX_VERSION
@@ -19,7 +20,7 @@ namespace {
 
 void report_error(const Context& ctx, const Error& e) {
     std::string text = render(e.message);
-    std::string line = "envfix: error: " + text + "\n";
+    std::string line = "envfix: " + paint_err("error:", Tone::Bad) + " " + text + "\n";
     std::fwrite(line.data(), 1, line.size(), stderr);
     if (ctx.opts.json) {
         Json j;
@@ -52,6 +53,7 @@ int run(int argc, char** argv) {
     app.parse_complete_callback([&] {
         if (ctx.opts.lang == "zh") set_language(Lang::Zh);
         if (ctx.opts.lang == "en") set_language(Lang::En);
+        init_style(ctx.opts);
         ctx.reporter_impl = std::make_unique<TerminalReporter>(ctx.opts);
         ctx.reporter = ctx.reporter_impl.get();
     });

@@ -6,11 +6,12 @@
 #include "envfix/common/platform.hpp"
 #include "envfix/common/strings.hpp"
 #include "output.hpp"
+#include "style.hpp"
 
 namespace envfix::cli {
 
 TerminalReporter::TerminalReporter(const GlobalOptions& opts)
-    : opts_(opts), bars_(platform::stderr_is_terminal() && !opts.json && !opts.quiet) {}
+    : opts_(opts), bars_(platform::stderr_is_terminal() && cursor_moves() && !opts.json && !opts.quiet) {}
 
 TerminalReporter::~TerminalReporter() {
     std::lock_guard lock(mu_);
@@ -25,8 +26,8 @@ void TerminalReporter::note(Severity sev, const Message& m) {
     if (sev == Severity::Info && (opts_.quiet || opts_.json)) return;
     if (sev == Severity::Warning && opts_.json) return;
     clear_locked();
-    const char* prefix = sev == Severity::Warning ? "warning: " : sev == Severity::Debug ? "debug: " : "";
-    std::string line = std::string(prefix) + text + "\n";
+    std::string prefix = sev == Severity::Warning ? paint_err("warning:", Tone::Warn) + " " : sev == Severity::Debug ? "debug: " : "";
+    std::string line = prefix + text + "\n";
     std::fwrite(line.data(), 1, line.size(), stderr);
     redraw_locked();
 }
@@ -93,7 +94,8 @@ void TerminalReporter::redraw_locked() {
         int filled = total ? static_cast<int>(bar_width * (static_cast<double>(done) / static_cast<double>(total))) : 0;
         filled = std::min(filled, bar_width);
         std::string line = label.substr(0, static_cast<size_t>(std::max(10, width - bar_width - static_cast<int>(right.size()) - 6)));
-        line += " [" + std::string(static_cast<size_t>(filled), '#') + std::string(static_cast<size_t>(bar_width - filled), '.') + "] " + right + "\n";
+        line += " [" + paint_err(std::string(static_cast<size_t>(filled), '#'), Tone::Good) +
+                std::string(static_cast<size_t>(bar_width - filled), '.') + "] " + right + "\n";
         return line;
     };
     std::string out;

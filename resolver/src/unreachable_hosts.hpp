@@ -20,9 +20,9 @@ public:
     explicit UnreachableHosts(std::filesystem::path file) : file_(std::move(file)) {}
 
     struct Remembered {
-        std::string host;    // "pypi.org:443"
+        std::string host;  // "pypi.org:443"
         std::string reason;  // what the last try said
-        int64_t minutes = 0; // how long it is still remembered (at least 1)
+        int64_t minutes = 0;  // how long it is still remembered (at least 1)
     };
     // The host of `url`, where it did not answer within the last ten minutes.
     std::optional<Remembered> remembered(std::string_view url, int64_t now);

@@ -92,6 +92,30 @@ TEST(DoctorCli, Cu124OnRtx5090HasNoKernelImage) {
     auto zh = test::run_envfix({"doctor", "--lang", "zh", "--python", python.string()}, standin::env("rtx5090-570"), d / "home");
     EXPECT_NE(zh.out.find("没有适用于你的"), std::string::npos) << zh.out;
     EXPECT_NE(zh.out.find("修复：envfix install"), std::string::npos) << zh.out;
+
+    // On a terminal: the verdict and the status column in colour, unless NO_COLOR, --no-color or
+    // TERM=dumb says not; never where the output is not a terminal (above).
+    EXPECT_EQ(text.out.find("\x1b["), std::string::npos);
+    auto on_terminal = [&](std::vector<std::string> extra, const test::EnvList& more) {
+        std::vector<std::string> argv{test::test_python().string(),
+                                      (test::source_dir() / "tests/tools/pty_answer.py").string(),
+                                      "-",
+                                      test::envfix_binary().string(),
+                                      "doctor",
+                                      "--python",
+                                      python.string()};
+        argv.insert(argv.end(), extra.begin(), extra.end());
+        auto env = standin::env("rtx5090-570");
+        env.emplace_back("HOME", (d / "home").string());
+        env.insert(env.end(), more.begin(), more.end());
+        return test::run_program(argv, env, 120).out;
+    };
+    auto coloured = on_terminal({}, {{"TERM", "xterm-256color"}});
+    EXPECT_NE(coloured.find("\x1b[31mtorch 2.6.0+cu124 has no kernels"), std::string::npos) << coloured;
+    EXPECT_NE(coloured.find("\x1b[32m"), std::string::npos) << coloured;  // the driver layer's "ok"
+    for (const auto& plain : {on_terminal({}, {{"TERM", "xterm"}, {"NO_COLOR", "1"}}), on_terminal({"--no-color"}, {{"TERM", "xterm"}}),
+                              on_terminal({}, {{"TERM", "dumb"}})})
+        EXPECT_EQ(plain.find("\x1b["), std::string::npos) << plain;
 }
 
 TEST(DoctorCli, Cu128OnRtx5090Runs) {

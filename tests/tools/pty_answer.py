@@ -6,7 +6,8 @@ Usage: pty_answer.py ANSWER PROGRAM [ARGS...]
 
 Waits for a prompt ending in "] " (envfix's "[Y/n] " / "[y/N] "), types ANSWER and Enter, and
 prints everything the program wrote (stdout and stderr share the terminal). Exits with the
-program's exit code; 124 where no prompt came within 60 s.
+program's exit code; 124 where no prompt came within 60 s. ANSWER "-": no question is expected,
+the program only runs on the terminal.
 """
 import os, pty, select, sys, time
 
@@ -16,7 +17,7 @@ def main():
     pid, fd = pty.fork()
     if pid == 0:
         os.execv(argv[0], argv)
-    seen, answered, deadline = b"", False, time.time() + 60
+    seen, answered, deadline = b"", answer == "-", time.time() + 60
     while True:
         if not answered and time.time() > deadline:
             os.kill(pid, 9)

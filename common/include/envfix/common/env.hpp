@@ -10,42 +10,42 @@ namespace envfix {
 
 enum class EnvVar {
     // envfix's own
-    EnvfixLibcuda,       // path of the CUDA driver library to load instead of libcuda.so.1
-    EnvfixLibnvml,       // path of the NVML library to load instead of libnvidia-ml.so.1
-    EnvfixLibcurl,       // the libcurl to load instead of libcurl.so.4 (else libcurl-gnutls.so.4); POSIX
-    EnvfixLibarchive,    // the libarchive to load instead of libarchive.so.13; POSIX
-    EnvfixSysRoot,       // prefix for /sys and /proc reads (tests)
-    EnvfixNvidiaSmi,     // nvidia-smi program to run (tests)
-    EnvfixLang,          // en | zh
-    EnvfixCacheDir,      // cache root instead of $XDG_CACHE_HOME/envfix
-    EnvfixConfigDir,     // config root instead of $XDG_CONFIG_HOME/envfix
-    EnvfixDataDir,       // data root (snapshots) instead of $XDG_DATA_HOME/envfix
-    EnvfixIndexUrl,      // PyTorch index root
+    EnvfixLibcuda,  // path of the CUDA driver library to load instead of libcuda.so.1
+    EnvfixLibnvml,  // path of the NVML library to load instead of libnvidia-ml.so.1
+    EnvfixLibcurl,  // the libcurl to load instead of libcurl.so.4 (else libcurl-gnutls.so.4); POSIX
+    EnvfixLibarchive,  // the libarchive to load instead of libarchive.so.13; POSIX
+    EnvfixSysRoot,  // prefix for /sys and /proc reads (tests)
+    EnvfixNvidiaSmi,  // nvidia-smi program to run (tests)
+    EnvfixLang,  // en | zh
+    EnvfixCacheDir,  // cache root instead of $XDG_CACHE_HOME/envfix
+    EnvfixConfigDir,  // config root instead of $XDG_CONFIG_HOME/envfix
+    EnvfixDataDir,  // data root (snapshots) instead of $XDG_DATA_HOME/envfix
+    EnvfixIndexUrl,  // PyTorch index root
     EnvfixNoColor,
-    EnvfixProfilesDir,   // profiles folder to load instead of the built-in matrix
-    EnvfixFaultAfter,    // test hook: kill envfix at the Nth fault point of a transaction
-    EnvfixDownloadFlush,     // "each" / "batch": how downloads reach the disk (for measuring)
-    EnvfixCommitFlush,       // "fs": a commit flushes whole filesystems, not file by file
+    EnvfixProfilesDir,  // profiles folder to load instead of the built-in matrix
+    EnvfixFaultAfter,  // test hook: kill envfix at the Nth fault point of a transaction
+    EnvfixDownloadFlush,  // "each" / "batch": how downloads reach the disk (for measuring)
+    EnvfixCommitFlush,  // "fs": a commit flushes whole filesystems, not file by file
     EnvfixSplitDownloadsAt,  // files this large download over several connections
-    EnvfixUnpackRunners,     // wheels unpacked at once while downloading
-    EnvfixUnpackEarly,       // 0: no inflating of a wheel's entries before it is complete
-    EnvfixInflateHelpers,    // threads lent to one large deflate stream inflated while downloading
-    EnvfixInflateStreams,    // how many of a wheel's costliest streams share those threads
-    EnvfixInflateHandover,   // 0: those threads, once free, never take over a stream on one thread
-    EnvfixReadyTrees,        // background / wait: ready trees made after an install; else none
-    EnvfixMaxDownload,       // the most bytes one download may take where no size was announced
-    EnvfixScatteredReads,    // 1 / 0: fatbins read page by page whatever the disk says / never
+    EnvfixUnpackRunners,  // wheels unpacked at once while downloading
+    EnvfixUnpackEarly,  // 0: no inflating of a wheel's entries before it is complete
+    EnvfixInflateHelpers,  // threads lent to one large deflate stream inflated while downloading
+    EnvfixInflateStreams,  // how many of a wheel's costliest streams share those threads
+    EnvfixInflateHandover,  // 0: those threads, once free, never take over a stream on one thread
+    EnvfixReadyTrees,  // background / wait: ready trees made after an install; else none
+    EnvfixMaxDownload,  // the most bytes one download may take where no size was announced
+    EnvfixScatteredReads,  // 1 / 0: fatbins read page by page whatever the disk says / never
     // CUDA
     CudaVisibleDevices,
-    LdLibraryPath,       // where the loader finds libcuda.so.1 (part of the probe cache's key)
+    LdLibraryPath,  // where the loader finds libcuda.so.1 (part of the probe cache's key)
     // Python environments
     VirtualEnv,
     CondaPrefix,
     Path,
     Home,
-    UserProfile,         // Windows home
-    LocalAppData,        // Windows cache/data root
-    AppData,             // Windows config root
+    UserProfile,  // Windows home
+    LocalAppData,  // Windows cache/data root
+    AppData,  // Windows config root
     // XDG
     XdgCacheHome,
     XdgConfigHome,
@@ -67,6 +67,7 @@ enum class EnvVar {
     LcMessages,
     Lang,
     NoColor,
+    Term,
 };
 
 struct EnvVarInfo {
