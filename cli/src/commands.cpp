@@ -23,28 +23,13 @@ void register_cache(CLI::App&, Context&);
 void register_apply(CLI::App&, Context&);
 void register_lock(CLI::App&, Context&);
 void register_fetch(CLI::App&, Context&);
+void register_completion(CLI::App&, Context&);
 
 // One command per line: branches that add commands then merge without conflicts more often.
 const RegisterCommand kCommands[] = {
-    register_probe,
-    register_doctor,
-    register_plan,
-    register_install,
-    register_verify,
-    register_check,
-    register_envs,
-    register_apps,
-    register_archs,
-    register_matrix,
-    register_recover,
-    register_snapshot,
-    register_history,
-    register_rollback,
-    register_cache,
-    register_apply,
-    register_lock,
-    register_fetch,
-    register_config,
+    register_probe, register_doctor, register_plan,   register_install, register_verify,   register_check,      register_envs,
+    register_apps,  register_archs,  register_matrix, register_recover, register_snapshot, register_history,    register_rollback,
+    register_cache, register_apply,  register_lock,   register_fetch,   register_config,   register_completion,
 };
 
 void register_all_commands(CLI::App& app, Context& ctx) {
