@@ -23,7 +23,7 @@ struct SnapshotOptions {
 
 void run_snapshot(const SnapshotOptions& o, Context& ctx) {
     auto env = resolve_target(o.target, ctx, TargetNeed::Files);
-    auto lock = value_or_throw(installer::EnvLock::acquire(env.root, o.wait, *ctx.reporter));
+    auto lock = value_or_throw(installer::lock_environment(env.root, o.wait, *ctx.reporter));
     installer::SnapshotStats st;
     auto s = value_or_throw(installer::take_snapshot(env, "snapshot", o.name, *ctx.reporter, &st));
     if (ctx.opts.json) {

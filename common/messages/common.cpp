@@ -15,6 +15,8 @@ const CatalogEntry entries[] = {
     {"fs.locked", "{path} is in use by another envfix (process {pid}); try again when it has finished",
      "{path} 正被另一个 envfix 进程（{pid}）使用；请等它结束后再试"},
     {"fs.lock_failed", "cannot lock {path}: {reason}", "无法锁定 {path}：{reason}"},
+    {"fs.lock_waiting", "waiting for envfix (process {pid}) to finish with {path}", "正在等待 envfix（进程 {pid}）完成对 {path} 的操作"},
+    {"fs.lock_interrupted", "interrupted while waiting for {path}", "等待 {path} 时被中断"},
     {"hash.file_failed", "cannot hash {path}: {reason}", "无法计算 {path} 的哈希：{reason}"},
 };
 // clang-format on

@@ -1,5 +1,4 @@
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -249,42 +248,6 @@ std::optional<FileIdentity> identity(const stdfs::path& p) {
     id.size = static_cast<uint64_t>(st.st_size);
     id.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
     return id;
-}
-
-Expected<FileLock> FileLock::acquire(const stdfs::path& lock_file, bool wait) {
-    int fd = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return fail(exit_code_for_errno(errno), "fs.lock_failed", {{"path", lock_file.string()}, {"reason", std::strerror(errno)}});
-    while (::flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) != 0) {
-        if (errno == EINTR) continue;
-        int e = errno;
-        std::string holder = "?";
-        char buf[32] = {};
-        if (::pread(fd, buf, sizeof buf - 1, 0) > 0) holder = std::string(buf).substr(0, std::string(buf).find('\n'));
-        ::close(fd);
-        if (e == EWOULDBLOCK)
-            return fail(ExitCode::Locked, "fs.locked", {{"path", lock_file.string()}, {"pid", holder}});
-        return fail(ExitCode::Internal, "fs.lock_failed", {{"path", lock_file.string()}, {"reason", std::strerror(e)}});
-    }
-    // Record the holder so a waiting process can name it.
-    std::string pid = std::to_string(::getpid()) + "\n";
-    if (::ftruncate(fd, 0) == 0) (void)!::pwrite(fd, pid.data(), pid.size(), 0);
-    FileLock l;
-    l.fd_ = fd;
-    return l;
-}
-
-FileLock::FileLock(FileLock&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
-FileLock& FileLock::operator=(FileLock&& o) noexcept {
-    if (this != &o) {
-        if (fd_ >= 0) ::close(static_cast<int>(fd_));
-        fd_ = o.fd_;
-        o.fd_ = -1;
-    }
-    return *this;
-}
-FileLock::~FileLock() {
-    if (fd_ >= 0) ::close(static_cast<int>(fd_));  // closing releases the flock
 }
 
 }  // namespace envfix::fs

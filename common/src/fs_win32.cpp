@@ -132,36 +132,4 @@ std::optional<FileIdentity> identity(const stdfs::path& p) {
     return id;
 }
 
-Expected<FileLock> FileLock::acquire(const stdfs::path& lock_file, bool wait) {
-    HANDLE h = CreateFileW(lock_file.c_str(), GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE, nullptr,
-                           OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr);
-    if (h == INVALID_HANDLE_VALUE)
-        return fail(ExitCode::Internal, "fs.lock_failed", {{"path", lock_file.string()}, {"reason", win32::error_text(GetLastError())}});
-    OVERLAPPED ov{};
-    DWORD flags = LOCKFILE_EXCLUSIVE_LOCK | (wait ? 0 : LOCKFILE_FAIL_IMMEDIATELY);
-    if (!LockFileEx(h, flags, 0, 1, 0, &ov)) {
-        DWORD e = GetLastError();
-        CloseHandle(h);
-        if (e == ERROR_LOCK_VIOLATION)
-            return fail(ExitCode::Locked, "fs.locked", {{"path", lock_file.string()}, {"pid", "?"}});
-        return fail(ExitCode::Internal, "fs.lock_failed", {{"path", lock_file.string()}, {"reason", win32::error_text(e)}});
-    }
-    FileLock l;
-    l.fd_ = reinterpret_cast<intptr_t>(h);
-    return l;
-}
-
-FileLock::FileLock(FileLock&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
-FileLock& FileLock::operator=(FileLock&& o) noexcept {
-    if (this != &o) {
-        if (fd_ != -1) CloseHandle(reinterpret_cast<HANDLE>(fd_));
-        fd_ = o.fd_;
-        o.fd_ = -1;
-    }
-    return *this;
-}
-FileLock::~FileLock() {
-    if (fd_ != -1) CloseHandle(reinterpret_cast<HANDLE>(fd_));
-}
-
 }  // namespace envfix::fs

@@ -8,14 +8,15 @@
 #include <set>
 #include <unordered_map>
 
+#include "envfix/common/file_lock.hpp"
 #include "envfix/common/fs.hpp"
-#include "envfix/common/parallel_for.hpp"
 #include "envfix/common/hash.hpp"
+#include "envfix/common/parallel_for.hpp"
 #include "envfix/common/strings.hpp"
+#include "envfix/installer/unpacked_cache.hpp"
 #include "path_under.hpp"
 #include "store_ops.hpp"
 #include "tx_internal.hpp"
-#include "envfix/installer/unpacked_cache.hpp"
 #include "unpacked_store.hpp"
 
 namespace envfix::installer::ready {
@@ -290,7 +291,7 @@ ReadyTreesMade make_ready_trees(const std::filesystem::path& unpacked_root) {
     const auto dir = ready_dir(unpacked_root);
     std::error_code ec;
     stdfs::create_directories(dir, ec);
-    auto lock = fs::FileLock::acquire(dir / ".lock", false);
+    auto lock = fs::FileLock::acquire(dir / ".lock", {});
     if (!lock) {
         out.busy = true;
         return out;

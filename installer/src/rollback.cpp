@@ -212,10 +212,10 @@ Expected<RollbackResult> rollback_locked(const probe::Environment& env, const Ro
 }
 
 Expected<RollbackResult> rollback(const probe::Environment& env, const RollbackRequest& request, Reporter& reporter) {
-    std::optional<EnvLock> lock;
+    std::optional<fs::FileLock> lock;
     std::vector<RecoveryOutcome> recovered;
     if (!request.dry_run) {
-        ENVFIX_TRY(auto l, EnvLock::acquire(env.root, request.wait_for_lock, reporter));
+        ENVFIX_TRY(auto l, lock_environment(env.root, request.wait_for_lock, reporter));
         lock.emplace(std::move(l));
         ENVFIX_TRY(recovered, recover_transactions(env.root, environment_areas(env), reporter));
     }
@@ -233,7 +233,7 @@ Expected<RollbackResult> restore_before_install(const probe::Environment& env, c
 }
 
 Expected<GcResult> gc_snapshots(const probe::Environment& env, size_t keep, bool wait_for_lock, Reporter& reporter) {
-    ENVFIX_TRY(auto lock, EnvLock::acquire(env.root, wait_for_lock, reporter));
+    ENVFIX_TRY(auto lock, lock_environment(env.root, wait_for_lock, reporter));
     const stdfs::path root = env.root.lexically_normal();
     ENVFIX_TRY_VOID(snap::check_store(root));
     GcResult r;

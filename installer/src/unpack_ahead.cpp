@@ -109,13 +109,10 @@ struct BatchTimes {
     uint64_t early_end_ms = 0;
 };
 
-// Every wheel of the batch in one staging run, so its largest files are inflated side by side
-// across wheels (one wheel at a time left the cores idle behind each wheel's largest library).
-UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std::pair<stdfs::path, std::string>>& wheels,
-                                  unsigned threads, const InstalledContent* keep, const TakeEarly& take_early = {},
-                                  BatchTimes* times = nullptr,
-                                  const std::function<std::shared_ptr<const KnownInstalled>()>& await_known = {}) {
-    UnpackAhead::Outcome out;
+// The batch's wheels not unpacked yet, opened and checked, each with its entry begun (or the
+// entry its early readers write into). What fails goes into `out`; a failed entry ends the batch.
+std::vector<std::unique_ptr<Opened>> open_batch(const stdfs::path& root, const std::vector<std::pair<stdfs::path, std::string>>& wheels,
+                                                const TakeEarly& take_early, UnpackAhead::Outcome& out) {
     std::vector<std::pair<stdfs::path, std::string>> todo;
     for (const auto& w : wheels) {
         if (unpacked::has_entry(root, w.second)) {
@@ -137,7 +134,6 @@ UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std
         if (failed[i]) out.errors.push_back(*failed[i]);
         else opened.push_back(std::move(tried[i]));
     }
-    if (opened.empty()) return out;
     for (auto& o : opened) {
         if (take_early && (o->early = take_early(o->sha256))) {
             o->tmp = o->early->entry();  // its readers go on writing their files into it
@@ -148,10 +144,37 @@ UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std
         if (!tmp) {
             out.errors.push_back(tmp.error());
             drop(opened);
-            return out;
+            return {};
         }
         o->tmp = *tmp;
     }
+    return opened;
+}
+
+UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std::pair<stdfs::path, std::string>>& wheels, unsigned threads,
+                                  const InstalledContent* keep, const TakeEarly& take_early = {}, BatchTimes* times = nullptr,
+                                  const std::function<std::shared_ptr<const KnownInstalled>()>& await_known = {});
+
+// One bad wheel spoils a run: each wheel again alone, so the others still make it.
+void unpack_each_alone(const stdfs::path& root, const std::vector<std::pair<stdfs::path, std::string>>& wheels, unsigned threads,
+                       const InstalledContent* keep, UnpackAhead::Outcome& out) {
+    for (const auto& w : wheels) {
+        auto one = unpack_batch(root, {w}, threads, keep);
+        out.unpacked += one.unpacked;
+        out.files += one.files;
+        out.present += one.present;
+        out.errors.insert(out.errors.end(), one.errors.begin(), one.errors.end());
+    }
+}
+
+// Every wheel of the batch in one staging run, so its largest files are inflated side by side
+// across wheels (one wheel at a time left the cores idle behind each wheel's largest library).
+UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std::pair<stdfs::path, std::string>>& wheels, unsigned threads,
+                                  const InstalledContent* keep, const TakeEarly& take_early, BatchTimes* times,
+                                  const std::function<std::shared_ptr<const KnownInstalled>()>& await_known) {
+    UnpackAhead::Outcome out;
+    auto opened = open_batch(root, wheels, take_early, out);
+    if (opened.empty()) return out;
     // What the snapshot of the present says of the installed files (captured beside the
     // downloads): waited for at the batch's first kept file, so a batch that keeps none goes on.
     std::shared_ptr<const KnownInstalled> known;
@@ -271,14 +294,7 @@ UnpackAhead::Outcome unpack_batch(const stdfs::path& root, const std::vector<std
             out.errors.push_back(staged.error());
             return out;
         }
-        // One bad wheel spoils the run: each wheel again alone, so the others still make it.
-        for (const auto& w : retry) {
-            auto one = unpack_batch(root, {w}, threads, keep);
-            out.unpacked += one.unpacked;
-            out.files += one.files;
-            out.present += one.present;
-            out.errors.insert(out.errors.end(), one.errors.begin(), one.errors.end());
-        }
+        unpack_each_alone(root, retry, threads, keep, out);
         return out;
     }
     out.files += items.size() + again.size() + taken;

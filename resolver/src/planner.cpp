@@ -106,6 +106,36 @@ bool mentions(const std::vector<Message>& list, std::string_view key) {
     return std::any_of(list.begin(), list.end(), [&](const Message& m) { return m.key == key; });
 }
 
+// Torch pinned to the wheel found; companions from the same variant's index.
+Expected<std::vector<RootRequirement>> root_requirements(const FrameworkPick& pick, const Release& rel, const PlanRequest& req) {
+    const bool nightly = rel.channel == Channel::Nightly;
+    std::vector<RootRequirement> roots;
+    auto root = [&](const std::string& text, bool optional) -> Expected<void> {
+        ENVFIX_TRY(auto r, Requirement::parse(text));
+        roots.push_back({std::move(r), optional});
+        return {};
+    };
+    ENVFIX_TRY_VOID(root("torch==" + pick.torch.version.to_string(), false));
+    auto companion = [&](const std::string& name, const std::string& version) {
+        return (!nightly && !version.empty()) ? name + "==" + version : name;
+    };
+    // One list holding every variant (the PyTorch index's root, a mirror, a local index): "==0.26.0"
+    // would take the highest label (+cu130 over +cu126), so torchvision and torchaudio carry torch's.
+    const std::string label =
+        req.framework_source == FrameworkSource::Indexes && pick.torch.version.has_local() ? "+" + pick.torch.version.local() : "";
+    auto labelled = [&](const std::string& name, const std::string& version) {
+        return (!nightly && !version.empty() && !label.empty()) ? name + "==" + version + label : companion(name, version);
+    };
+    ENVFIX_TRY_VOID(root(labelled("torchvision", rel.companions.torchvision), true));
+    ENVFIX_TRY_VOID(root(labelled("torchaudio", rel.companions.torchaudio), true));
+    // What the environment has of xformers and triton is replaced with a build for the new torch
+    // (or goes, when the index has none: a CPU build needs no triton).
+    if (req.installed.find("xformers")) ENVFIX_TRY_VOID(root(companion("xformers", rel.companions.xformers), true));
+    if (req.installed.find("triton")) ENVFIX_TRY_VOID(root(companion("triton", rel.companions.triton), true));
+
+    return roots;
+}
+
 }  // namespace
 
 Expected<Plan> compute_plan(const Matrix& m, const PlanRequest& req, Reporter& reporter) {
@@ -219,34 +249,9 @@ Expected<Plan> compute_plan(const Matrix& m, const PlanRequest& req, Reporter& r
                                                            {"tag", plan.target.best_tag}}));
     if (pick->note) plan.warnings.push_back(*pick->note);
 
-    // Torch pinned to the wheel found; companions from the same variant's index.
     const Release& rel = *chosen.release;
     const bool nightly = rel.channel == Channel::Nightly;
-    std::vector<RootRequirement> roots;
-    auto root = [&](const std::string& text, bool optional) -> Expected<void> {
-        ENVFIX_TRY(auto r, Requirement::parse(text));
-        roots.push_back({std::move(r), optional});
-        return {};
-    };
-    ENVFIX_TRY_VOID(root("torch==" + pick->torch.version.to_string(), false));
-    auto companion = [&](const std::string& name, const std::string& version) {
-        return (!nightly && !version.empty()) ? name + "==" + version : name;
-    };
-    // One list holding every variant (the PyTorch index's root, a mirror, a local index): "==0.26.0"
-    // would take the highest label (+cu130 over +cu126), so torchvision and torchaudio carry torch's.
-    const std::string label = req.framework_source == FrameworkSource::Indexes && pick->torch.version.has_local()
-                                  ? "+" + pick->torch.version.local()
-                                  : "";
-    auto labelled = [&](const std::string& name, const std::string& version) {
-        return (!nightly && !version.empty() && !label.empty()) ? name + "==" + version + label : companion(name, version);
-    };
-    ENVFIX_TRY_VOID(root(labelled("torchvision", rel.companions.torchvision), true));
-    ENVFIX_TRY_VOID(root(labelled("torchaudio", rel.companions.torchaudio), true));
-    // What the environment has of xformers and triton is replaced with a build for the new torch
-    // (or goes, when the index has none: a CPU build needs no triton).
-    if (req.installed.find("xformers")) ENVFIX_TRY_VOID(root(companion("xformers", rel.companions.xformers), true));
-    if (req.installed.find("triton")) ENVFIX_TRY_VOID(root(companion("triton", rel.companions.triton), true));
-
+    ENVFIX_TRY(auto roots, root_requirements(*pick, rel, req));
     detail::ProviderSetup setup{req.sources.indexes, pick->framework_urls, nightly, &tags, *python, &req.installed};
     detail::PlanProvider provider(pages, info, setup);
     MarkerEnvironment env = marker_environment(py);

@@ -144,17 +144,3 @@ TEST(Fs, MapExpectsScatteredReadsUnlessTheDiskSaysItRotates) {
     EXPECT_EQ(m->bytes(), std::string(3 * 4096, 'x'));
 #endif
 }
-
-TEST(Fs, LockIsExclusiveAcrossProcesses) {
-    test::TempDir d;
-    auto lock = fs::FileLock::acquire(d / "lock", false);
-    ASSERT_TRUE(lock);
-    pid_t pid = ::fork();
-    if (pid == 0) {
-        auto second = fs::FileLock::acquire(d / "lock", false);
-        ::_exit(!second && second.error().code == ExitCode::Locked ? 0 : 1);
-    }
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-}

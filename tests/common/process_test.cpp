@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "envfix/common/file_lock.hpp"
 #include "envfix/common/fs.hpp"
 #include "envfix/common/process.hpp"
 #include "support.hpp"
@@ -77,13 +78,13 @@ TEST(Process, ChildThatIgnoresStdinDoesNotKillUs) {
 TEST(Process, ADetachedProgramRunsOnWithoutTheCallersDescriptors) {
     envfix::test::TempDir dir;
     const auto lock_file = dir.path() / "lock", done = dir.path() / "done";
-    auto held = fs::FileLock::acquire(lock_file, false);
+    auto held = fs::FileLock::acquire(lock_file, {});
     ASSERT_TRUE(held);
     auto started = std::chrono::steady_clock::now();
     ASSERT_TRUE(start_detached({"/bin/sh", "-c", "sleep 1; echo ran > \"$0\"", done.string()}));
     EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(900)) << "not waited for";
-    held = fs::FileLock::acquire(dir.path() / "other", false);  // the first lock let go
-    EXPECT_TRUE(fs::FileLock::acquire(lock_file, false)) << "the detached program holds the caller's lock";
+    held = fs::FileLock::acquire(dir.path() / "other", {});  // the first lock let go
+    EXPECT_TRUE(fs::FileLock::acquire(lock_file, {})) << "the detached program holds the caller's lock";
     for (int i = 0; i < 200 && !std::filesystem::exists(done); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     EXPECT_EQ(envfix::test::read_text(done), "ran\n");

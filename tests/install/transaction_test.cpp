@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "envfix/common/fs.hpp"
+#include "envfix/installer/env_lock.hpp"
 #include "envfix/installer/install.hpp"
 #include "envfix/installer/snapshot.hpp"
 #include "envfix/installer/transaction.hpp"
@@ -393,10 +394,11 @@ TEST(InstallApi, InstallationRecordsAreThisInstallsOwn) {
     EXPECT_EQ(du.find("secret"), std::string::npos);
 }
 
-// The callers' hooks (InstallRequest::before_cache, before_moves): a venv with bbb installed
-// and aaa's wheel written beside it, to install in bbb's place; `before` is the venv as it was.
-struct HookCase {
-    HookCase() {
+// The Prepare stage (PreparedWheels) as the install sees it: a venv with bbb installed and aaa's
+// wheel written beside it, to install in bbb's place; `before` is the venv as it was. The stage
+// here hands over the wheel it was given and records when each of its results is waited for.
+struct PrepareCase {
+    PrepareCase() {
         make_bare_venv(venv);
         env = resolved(venv);
         WheelSpec a{.name = "aaa", .files = {{"aaa/__init__.py", "a\n"}, {"aaa/sub/x.py", "x\n"}}};
@@ -412,86 +414,121 @@ struct HookCase {
     stdfs::path wheel;
     Tree before;
     bool ready = false;
+    // An install of aaa in bbb's place through `prepared`, which fails it: the environment as it
+    // was, no snapshot kept.
+    void expect_refused_unchanged(PreparedWheels& prepared);
 };
 
-TEST(InstallApi, TheCallersWorkOnTheWheelsEndsBeforeStagingAndItsFailureChangesNothing) {
-    // InstallRequest::before_cache: `envfix install` ends the unpacking ahead there. Called once,
-    // with the plan made and the staging folders there; an error from it leaves the environment
-    // as it was.
-    HookCase c;
+struct ScriptedPreparation final : PreparedWheels {
+    std::vector<stdfs::path> wheels;
+    std::vector<std::string> order;
+    std::function<Expected<void>(const std::string& step)> at = [](const std::string&) -> Expected<void> { return {}; };
+    Expected<std::vector<stdfs::path>> files() override {
+        order.push_back("files");
+        ENVFIX_TRY_VOID(at("files"));
+        return wheels;
+    }
+    Expected<void> unpacked() override {
+        order.push_back("unpacked");
+        return at("unpacked");
+    }
+    Expected<void> durable() override {
+        order.push_back("durable");
+        return at("durable");
+    }
+};
+
+void PrepareCase::expect_refused_unchanged(PreparedWheels& prepared) {
+    InstallRequest req{.wheels = {{wheel.filename()}}, .remove = {"bbb"}, .snapshot_reason = "test"};
+    req.prepared = &prepared;
+    auto r = install(env, req, rep);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, ExitCode::DiskFull);
+    EXPECT_EQ(tree_diff(before, snapshot(venv, {".envfix"})), "");
+    EXPECT_TRUE(list_snapshots(env.root, rep).empty()) << "a refused install keeps no snapshot";
+}
+
+Error disk_full() { return make_error(ExitCode::DiskFull, "download.cannot_write", {{"path", "aaa.whl"}, {"url", "http://x/aaa.whl"}}); }
+
+TEST(InstallApi, ThePrepareStagesWheelsAreTakenUnderTheLockAfterWhatGoesIsPlanned) {
+    // files(): `envfix install` returns there once its downloads end. The request names the wheel
+    // by its file name only; the install locks, plans what goes and captures the snapshot of the
+    // present first. An error from it changes nothing and keeps no snapshot.
+    PrepareCase c;
     ASSERT_TRUE(c.ready);
     auto& [dir, venv, env, rep, wheel, before, ready] = c;
-    int calls = 0;
+    ScriptedPreparation failing;
+    failing.wheels = {wheel};
+    bool locked = false;
+    failing.at = [&](const std::string&) -> Expected<void> {
+        locked = !lock_environment(env.root, false, rep).has_value();
+        return unexpected(disk_full());
+    };
+    c.expect_refused_unchanged(failing);
+    EXPECT_EQ(failing.order, (std::vector<std::string>{"files"}));
+    EXPECT_TRUE(locked) << "the wheels are taken under the environment's lock";
+
+    // A dry run takes the wheels (to check them) but waits for nothing else.
+    ScriptedPreparation dry;
+    dry.wheels = {wheel};
+    InstallRequest dry_req{.wheels = {{wheel.filename()}}, .dry_run = true};
+    dry_req.prepared = &dry;
+    ASSERT_TRUE(install(env, dry_req, rep));
+    EXPECT_EQ(dry.order, (std::vector<std::string>{"files"}));
+}
+
+TEST(InstallApi, ThePrepareStagesUnpackingEndsBeforeStagingAndItsFailureChangesNothing) {
+    // unpacked(): `envfix install` ends its unpacking into the cache there. Waited for with the
+    // plan made and the staging folders there; an error from it leaves the environment as it was.
+    PrepareCase c;
+    ASSERT_TRUE(c.ready);
+    auto& [dir, venv, env, rep, wheel, before, ready] = c;
     bool staged_folder = false;
-    InstallRequest failing{.wheels = {{wheel}}, .remove = {"bbb"}, .snapshot_reason = "test"};
-    failing.before_cache = [&]() -> Expected<void> {
-        ++calls;
+    ScriptedPreparation failing;
+    failing.wheels = {wheel};
+    failing.at = [&](const std::string& step) -> Expected<void> {
+        if (step != "unpacked") return {};
         // The staging folders are made by now: the new package's folder is there under some stage.
         for (const auto& e : stdfs::recursive_directory_iterator(venv))
             staged_folder |= e.path().filename() == "sub" && e.path().parent_path().filename() == "aaa";
-        return unexpected(make_error(ExitCode::DiskFull, "download.cannot_write", {{"path", "aaa.whl"}, {"url", "http://x/aaa.whl"}}));
+        return unexpected(disk_full());
     };
-    auto r = install(env, failing, rep);
-    ASSERT_FALSE(r);
-    EXPECT_EQ(r.error().code, ExitCode::DiskFull);
-    EXPECT_EQ(calls, 1);
+    c.expect_refused_unchanged(failing);
+    EXPECT_EQ(failing.order, (std::vector<std::string>{"files", "unpacked"}));
     EXPECT_TRUE(staged_folder);
-    EXPECT_EQ(tree_diff(before, snapshot(venv, {".envfix"})), "");
-    EXPECT_TRUE(list_snapshots(env.root, rep).empty()) << "a refused install keeps no snapshot";
 
-    // A dry run stages nothing, so the caller's work is not waited for there; a real one once.
-    InstallRequest dry{.wheels = {{wheel}}, .dry_run = true};
-    dry.before_cache = [&]() -> Expected<void> { ++calls; return {}; };
-    ASSERT_TRUE(install(env, dry, rep));
-    EXPECT_EQ(calls, 1);
-    InstallRequest ok{.wheels = {{wheel}}};
-    ok.before_cache = dry.before_cache;
-    auto done = install(env, ok, rep);
+    ScriptedPreparation ok;
+    ok.wheels = {wheel};
+    InstallRequest ok_req{.wheels = {{wheel.filename()}}};
+    ok_req.prepared = &ok;
+    auto done = install(env, ok_req, rep);
     ASSERT_TRUE(done) << render(done.error().message, Lang::En);
-    EXPECT_EQ(calls, 2);
+    EXPECT_EQ(ok.order, (std::vector<std::string>{"files", "unpacked", "durable"}));
     EXPECT_EQ(read_text(site_packages(venv) / "aaa" / "sub" / "x.py"), "x\n");
 }
 
-TEST(InstallApi, TheCallersWaitBeforeTheMovesComesAfterStagingAndItsFailureChangesNothing) {
-    // InstallRequest::before_moves: `envfix install` waits for the downloads' flush there. Called
-    // once, after before_cache, with the new files staged and the snapshot taken; an error from it
-    // leaves the environment as it was and drops that snapshot.
-    HookCase c;
+TEST(InstallApi, ThePrepareStagesDurableWheelsAreWaitedForAfterStagingAndTheirFailureChangesNothing) {
+    // durable(): `envfix install` waits for the downloads' flush there: with the new files staged
+    // and the snapshot taken, before anything moves. An error from it leaves the environment as
+    // it was and drops that snapshot.
+    PrepareCase c;
     ASSERT_TRUE(c.ready);
     auto& [dir, venv, env, rep, wheel, before, ready] = c;
-    std::vector<std::string> order;
     bool staged_file = false;
     size_t snapshots_then = 0;
-    InstallRequest failing{.wheels = {{wheel}}, .remove = {"bbb"}, .snapshot_reason = "test"};
-    failing.before_cache = [&]() -> Expected<void> { order.push_back("cache"); return {}; };
-    failing.before_moves = [&]() -> Expected<void> {
-        order.push_back("moves");
+    ScriptedPreparation failing;
+    failing.wheels = {wheel};
+    failing.at = [&](const std::string& step) -> Expected<void> {
+        if (step != "durable") return {};
         // The new files are staged by now (with their bytes), and not yet in place.
         for (const auto& e : stdfs::recursive_directory_iterator(venv))
             staged_file |= e.path().filename() == "x.py" && e.is_regular_file() && read_text(e.path()) == "x\n";
         snapshots_then = list_snapshots(env.root, rep).size();
-        return unexpected(make_error(ExitCode::DiskFull, "download.cannot_write", {{"path", "aaa.whl"}, {"url", "http://x/aaa.whl"}}));
+        return unexpected(disk_full());
     };
-    auto r = install(env, failing, rep);
-    ASSERT_FALSE(r);
-    EXPECT_EQ(r.error().code, ExitCode::DiskFull);
-    EXPECT_EQ(order, (std::vector<std::string>{"cache", "moves"}));
+    c.expect_refused_unchanged(failing);
+    EXPECT_EQ(failing.order, (std::vector<std::string>{"files", "unpacked", "durable"}));
     EXPECT_TRUE(staged_file);
     EXPECT_FALSE(stdfs::exists(site_packages(venv) / "aaa"));
     EXPECT_EQ(snapshots_then, 1u) << "the snapshot is taken before the wait";
-    EXPECT_EQ(tree_diff(before, snapshot(venv, {".envfix"})), "");
-    EXPECT_TRUE(list_snapshots(env.root, rep).empty()) << "a refused install keeps no snapshot";
-
-    // A dry run does not wait; a real one once, and installs.
-    order.clear();
-    InstallRequest dry{.wheels = {{wheel}}, .dry_run = true};
-    dry.before_moves = [&]() -> Expected<void> { order.push_back("moves"); return {}; };
-    ASSERT_TRUE(install(env, dry, rep));
-    EXPECT_TRUE(order.empty());
-    InstallRequest ok{.wheels = {{wheel}}};
-    ok.before_moves = dry.before_moves;
-    auto done = install(env, ok, rep);
-    ASSERT_TRUE(done) << render(done.error().message, Lang::En);
-    EXPECT_EQ(order, (std::vector<std::string>{"moves"}));
-    EXPECT_EQ(read_text(site_packages(venv) / "aaa" / "sub" / "x.py"), "x\n");
 }

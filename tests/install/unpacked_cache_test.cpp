@@ -13,6 +13,7 @@
 #include <set>
 #include <thread>
 
+#include "envfix/common/file_lock.hpp"
 #include "envfix/common/fs.hpp"
 #include "envfix/common/hash.hpp"
 #include "envfix/common/strings.hpp"
@@ -851,7 +852,7 @@ TEST_F(UnpackedCache, ReadyTreesAreMadeInTheBackgroundAfterTheInstallHasEnded) {
     auto wait_for_maker = [&] {
         for (int i = 0; i < 600 && !tree_there(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
         for (int i = 0; i < 600; ++i) {
-            if (fs::FileLock::acquire(ready / ".lock", false)) break;
+            if (fs::FileLock::acquire(ready / ".lock", {})) break;
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
         }
         return tree_there();

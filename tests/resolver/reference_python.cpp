@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "envfix/common/file_lock.hpp"
 #include "envfix/common/fs.hpp"
 #include "support.hpp"
 
@@ -28,7 +29,7 @@ stdfs::path cached_venv(const stdfs::path& python) {
     std::replace(key.begin(), key.end(), '/', '_');
     stdfs::path dir = build_dir() / "cache" / ("packaging-reference" + key);
     stdfs::create_directories(dir.parent_path());
-    auto lock = fs::FileLock::acquire(dir.string() + ".lock", true);
+    auto lock = fs::FileLock::acquire(dir.string() + ".lock", {.wait = true});
     EXPECT_TRUE(lock) << "cannot lock " << dir;
     stdfs::path venv_python = dir / "bin" / "python";
     if (stdfs::exists(dir / ".complete")) return venv_python;

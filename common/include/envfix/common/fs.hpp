@@ -94,20 +94,6 @@ struct FileIdentity {
 };
 std::optional<FileIdentity> identity(const stdfs::path& p);
 
-// An exclusive advisory lock held on a file for the object's lifetime.
-class FileLock {
-public:
-    // wait = false: fails at once with ExitCode::Locked when another process holds it.
-    static Expected<FileLock> acquire(const stdfs::path& lock_file, bool wait);
-    FileLock(FileLock&&) noexcept;
-    FileLock& operator=(FileLock&&) noexcept;
-    ~FileLock();
-
-private:
-    FileLock() = default;
-    intptr_t fd_ = -1;
-};
-
 // User directories (XDG on POSIX, %LOCALAPPDATA% / %APPDATA% on Windows), each overridable.
 stdfs::path cache_dir();   // ENVFIX_CACHE_DIR, else $XDG_CACHE_HOME/envfix, else ~/.cache/envfix
 stdfs::path config_dir();  // ENVFIX_CONFIG_DIR, else $XDG_CONFIG_HOME/envfix, else ~/.config/envfix

@@ -21,6 +21,7 @@
 
 #include "envfix/common/error.hpp"
 #include "envfix/common/reporter.hpp"
+#include "envfix/installer/prepared_wheels.hpp"
 #include "envfix/installer/transaction.hpp"
 #include "envfix/installer/unpacked_cache.hpp"
 #include "envfix/probe/environment.hpp"
@@ -55,30 +56,10 @@ struct InstallRequest {
     // false to undo the change (InstallResult::reverted). install_verified() sets it to the
     // verification (verified_install.hpp); unset, the change is final at once.
     std::function<bool(const InstallResult&)> accept;
-    // Called once, under the lock, with every step planned and the staging folders made, just
-    // before the unpacked-wheel cache is looked at: `envfix install` ends its unpacking into that
-    // cache there, so the install plans while it runs. An error stops the install with the
-    // environment unchanged. Not called when there is nothing to stage (a dry run, all
-    // installed, a failed check).
-    std::function<Expected<void>()> before_cache;
-    // Set: the wheels are handed over late. `wheels` then name each wheel's file (its name gives
-    // the distribution and version; the file need not be there yet). The install takes the lock,
-    // reads what is installed, plans what goes, captures the snapshot of the present and starts
-    // storing it, then calls this once for the wheels' files, in the same order, and opens them.
-    // An error stops the install with the environment unchanged. `envfix install` returns there
-    // once its downloads end, so all of that runs beside them.
-    std::function<Expected<std::vector<std::filesystem::path>>()> wheels_ready;
-    // Set: called once the snapshot of the present is captured, with what it says of each
-    // installed file (nullptr where none is captured), so `envfix install`'s unpacking links the
-    // files a switch keeps without reading them (UnpackAhead::know_present). Not called where the
-    // install stops before.
-    std::function<void(std::shared_ptr<const KnownInstalled>)> present_known;
-    // Called once, under the lock, with the new files staged, their RECORDs written and the
-    // snapshot taken, just before the moves are planned: `envfix install` waits there for the
-    // downloads' flush, which so runs beside the staging instead of before it. An error stops the
-    // install with the environment unchanged and the snapshot dropped. Not called when nothing
-    // was staged.
-    std::function<Expected<void>()> before_moves;
+    // Set: the wheels come from a Prepare stage that runs beside this install (prepared_wheels.hpp):
+    // `wheels` then name each wheel's file, and the install waits on the stage's results where it
+    // needs them. Unset: `wheels` are local files, opened at once.
+    PreparedWheels* prepared = nullptr;
     // Not empty: a snapshot (snapshot.hpp) is taken under the lock just before the environment
     // changes, with this as its reason ("install torch 2.11.0+cu128"). `envfix install` sets it.
     std::string snapshot_reason;
