@@ -1,8 +1,9 @@
 // Digests through Windows CNG (cng_digest.hpp).
 #include "envfix/common/cng_digest.hpp"
 
-#include <bcrypt.h>
 #include <windows.h>
+// bcrypt.h uses windows.h's types.
+#include <bcrypt.h>
 
 #include <stdexcept>
 #include <utility>
