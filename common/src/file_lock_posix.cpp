@@ -35,9 +35,7 @@ std::string pid_from_proc_locks(int fd) {
         auto parts = str::split(id, ':');
         if (parts.size() != 3) continue;
         auto ino = str::to_int(parts[2]);
-        if (ino && static_cast<uint64_t>(*ino) == static_cast<uint64_t>(st.st_ino) &&
-            std::to_string(::getpid()) != pid)
-            return pid;
+        if (ino && static_cast<uint64_t>(*ino) == static_cast<uint64_t>(st.st_ino) && std::to_string(::getpid()) != pid) return pid;
     }
     return "";
 }
@@ -77,8 +75,7 @@ Expected<void> lock(int fd, const std::filesystem::path& path, const FileLock::O
 
 Expected<FileLock> FileLock::acquire(const std::filesystem::path& path, const Options& o) {
     const bool folder = o.target == Target::Folder;
-    int fd = folder ? ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-                    : ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    int fd = folder ? ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC) : ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) {
         int e = errno;
         return fail(folder ? o.words.unopenable : exit_code_for_errno(e), o.words.failed,

@@ -22,11 +22,11 @@ namespace envfix::fs {
 // What a lock's failures say: callers speak of what the lock guards. Keys take {path} and {pid}
 // ("?" where unknown), `failed` {path} and {reason}.
 struct LockWords {
-    std::string locked = "fs.locked";    // held elsewhere and not waiting: ExitCode::Locked
+    std::string locked = "fs.locked";  // held elsewhere and not waiting: ExitCode::Locked
     std::string waiting = "fs.lock_waiting";
     std::string failed = "fs.lock_failed";
     std::string interrupted = "fs.lock_interrupted";  // Ctrl-C while waiting: ExitCode::Interrupted
-    ExitCode unopenable = ExitCode::Internal;          // a folder target that cannot be opened
+    ExitCode unopenable = ExitCode::Internal;  // a folder target that cannot be opened
 };
 
 class FileLock {
