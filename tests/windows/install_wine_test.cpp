@@ -81,5 +81,32 @@ TEST_F(Installs, PlanInstallHistoryRollbackOnComfyUiPortable) {
     EXPECT_EQ(tree_diff(after, snapshot(app, {"python_embeded/.envfix"})), "");
 }
 
+// fix-comfyui.bat double-clicked in the portable folder (cmd.exe runs it; nothing at stdin, as
+// no one is at the pause): doctor finds torch 2.6.0+cu124 without sm_120 code, the install takes
+// cu128 from the index the environment names, and its verification passes the driver check but
+// cannot start python.exe (no Windows Python runs here), so the install is undone: the folder is
+// as it was.
+TEST_F(Installs, FixComfyUiBatInstallsAndUndoesWhatItsVerificationRefuses) {
+    pip_install_target(
+        site,
+        {build_wheel(
+            torch_wheel({.version = "2.6.0+cu124", .cuda = "12.4", .lib_fixture = "win_long_names_86.dll", .lib_name = "torch_cuda.dll"}),
+            dir / "wheels")});
+    stdfs::copy_file(exe(), app / "envfix.exe");
+    stdfs::copy_file(source_dir() / "contrib/windows/fix-comfyui.bat", app / "fix-comfyui.bat");
+    auto before = snapshot(app, {"python_embeded/.envfix"});
+    auto env = standin(rtx5090());
+    env.push_back({"ENVFIX_INDEX_URL", index->server->url("/")});
+    env.push_back({"PIP_INDEX_URL", index->server->url("/cu128/")});
+    auto r = wine({"cmd", "/c", "fix-comfyui.bat"}, env, app);
+    const std::string all = r.out + r.err;
+    EXPECT_TRUE(has(all, "gpu_not_served") || has(all, "has no ready kernels for your GeForce RTX 5090")) << all;
+    EXPECT_TRUE(has(all, "installed torch 2.7.0+cu128")) << all;
+    EXPECT_TRUE(has(all, "driver check passed")) << all;
+    EXPECT_TRUE(has(all, "so it was undone")) << all;
+    EXPECT_TRUE(has(all, "Press any key")) << all;
+    EXPECT_EQ(tree_diff(before, snapshot(app, {"python_embeded/.envfix"})), "");
+}
+
 }  // namespace
 }  // namespace envfix::test::wine

@@ -33,7 +33,13 @@ void WineTest::TearDown() {
 }
 
 RunResult WineTest::envfix(const std::vector<std::string>& args, const EnvList& env, int timeout_s) {
-    std::vector<std::string> argv{ENVFIX_WINE64, exe().string()};
+    std::vector<std::string> argv{exe().string()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return wine(argv, env, dir.path(), timeout_s);
+}
+
+RunResult WineTest::wine(const std::vector<std::string>& args, const EnvList& env, const stdfs::path& cwd, int timeout_s) {
+    std::vector<std::string> argv{ENVFIX_WINE64};
     argv.insert(argv.end(), args.begin(), args.end());
     EnvList full{{"WINEPREFIX", prefix.string()},
                  {"WINEDEBUG", "-all"},
@@ -42,7 +48,7 @@ RunResult WineTest::envfix(const std::vector<std::string>& args, const EnvList& 
                  {"ENVFIX_CONFIG_DIR", winpath(home / "config")},
                  {"ENVFIX_DATA_DIR", winpath(home / "data")}};
     full.insert(full.end(), env.begin(), env.end());
-    auto r = run_program(argv, full, timeout_s);
+    auto r = run_program(argv, full, timeout_s, cwd);
     for (auto* s : {&r.out, &r.err}) std::erase(*s, '\r');
     return r;
 }

@@ -29,6 +29,8 @@ protected:
     // envfix.exe with `args`; output with Windows' CR LF turned into LF. Caches and settings are
     // under home/ (ENVFIX_CACHE_DIR & co. as Windows paths), ENVFIX_LANG=en unless `env` says.
     RunResult envfix(const std::vector<std::string>& args, const EnvList& env = {}, int timeout_s = 180);
+    // Any Windows program under Wine (cmd running a .bat), with the same environment as envfix().
+    RunResult wine(const std::vector<std::string>& argv, const EnvList& env, const stdfs::path& cwd, int timeout_s = 300);
     // The stand-in driver named by ENVFIX_LIBCUDA / ENVFIX_LIBNVML with one GPU (`gpu`: the
     // stand-in's GPU fields, tests/standin/README.md).
     static EnvList standin(const std::string& gpu);
