@@ -9,5 +9,6 @@ int run(int argc, char** argv);
 int main(int argc, char** argv) {
     envfix::platform::bound_allocator();
     envfix::platform::reserve_descriptor_table();
+    envfix::platform::prepare_console();
     return envfix::cli::run(argc, argv);
 }

@@ -6,7 +6,7 @@ build_pkgs=(build-essential cmake ninja-build pkg-config ccache
   libcurl4-openssl-dev libarchive-dev libyaml-cpp-dev libcli11-dev libssl-dev
   nlohmann-json3-dev libfmt-dev libzstd-dev zlib1g-dev libdeflate-dev libisal-dev)
 test_pkgs=(libgtest-dev libgmock-dev python3 python3-venv python3-pip-whl python3-setuptools-whl
-  nginx-light openssl patchelf g++-mingw-w64-x86-64-posix pci.ids ansible-core clang-format
+  nginx-light openssl patchelf g++-mingw-w64-x86-64-posix pci.ids ansible-core clang-format wine64
   zsh fish man-db)  # the completion scripts checked by their shells; the man page shown
 want=("${build_pkgs[@]}")
 [[ ${ENVFIX_DEPS:-build} == test ]] && want+=("${test_pkgs[@]}")

@@ -1,5 +1,6 @@
 #include "probe_view.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "style.hpp"
@@ -35,7 +36,8 @@ Json gpu_json(const probe::Gpu& g) {
                 {"memory_bytes", g.memory_bytes},
                 {"sm_count", g.sm_count},
                 {"pci_bus_id", g.pci_bus_id},
-                {"uuid", text_or_null(g.uuid)}};
+                {"uuid", text_or_null(g.uuid)},
+                {"driver_model", text_or_null(g.driver_model)}};
 }
 
 Json messages_json(const std::vector<Message>& list) {
@@ -70,11 +72,23 @@ std::string driver_summary(const probe::DriverInfo& d) {
 std::string memory_mib(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
 std::string gpu_table(const std::vector<probe::Gpu>& gpus) {
-    Table table({t(msg("probe.col.gpu")), t(msg("probe.col.name")), t(msg("probe.col.cc")), t(msg("probe.col.sms")),
-                 t(msg("probe.col.memory")), t(msg("probe.col.bus")), t(msg("probe.col.uuid"))});
-    for (const auto& g : gpus)
-        table.add({std::to_string(g.index), g.name, g.cc.to_string() + " (" + g.cc.sm_tag() + ")",
-                   std::to_string(g.sm_count), memory_mib(g.memory_bytes), g.pci_bus_id, g.uuid.empty() ? "-" : g.uuid});
+    // The driver model column only where NVML gives one (Windows): WDDM or TCC.
+    bool models = std::any_of(gpus.begin(), gpus.end(), [](const probe::Gpu& g) { return !g.driver_model.empty(); });
+    std::vector<std::string> head{t(msg("probe.col.gpu")),    t(msg("probe.col.name")), t(msg("probe.col.cc")),  t(msg("probe.col.sms")),
+                                  t(msg("probe.col.memory")), t(msg("probe.col.bus")),  t(msg("probe.col.uuid"))};
+    if (models) head.push_back(t(msg("probe.col.driver_model")));
+    Table table(head);
+    for (const auto& g : gpus) {
+        std::vector<std::string> row{std::to_string(g.index),
+                                     g.name,
+                                     g.cc.to_string() + " (" + g.cc.sm_tag() + ")",
+                                     std::to_string(g.sm_count),
+                                     memory_mib(g.memory_bytes),
+                                     g.pci_bus_id,
+                                     g.uuid.empty() ? "-" : g.uuid};
+        if (models) row.push_back(g.driver_model.empty() ? "-" : g.driver_model);
+        table.add(row);
+    }
     return table.str();
 }
 

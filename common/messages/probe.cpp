@@ -101,6 +101,7 @@ const CatalogEntry entries[] = {
     {"probe.col.memory", "memory", "显存"},
     {"probe.col.bus", "PCI bus", "PCI 总线"},
     {"probe.col.uuid", "UUID", "UUID"},
+    {"probe.col.driver_model", "driver model", "驱动模式"},
     // Debug notes (-v).
     {"probe.debug.open_failed", "cannot load {library}: {reason}", "无法加载 {library}：{reason}"},
     {"probe.debug.cached", "GPUs and driver as probed earlier in this boot ({file}); `envfix probe` asks the driver again",

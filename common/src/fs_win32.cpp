@@ -64,7 +64,10 @@ Expected<void> write_file_atomic(const stdfs::path& p, std::string_view data, Sy
 }
 
 Expected<MappedFile> MappedFile::open(const stdfs::path& p) {
-    HANDLE f = CreateFileW(p.c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_DELETE, nullptr, OPEN_EXISTING,
+    // Write sharing too: a downloaded wheel is unpacked while the downloader still opens it for
+    // writing to flush it to the disk (one file at a time on Windows), which must not fail either
+    // way with a sharing violation; nobody writes its bytes, which were checked before.
+    HANDLE f = CreateFileW(p.c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr, OPEN_EXISTING,
                            FILE_ATTRIBUTE_NORMAL, nullptr);
     if (f == INVALID_HANDLE_VALUE)
         return fail(ExitCode::BadInput, "fs.map_failed", {{"path", p.string()}, {"reason", win32::error_text(GetLastError())}});

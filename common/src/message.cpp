@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "envfix/common/env.hpp"
+#include "envfix/common/platform.hpp"
 #include "messages/catalog_index.hpp"
 
 namespace envfix {
@@ -82,7 +83,7 @@ Lang language_from_environment() {
     if (auto v = env::get(EnvVar::EnvfixLang)) return starts_zh(v) ? Lang::Zh : Lang::En;
     for (EnvVar var : {EnvVar::LcAll, EnvVar::LcMessages, EnvVar::Lang})
         if (auto v = env::get(var)) return starts_zh(v) ? Lang::Zh : Lang::En;
-    return Lang::En;
+    return platform::ui_language_is_chinese() ? Lang::Zh : Lang::En;
 }
 
 std::vector<CatalogEntry> all_catalog_entries() {

@@ -62,6 +62,8 @@ bool is_wsl() {
 
 bool stdout_is_terminal() { return ::isatty(1) == 1; }
 bool stderr_is_terminal() { return ::isatty(2) == 1; }
+void prepare_console() {}  // the terminal's own locale decides how UTF-8 shows
+bool ui_language_is_chinese() { return false; }  // LANG and LC_* say it
 
 std::optional<std::string> boot_id(const std::filesystem::path& file) {
     auto text = fs::read_file(file);

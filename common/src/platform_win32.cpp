@@ -1,6 +1,8 @@
 #include <io.h>
 #include <windows.h>
 
+#include <cstdlib>
+
 #include "envfix/common/platform.hpp"
 
 namespace envfix::platform {
@@ -38,6 +40,26 @@ int terminal_width() {
         return info.srWindow.Right - info.srWindow.Left + 1;
     return 80;
 }
+
+namespace {
+UINT g_console_cp = 0;
+void restore_console_cp() { SetConsoleOutputCP(g_console_cp); }
+}  // namespace
+
+void prepare_console() {
+    for (DWORD which : {STD_OUTPUT_HANDLE, STD_ERROR_HANDLE}) {
+        HANDLE h = GetStdHandle(which);
+        DWORD mode = 0;
+        if (h == INVALID_HANDLE_VALUE || !GetConsoleMode(h, &mode)) continue;  // a pipe or a file
+        SetConsoleMode(h, mode | ENABLE_VIRTUAL_TERMINAL_PROCESSING);
+        if (g_console_cp == 0 && (g_console_cp = GetConsoleOutputCP()) != CP_UTF8) {
+            SetConsoleOutputCP(CP_UTF8);
+            std::atexit(restore_console_cp);  // the console is the user's window, not envfix's
+        }
+    }
+}
+
+bool ui_language_is_chinese() { return PRIMARYLANGID(GetUserDefaultUILanguage()) == LANG_CHINESE; }
 
 void bound_allocator() {}  // the Windows heap returns large blocks by itself
 int reserve_descriptor_table() { return 0; }  // handles, not a table grown by doubling

@@ -33,7 +33,8 @@ std::string last_error_text(DWORD code) {
                                  nullptr, code, 0, reinterpret_cast<wchar_t*>(&buf), 0, nullptr);
     std::string text = buf ? narrow(buf, len) : std::string();
     if (buf) ::LocalFree(buf);
-    while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.pop_back();
+    // System messages end in a full stop and a line break; the reason goes inside a sentence.
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ' || text.back() == '.')) text.pop_back();
     return text.empty() ? "error " + std::to_string(code) : text;
 }
 

@@ -27,6 +27,12 @@ void load_facts(Environment& env, const FactsOptions& opts) {
         env.problem = make_error(ExitCode::EnvBroken, "env.foreign_layout",
                                  {{"path", env.root.string()}, {"os", std::string(layout_os_name(env.layout_os))}});
         env.facts = facts_from_files(env);
+    } else if (auto files = env.layout_os == LayoutOs::Windows ? facts_from_files(env) : PythonFacts{}; files.major > 0) {
+        // On Windows the files answer what a run would (pyvenv.cfg, pythonXY._pth, pythonXY.dll):
+        // doctor, plan and install start no python.exe there (docs/windows.md). A layout that
+        // does not tell its version is run.
+        env.status = EnvStatus::Ok;
+        env.facts = std::move(files);
     } else {
         std::error_code ec;
         const auto started = std::chrono::steady_clock::now();

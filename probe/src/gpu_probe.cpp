@@ -41,6 +41,16 @@ namespace stdfs = std::filesystem;
 
 std::string version_text(const std::optional<DriverVersion>& v) { return v ? v->to_string() : std::string(); }
 
+// nvmlDriverModel_t as nvidia-smi names it; TCC is NVML's "WDM".
+std::string driver_model_name(int model) {
+    switch (model) {
+        case 0: return "WDDM";
+        case 1: return "TCC";
+        case 2: return "MCDM";
+        default: return "";
+    }
+}
+
 // The version in the file name the library resolves to (libcuda.so.1 -> libcuda.so.580.159.04).
 std::optional<DriverVersion> library_file_version(const std::string& path) {
     std::error_code ec;
@@ -211,11 +221,15 @@ private:
 
     // cuDeviceTotalMem leaves out what the driver reserves (an H200: 143155 of 143771 MiB); users
     // compare with nvidia-smi, which shows NVML's total, so that one is reported where NVML has it.
+    // The Windows driver model comes from NVML too.
     void take_board_memory() {
         if (!nvml_) return;
         for (auto& g : m_.gpus)
             for (const auto& dev : nvml_->devices)
-                if (dev.memory_bytes && same_gpu(dev, g)) g.memory_bytes = *dev.memory_bytes;
+                if (same_gpu(dev, g)) {
+                    if (dev.memory_bytes) g.memory_bytes = *dev.memory_bytes;
+                    if (dev.driver_model) g.driver_model = driver_model_name(*dev.driver_model);
+                }
     }
 
     // NVML lists every GPU; CUDA only those CUDA_VISIBLE_DEVICES lets through and the driver

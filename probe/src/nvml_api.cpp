@@ -54,6 +54,8 @@ std::optional<Facts> query(std::string& error) {
         lib->bind("nvmlDeviceGetUUID", api.nvmlDeviceGetUUID);
         lib->bind("nvmlDeviceGetPciInfo_v3", api.nvmlDeviceGetPciInfo_v3);
         lib->bind("nvmlDeviceGetMemoryInfo", api.nvmlDeviceGetMemoryInfo);
+        if (!lib->bind("nvmlDeviceGetDriverModel_v2", api.nvmlDeviceGetDriverModel))
+            lib->bind("nvmlDeviceGetDriverModel", api.nvmlDeviceGetDriverModel);
         for (unsigned i = 0; per_device && i < count; ++i) {
             nvmlDevice_t dev = nullptr;
             Device d;
@@ -67,6 +69,9 @@ std::optional<Facts> query(std::string& error) {
                 d.bus_id = std::string(pci.busId, strnlen(pci.busId, sizeof pci.busId));
             if (Memory mem{}; api.nvmlDeviceGetMemoryInfo && api.nvmlDeviceGetMemoryInfo(dev, &mem) == kSuccess)
                 d.memory_bytes = mem.total;
+            if (int current = -1, pending = -1;
+                api.nvmlDeviceGetDriverModel && api.nvmlDeviceGetDriverModel(dev, &current, &pending) == kSuccess)
+                d.driver_model = current;
             f.devices.push_back(std::move(d));
         }
     }

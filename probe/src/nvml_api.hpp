@@ -42,6 +42,8 @@ struct Api {
     nvmlReturn_t (*nvmlDeviceGetUUID)(nvmlDevice_t, char*, unsigned) = nullptr;
     nvmlReturn_t (*nvmlDeviceGetPciInfo_v3)(nvmlDevice_t, PciInfo*) = nullptr;
     nvmlReturn_t (*nvmlDeviceGetMemoryInfo)(nvmlDevice_t, Memory*) = nullptr;
+    // nvmlDriverModel_t current, pending (Windows only; _v2 since NVML 12.5, the older name before).
+    nvmlReturn_t (*nvmlDeviceGetDriverModel)(nvmlDevice_t, int*, int*) = nullptr;
     const char* (*nvmlErrorString)(nvmlReturn_t) = nullptr;
 };
 
@@ -50,6 +52,7 @@ struct Device {
     std::string uuid;    // "GPU-…"
     std::string bus_id;  // "00000000:01:00.0"
     std::optional<unsigned long long> memory_bytes;  // the board's, as nvidia-smi shows it
+    std::optional<int> driver_model;  // Windows: 0 WDDM, 1 WDM (TCC), 2 MCDM; none on Linux
 };
 
 // What NVML told: each part is empty when its call failed (NVML answers what it can).

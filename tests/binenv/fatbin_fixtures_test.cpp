@@ -113,12 +113,31 @@ TEST_P(Fixture, ReadsWhatNvccPutThere) {
     EXPECT_EQ(r->has_gpu_code(), !c.sass.empty() || !c.ptx.empty());
 }
 
-INSTANTIATE_TEST_SUITE_P(Fatbin, Fixture, ::testing::ValuesIn(kCases), [](const auto& info) {
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
     std::string n = info.param.file;
     for (char& ch : n)
         if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
     return n;
-});
+}
+
+INSTANTIATE_TEST_SUITE_P(Fatbin, Fixture, ::testing::ValuesIn(kCases), case_name);
+
+// The fatbin sections of two ELF fixtures inside MinGW-made DLLs, as Windows wheels carry them
+// (make-fixtures.sh, 14b): read the same.
+const std::vector<Case> kPeCases = [] {
+    std::vector<Case> out;
+    for (const auto& [elf, dll] : {std::pair{"zstd_90_100a_103a_120f_ptx120.so", "win_zstd_90_100a_103a_120f_ptx120.dll"},
+                                   std::pair{"torch211_cu130_like.so", "win_torch211_cu130_like.dll"}})
+        for (const auto& c : kCases)
+            if (c.file == elf) {
+                out.push_back(c);
+                out.back().file = dll;
+                out.back().format = BinaryFormat::Pe;
+            }
+    return out;
+}();
+
+INSTANTIATE_TEST_SUITE_P(FatbinInPe, Fixture, ::testing::ValuesIn(kPeCases), case_name);
 
 TEST(Fatbin, ParsesFromBytesWithoutTheFile) {
     auto bytes = test::fixture_bytes("sass_75_80_86.so");

@@ -118,6 +118,27 @@ API nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t dev, nvmlPciInfo_t* pci) {
     return SUCCESS;
 }
 
+/* Windows only: a Linux driver answers NOT_SUPPORTED, as a GPU without `model=` here does. The
+ * _v2 name is what nvml.h's nvmlDeviceGetDriverModel expands to since NVML 12.5. */
+static nvmlReturn_t driver_model(const char* entry, nvmlDevice_t dev, int* current, int* pending) {
+    nvmlReturn_t r = check(entry);
+    if (r) return r;
+    const standin_gpu* g = gpu_of(dev);
+    if (!g || !current) return INVALID_ARGUMENT;
+    if (g->driver_model < 0) return NOT_SUPPORTED;
+    *current = g->driver_model;
+    if (pending) *pending = g->driver_model;
+    return SUCCESS;
+}
+
+API nvmlReturn_t nvmlDeviceGetDriverModel_v2(nvmlDevice_t dev, int* current, int* pending) {
+    return driver_model("nvmlDeviceGetDriverModel_v2", dev, current, pending);
+}
+
+API nvmlReturn_t nvmlDeviceGetDriverModel(nvmlDevice_t dev, int* current, int* pending) {
+    return driver_model("nvmlDeviceGetDriverModel", dev, current, pending);
+}
+
 typedef struct {
     unsigned long long total, free, used;
 } nvmlMemory_t;

@@ -75,7 +75,11 @@ static void set_field(standin_gpu* g, const char* key, const char* value) {
         if (!parse_uuid(value, g->uuid)) fprintf(stderr, "standin: bad uuid \"%s\"\n", value);
     } else if (strcmp(key, "integrated") == 0) g->integrated = atoi(value);
     else if (strcmp(key, "cuda") == 0) g->cuda = atoi(value);
-    else fprintf(stderr, "standin: unknown GPU field \"%s\"\n", key);
+    else if (strcmp(key, "model") == 0) {
+        g->driver_model = strcmp(value, "wddm") == 0 ? 0 : strcmp(value, "tcc") == 0 ? 1 : strcmp(value, "mcdm") == 0 ? 2 : -1;
+        if (g->driver_model < 0) fprintf(stderr, "standin: bad model \"%s\" (want wddm, tcc or mcdm)\n", value);
+    } else
+        fprintf(stderr, "standin: unknown GPU field \"%s\"\n", key);
 }
 
 /* One GPU: "name=NVIDIA H200,cc=9.0,mem=143771MiB,sms=132,bus=0000:18:00.0,uuid=GPU-..." */
@@ -87,6 +91,7 @@ static void parse_gpu(char* spec, int index, standin_gpu* g) {
     g->memory_bytes = 8ull << 30;
     g->sm_count = 40;
     g->cuda = 1;
+    g->driver_model = -1;
     snprintf(g->bus_id, sizeof g->bus_id, "0000:%02x:00.0", index + 1);
     for (int i = 0; i < 16; ++i) g->uuid[i] = (unsigned char)(0x10 * (index + 1) + i);
     char* save = NULL;

@@ -19,6 +19,7 @@ typedef struct {
     char uuid_text[48]; /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
     int integrated;
     int cuda; /* 0: NVML lists it but the CUDA driver does not (a GPU this driver cannot run) */
+    int driver_model; /* Windows' nvmlDriverModel_t: 0 WDDM, 1 WDM (TCC), 2 MCDM; -1 none (Linux) */
 } standin_gpu;
 
 typedef struct {

@@ -18,6 +18,14 @@ std::optional<std::string> boot_id(const std::filesystem::path& file = "/proc/sy
 bool stdout_is_terminal();
 bool stderr_is_terminal();
 int terminal_width();              // 80 when unknown
+// Called once at start. Windows: a console shows envfix's UTF-8 text (its output code page is
+// 65001 while envfix runs, put back at exit, so Chinese reads right on a code page 936 console)
+// and takes the progress line's VT sequences; pipes and files get UTF-8 bytes either way.
+// Elsewhere nothing.
+void prepare_console();
+// Windows: the user's display language is Chinese (GetUserDefaultUILanguage), the message
+// layer's last choice after --lang, ENVFIX_LANG and the locale variables. Elsewhere false.
+bool ui_language_is_chinese();
 // Called once at start: memory freed by worker threads goes back to the system (glibc keeps
 // large blocks in each thread's arena otherwise; docs/performance.md, "Peak memory of a cold install").
 void bound_allocator();

@@ -47,6 +47,7 @@ struct Gpu {
     int sm_count = 0;            // multiprocessors
     std::string pci_bus_id;      // "0000:01:00.0"
     std::string uuid;            // "GPU-5a1c…" as nvidia-smi prints it ("" when unknown)
+    std::string driver_model;  // Windows, from NVML: "WDDM", "TCC", "MCDM" ("" on Linux, unknown)
 };
 
 // A GPU NVML lists that CUDA programs do not see (hidden by CUDA_VISIBLE_DEVICES, or unusable).

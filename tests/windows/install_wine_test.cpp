@@ -1,0 +1,112 @@
+// envfix.exe changing a ComfyUI_windows_portable install under Wine: plan and install from the
+// test index of win_amd64 wheels served on 127.0.0.1 into python_embeded (no python.exe run),
+// history, rollback to the files as they were.
+#include <gtest/gtest.h>
+
+#include "index_fixtures.hpp"
+#include "install_fixtures.hpp"
+#include "layouts.hpp"
+#include "pip_envs.hpp"
+#include "wine_fixture.hpp"
+
+namespace envfix::test::wine {
+namespace {
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+class Installs : public WineTest {
+protected:
+    static void SetUpTestSuite() {
+        index = new ServedIndex({"--variants", "cu126,cu128", "--torch", "2.7.0", "--pythons", "cp312", "--platforms", "win_amd64"});
+    }
+    static void TearDownTestSuite() {
+        delete index;
+        index = nullptr;
+    }
+    static ServedIndex* index;
+
+    stdfs::path app = dir / "ComfyUI_windows_portable";
+    stdfs::path site = app / "python_embeded/Lib/site-packages";
+
+    void SetUp() override {
+        WineTest::SetUp();
+        if (IsSkipped()) return;
+        make_embedded(app / "python_embeded", "python312.zip\n.\nLib/site-packages\n../ComfyUI\nimport site\n");
+        write_text(app / "ComfyUI/main.py", "# ComfyUI\n");
+    }
+    std::vector<std::string> target() const { return {"--app", "comfyui", "--path", winpath(app)}; }
+    std::vector<std::string> index_args(const std::string& variant) const {
+        std::string root = index->server->url("/");
+        return {"--pytorch-index", root,       "--index-url", root + variant + "/", "--gpu",
+                "RTX 5090",        "--driver", "570.133.07",  "--variant",          variant};
+    }
+    std::vector<std::string> args(std::vector<std::string> head, const std::vector<std::string>& tail = {}) const {
+        for (const auto& a : target()) head.push_back(a);
+        head.insert(head.end(), tail.begin(), tail.end());
+        return head;
+    }
+    std::vector<std::string> dist_infos() const {
+        std::vector<std::string> out;
+        for (const auto& e : stdfs::directory_iterator(site))
+            if (e.path().extension() == ".dist-info") out.push_back(e.path().filename().string());
+        std::sort(out.begin(), out.end());
+        return out;
+    }
+};
+ServedIndex* Installs::index = nullptr;
+
+TEST_F(Installs, PlanInstallHistoryRollbackOnComfyUiPortable) {
+    auto before = snapshot(app);
+    auto plan = envfix(args({"plan", "--json"}, index_args("cu128")));
+    ASSERT_EQ(plan.code, 0) << plan.out << plan.err;
+    EXPECT_TRUE(has(plan.out, "torch-2.7.0+cu128-cp312-cp312-win_amd64.whl")) << plan.out;
+
+    // No verify: it runs the environment's python.exe, and no Windows Python runs here.
+    auto r = envfix(args({"install", "--json", "--no-verify"}, index_args("cu128")), standin(rtx5090()), 300);
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    auto d = dist_infos();
+    EXPECT_NE(std::find(d.begin(), d.end(), "torch-2.7.0+cu128.dist-info"), d.end()) << ::testing::PrintToString(d);
+    EXPECT_TRUE(stdfs::exists(site / "torch")) << "the wheel's files under Lib\\site-packages";
+    for (const auto& name : d) EXPECT_FALSE(has(name, "nvidia_")) << name << ": Linux-only requirement installed";
+    auto after = snapshot(app, {"python_embeded/.envfix"});
+
+    auto h = envfix(args({"history", "--json"}));
+    ASSERT_EQ(h.code, 0) << h.out << h.err;
+    EXPECT_TRUE(has(h.out, "2.7.0+cu128")) << h.out;
+
+    auto back = envfix(args({"rollback"}));
+    ASSERT_EQ(back.code, 0) << back.out << back.err;
+    EXPECT_EQ(tree_diff(before, snapshot(app, {"python_embeded/.envfix"})), "");
+    ASSERT_EQ(envfix(args({"rollback"})).code, 0);  // the rollback undone
+    EXPECT_EQ(tree_diff(after, snapshot(app, {"python_embeded/.envfix"})), "");
+}
+
+// fix-comfyui.bat double-clicked in the portable folder (cmd.exe runs it; nothing at stdin, as
+// no one is at the pause): doctor finds torch 2.6.0+cu124 without sm_120 code, the install takes
+// cu128 from the index the environment names, and its verification passes the driver check but
+// cannot start python.exe (no Windows Python runs here), so the install is undone: the folder is
+// as it was.
+TEST_F(Installs, FixComfyUiBatInstallsAndUndoesWhatItsVerificationRefuses) {
+    pip_install_target(
+        site,
+        {build_wheel(
+            torch_wheel({.version = "2.6.0+cu124", .cuda = "12.4", .lib_fixture = "win_long_names_86.dll", .lib_name = "torch_cuda.dll"}),
+            dir / "wheels")});
+    stdfs::copy_file(exe(), app / "envfix.exe");
+    stdfs::copy_file(source_dir() / "contrib/windows/fix-comfyui.bat", app / "fix-comfyui.bat");
+    auto before = snapshot(app, {"python_embeded/.envfix"});
+    auto env = standin(rtx5090());
+    env.push_back({"ENVFIX_INDEX_URL", index->server->url("/")});
+    env.push_back({"PIP_INDEX_URL", index->server->url("/cu128/")});
+    auto r = wine({"cmd", "/c", "fix-comfyui.bat"}, env, app);
+    const std::string all = r.out + r.err;
+    EXPECT_TRUE(has(all, "gpu_not_served") || has(all, "has no ready kernels for your GeForce RTX 5090")) << all;
+    EXPECT_TRUE(has(all, "installed torch 2.7.0+cu128")) << all;
+    EXPECT_TRUE(has(all, "driver check passed")) << all;
+    EXPECT_TRUE(has(all, "so it was undone")) << all;
+    EXPECT_TRUE(has(all, "Press any key")) << all;
+    EXPECT_EQ(tree_diff(before, snapshot(app, {"python_embeded/.envfix"})), "");
+}
+
+}  // namespace
+}  // namespace envfix::test::wine
