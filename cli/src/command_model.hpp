@@ -4,7 +4,9 @@
 #include <string>
 #include <vector>
 
-namespace CLI { class App; }
+namespace CLI {
+class App;
+}
 
 namespace envfix::cli {
 
@@ -15,7 +17,7 @@ struct OptionSpec {
 };
 
 struct CommandSpec {
-    std::string name;         // "" for envfix itself
+    std::string name;  // "" for envfix itself
     std::string description;
     std::vector<OptionSpec> options;
     std::vector<CommandSpec> commands;  // subcommands (snapshot gc)

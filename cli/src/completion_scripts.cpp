@@ -72,7 +72,8 @@ std::string fish(const CommandSpec& root) {
     std::string s = "# envfix completion for fish: `envfix completion fish > ~/.config/fish/completions/envfix.fish`\n";
     s += "complete -c envfix -f\n";
     for (const auto& [path, c] : all_commands(root)) {
-        const std::string parent = path.empty() ? "__fish_use_subcommand" : "'__fish_seen_subcommand_from " + path.substr(path.rfind(' ') + 1) + "'";
+        const std::string parent =
+            path.empty() ? "__fish_use_subcommand" : "'__fish_seen_subcommand_from " + path.substr(path.rfind(' ') + 1) + "'";
         for (const auto& sub : c->commands)
             s += "complete -c envfix -n " + parent + " -a " + sub.name + " -d " + fish_quote(sub.description) + "\n";
         const std::string here = path.empty() ? "" : " -n '__fish_seen_subcommand_from " + path.substr(path.rfind(' ') + 1) + "'";
@@ -96,13 +97,18 @@ std::string powershell(const CommandSpec& root) {
     std::string commands, options;
     for (const auto& [path, c] : all_commands(root)) {
         commands += "        '" + path + "' = " + ps_list(words(*c, true, false, false)) + "\n";
-        options += "        '" + path + "' = " + ps_list(words(*c, false, true, false) + (path.empty() ? "" : " " + words(root, false, true, false))) + "\n";
+        options += "        '" + path +
+                   "' = " + ps_list(words(*c, false, true, false) + (path.empty() ? "" : " " + words(root, false, true, false))) + "\n";
     }
     return "# envfix completion for PowerShell: `envfix completion powershell | Out-String | Invoke-Expression` in $PROFILE\n"
            "Register-ArgumentCompleter -Native -CommandName envfix, envfix.exe -ScriptBlock {\n"
            "    param($wordToComplete, $commandAst, $cursorPosition)\n"
-           "    $commands = @{\n" + commands + "    }\n"
-           "    $options = @{\n" + options + "    }\n"
+           "    $commands = @{\n" +
+           commands +
+           "    }\n"
+           "    $options = @{\n" +
+           options +
+           "    }\n"
            "    $path = ''\n"
            "    foreach ($e in $commandAst.CommandElements | Select-Object -Skip 1) {\n"
            "        $w = $e.ToString()\n"

@@ -101,8 +101,7 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
     auto choice = plan_for_install(ctx, plan_opts, sources, o.items);
     ctx.reporter->debug(msg("install.debug.planned_at", {{"ms", std::to_string(ctx.ms_since_start())}}));
     const auto& plan = choice.plan;
-    if (!plan.failure && (!plan_opts.target.app.empty() || !plan_opts.target.path.empty()))
-        check_app_before_install(ctx, o, plan_opts.target, env, plan);
+    if (auto app = plan.failure ? std::nullopt : app_holding(plan_opts.target, env)) check_app_before_install(ctx, o, *app, env, plan);
     if (plan.failure || o.dry_run) {
         if (plan.failure) ctx.exit_code = plan.failure->code;
         if (ctx.opts.json) {

@@ -26,14 +26,38 @@ void add_target_options(CLI::App& cmd, TargetOptions& opts) {
     });
 }
 
+namespace {
+
+// The app folder at or above `dir` (app_folder.hpp), as --app and --path; nullopt where none.
+std::optional<TargetOptions> app_folder_around(const std::filesystem::path& dir) {
+    auto catalog = load_app_catalog();
+    auto found = resolver::find_apps(*catalog, {.cwd = dir, .usual_places = false});
+    if (found.empty()) return std::nullopt;
+    return TargetOptions{.app = found.front().profile->app.name, .path = found.front().folder.string()};
+}
+
+}  // namespace
+
 void settle_bare_target(TargetOptions& opts, const std::filesystem::path& cwd) {
     if (cwd.empty() || opts.given() || env::get(EnvVar::VirtualEnv) || env::get(EnvVar::CondaPrefix)) return;
-    auto catalog = load_app_catalog();
-    auto found = resolver::find_apps(*catalog, {.cwd = cwd, .usual_places = false});
-    if (found.empty()) return;
-    opts.app = found.front().profile->app.name;
-    opts.path = found.front().folder.string();
-    opts.from_current_folder = true;
+    if (auto app = app_folder_around(cwd)) {
+        opts.app = app->app;
+        opts.path = app->path;
+        opts.from_current_folder = true;
+    }
+}
+
+std::optional<TargetOptions> app_holding(const TargetOptions& given, const probe::Environment& env) {
+    if (!given.app.empty() || !given.path.empty()) return given;
+    if (env.root.empty()) return std::nullopt;
+    auto app = app_folder_around(env.root);
+    if (!app) return std::nullopt;
+    // Only where that app's environment is this one (not a venv that merely lies below it).
+    std::error_code ec;
+    const auto sigs = load_app_catalog()->signatures();
+    for (const auto& e : probe::app_environments(app->app, app->path, &sigs))
+        if (std::filesystem::equivalent(e.root, env.root, ec)) return app;
+    return std::nullopt;
 }
 
 namespace {

@@ -4,6 +4,7 @@
 // them into a probe::Environment (facts cache loaded and saved) or throws Failure with one line
 // naming the path (EnvNotFound 23, EnvBroken 24, Usage 2).
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,9 @@ struct TargetOptions {
 // folder (no venv or conda env active) means that app (settle_bare_target).
 void add_target_options(CLI::App& cmd, TargetOptions& opts);
 void settle_bare_target(TargetOptions& opts, const std::filesystem::path& cwd);
+// The app whose environment `env` is, however it was named (--python, --env, or as the app):
+// its checks apply to a change either way. nullopt: no app's environment.
+std::optional<TargetOptions> app_holding(const TargetOptions& given, const probe::Environment& env);
 
 enum class TargetNeed {
     Files,        // reading its files is enough: broken and foreign-OS environments are returned

@@ -264,6 +264,12 @@ TEST_F(ApplyCli, InstallForAnAppRefusesAPlanThatBreaksIt) {
     EXPECT_TRUE(contains(r.err, "`envfix install " + target + " --ignore-app-constraints`")) << r.err;
     EXPECT_TRUE(contains(r.err, "`envfix plan " + target + " --torch ...`")) << r.err;
     EXPECT_EQ(test::installed_version(app / ".venv", "torch"), "");
+    // The app's environment named by its interpreter is still the app's: the same check.
+    auto by_python = test::run_as_h200({"install", "--python", (app / ".venv/bin/python").string(), "--torch-from", "index", "--index-url",
+                                        world.index_url(), "-y", "--no-verify"},
+                                       dir_.path());
+    EXPECT_EQ(by_python.code, 30) << by_python.out << by_python.err;
+    EXPECT_TRUE(contains(by_python.err, "`envfix install " + target + " --ignore-app-constraints`")) << by_python.err;
     // Going ahead anyway: the conflict is still said, and the snapshot taken first undoes it.
     auto anyway = test::run_as_h200({"install", "--app", "comfyui", "--path", app.string(), "--torch-from", "index", "--index-url",
                                      world.index_url(), "-y", "--no-verify", "--ignore-app-constraints"},

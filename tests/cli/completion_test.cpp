@@ -54,9 +54,8 @@ TEST(Completion, EveryShellGetsAScriptFromTheSameCommands) {
         // Each shell's own parser, where the machine has it.
         const char* checker = std::string(shell) == "zsh" ? "zsh" : std::string(shell) == "fish" ? "fish" : "pwsh";
         if (!have(checker)) continue;
-        auto check = std::string(shell) == "powershell"
-                         ? test::run_program({checker, "-NoProfile", "-Command", "& { . " + file + " }"})
-                         : test::run_program({checker, "-n", file});
+        auto check = std::string(shell) == "powershell" ? test::run_program({checker, "-NoProfile", "-Command", "& { . " + file + " }"})
+                                                        : test::run_program({checker, "-n", file});
         EXPECT_EQ(check.code, 0) << shell << check.out << check.err;
     }
     auto bad = test::run_envfix({"completion", "tcsh"}, {}, dir / "home");
@@ -71,7 +70,8 @@ TEST(Completion, TheManPageIsBuiltFromTheSameCommands) {
     EXPECT_TRUE(contains(page, "\\-\\-ignore\\-app\\-constraints"));
     EXPECT_TRUE(contains(page, "library\\-missing"));  // the exit codes
     if (have("man")) {
-        auto shown = test::run_program({"man", "-l", (test::build_dir() / "envfix.1").string()}, {{"MANWIDTH", "100"}, {"MAN_KEEP_FORMATTING", ""}});
+        auto shown =
+            test::run_program({"man", "-l", (test::build_dir() / "envfix.1").string()}, {{"MANWIDTH", "100"}, {"MAN_KEEP_FORMATTING", ""}});
         EXPECT_EQ(shown.code, 0) << shown.err;
         EXPECT_TRUE(contains(shown.out, "envfix doctor")) << shown.out.substr(0, 500);
     }
