@@ -366,7 +366,7 @@ private:
     // The staged link (the installed inode) hashed against the wheel's RECORD row: a file edited
     // by hand since it was installed is not kept, whatever its old RECORD row says. Read in
     // pieces, so an unchanged library of a gigabyte does not become resident all at once.
-    static bool same_bytes(const std::filesystem::path& p, const resolver::RecordEntry& row, WorkerState& ws) {
+    static bool same_bytes(const std::filesystem::path& p, const standards::RecordEntry& row, WorkerState& ws) {
         std::ifstream in(p, std::ios::binary);
         if (!in || !ws.hasher.start(row.hash_algorithm)) return false;
         auto buf = ws.piece(0);

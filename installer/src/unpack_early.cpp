@@ -9,7 +9,7 @@
 
 #include "envfix/common/interrupt.hpp"
 #include "envfix/common/platform.hpp"
-#include "envfix/resolver/installed.hpp"
+#include "envfix/standards/installed.hpp"
 #include "file_ops.hpp"
 #include "keep_links.hpp"
 #include "record_hash.hpp"
@@ -99,11 +99,16 @@ void InflateHelpers::give_back(unsigned n) {
     left_ += n;
 }
 
-EarlyUnpack::EarlyUnpack(const std::filesystem::path& part, std::shared_ptr<resolver::PartProgress> progress, std::filesystem::path entry,
+EarlyUnpack::EarlyUnpack(const std::filesystem::path& part, std::shared_ptr<network::PartProgress> progress, std::filesystem::path entry,
                          std::shared_ptr<const InstalledContent> keep, uint64_t from, std::chrono::steady_clock::time_point epoch,
                          std::shared_ptr<InflateHelpers> helpers)
-    : progress_(std::move(progress)), entry_(std::move(entry)), keep_(std::move(keep)), from_(from), epoch_(epoch),
-      helpers_(std::move(helpers)), source_(part.filename().string()) {
+    : progress_(std::move(progress)),
+      entry_(std::move(entry)),
+      keep_(std::move(keep)),
+      from_(from),
+      epoch_(epoch),
+      helpers_(std::move(helpers)),
+      source_(part.filename().string()) {
     // Opened now: the .part is renamed once it is complete. No read-ahead: past what a reader
     // asks for, its writer is still filling the file.
     auto opened = fileops::InFile::open(part);
@@ -188,8 +193,8 @@ std::vector<std::vector<EarlyUnpack::Job>> EarlyUnpack::choose() {
 
     // A switch links the files it keeps: those are not inflated here (the RECORD read early only
     // chooses; what is taken is checked against the checked wheel's RECORD).
-    std::unordered_map<std::string_view, const resolver::RecordEntry*> rows;
-    std::vector<resolver::RecordEntry> record;
+    std::unordered_map<std::string_view, const standards::RecordEntry*> rows;
+    std::vector<standards::RecordEntry> record;
     if (keep_ && !keep_->by_hash.empty()) {
         for (const auto& e : dir.entries) {
             auto slash = e.name.find('/');
@@ -200,7 +205,7 @@ std::vector<std::vector<EarlyUnpack::Job>> EarlyUnpack::choose() {
             if (!r) return {};
             auto text = read_text(*r);
             if (!text) return {};
-            auto parsed = resolver::parse_record(*text, source_);
+            auto parsed = standards::parse_record(*text, source_);
             if (!parsed) return {};
             record = std::move(*parsed);
             break;

@@ -23,7 +23,7 @@
 
 #include "envfix/installer/unpacked_cache.hpp"
 #include "envfix/installer/zip.hpp"
-#include "envfix/resolver/downloader.hpp"
+#include "envfix/network/downloader.hpp"
 #include "file_ops.hpp"
 
 namespace envfix::installer {
@@ -88,7 +88,7 @@ public:
     // Throws what starting a thread throws.
     // `epoch`: where File's times count from. `helpers`: workers the install lends to its largest
     // streams (nullptr: none).
-    EarlyUnpack(const std::filesystem::path& part, std::shared_ptr<resolver::PartProgress> progress, std::filesystem::path entry,
+    EarlyUnpack(const std::filesystem::path& part, std::shared_ptr<network::PartProgress> progress, std::filesystem::path entry,
                 std::shared_ptr<const InstalledContent> keep, uint64_t from, std::chrono::steady_clock::time_point epoch,
                 std::shared_ptr<InflateHelpers> helpers = nullptr);
     ~EarlyUnpack();  // stops, waits, removes the entry unless it was taken
@@ -126,7 +126,7 @@ private:
     Expected<File> inflate_one(const Job& job);
     Expected<std::string> read_text(const ZipEntry& e);
 
-    std::shared_ptr<resolver::PartProgress> progress_;
+    std::shared_ptr<network::PartProgress> progress_;
     std::filesystem::path entry_;
     std::shared_ptr<const InstalledContent> keep_;
     uint64_t from_ = 0;

@@ -9,8 +9,8 @@
 
 #include "envfix/common/strings.hpp"
 #include "envfix/installer/scripts.hpp"
-#include "envfix/resolver/names.hpp"
-#include "envfix/resolver/url.hpp"
+#include "envfix/network/url.hpp"
+#include "envfix/standards/names.hpp"
 #include "launchers.hpp"
 #include "path_under.hpp"
 #include "tx_internal.hpp"
@@ -113,7 +113,7 @@ std::string file_url(const stdfs::path& absolute) {
         path = path.substr(2);
     }
     std::vector<std::string> parts;
-    for (auto seg : str::split(path, '/')) parts.push_back(resolver::percent_encode_segment(seg));
+    for (auto seg : str::split(path, '/')) parts.push_back(network::percent_encode_segment(seg));
     return out + str::join(parts, "/");
 }
 
@@ -133,7 +133,7 @@ Expected<WheelPlan> plan_wheel(const WheelFile& wheel, const InstallScheme& sche
                                const WheelOptions& options) {
     WheelPlan plan;
     plan.name = wheel.metadata.name;
-    plan.canonical_name = resolver::canonicalize_name(wheel.metadata.name);
+    plan.canonical_name = standards::canonicalize_name(wheel.metadata.name);
     plan.version = wheel.metadata.version;
     plan.lib_dir = wheel.root_is_purelib ? scheme.purelib : scheme.platlib;
     plan.dist_info = plan.lib_dir / wheel.dist_info;

@@ -16,7 +16,7 @@
 
 #include "envfix/common/strings.hpp"
 #include "envfix/installer/zip.hpp"
-#include "envfix/resolver/limits.hpp"
+#include "envfix/standards/limits.hpp"
 #include "inflate_parallel.hpp"
 #include "zip_format.hpp"
 
@@ -361,10 +361,12 @@ Expected<std::string> read_zip_entry_text(std::string_view archive, const ZipEnt
 
 Expected<void> check_text_member(const ZipEntry& e, std::string_view source) {
     // Its inflated size checked against the directory as it streams: a bomb stops at the bound.
-    if (e.size <= resolver::kMaxMetadataBytes) return {};
+    if (e.size <= standards::kMaxMetadataBytes) return {};
     return fail(ExitCode::BadWheel, "wheel.member_too_large",
-                {{"file", std::string(source)}, {"member", e.name}, {"size", str::human_bytes(e.size)},
-                 {"limit", str::human_bytes(resolver::kMaxMetadataBytes)}});
+                {{"file", std::string(source)},
+                 {"member", e.name},
+                 {"size", str::human_bytes(e.size)},
+                 {"limit", str::human_bytes(standards::kMaxMetadataBytes)}});
 }
 
 Expected<void> visit_zip_entries(std::string_view archive_bytes, const ZipDirectory& dir, const std::vector<size_t>& indices,

@@ -1,13 +1,13 @@
 // pip requirements files: each kind of line, as pip reads it, and the -r / -c tree on disk.
 #include <gtest/gtest.h>
 
-#include "envfix/resolver/requirements_file.hpp"
+#include "envfix/standards/requirements_file.hpp"
 #include "support.hpp"
 
 namespace envfix {
 namespace {
 
-using resolver::ReqLineKind;
+using standards::ReqLineKind;
 
 struct LineCase {
     const char* text;
@@ -60,10 +60,10 @@ TEST(RequirementsFile, EachKindOfLine) {
         {"sd-scripts/", ReqLineKind::Path, {}, "sd-scripts/", ""},
     };
     for (const auto& c : cases) {
-        auto f = resolver::parse_requirements_file(c.text, "r.txt");
+        auto f = standards::parse_requirements_file(c.text, "r.txt");
         ASSERT_EQ(f.lines.size(), 1u) << c.text;
         const auto& l = f.lines[0];
-        EXPECT_EQ(l.kind, c.kind) << c.text << " -> " << resolver::req_line_kind_name(l.kind)
+        EXPECT_EQ(l.kind, c.kind) << c.text << " -> " << standards::req_line_kind_name(l.kind)
                                   << (l.error ? " " + render(l.error->message, Lang::En) : "");
         std::vector<std::string> names;
         for (const auto& r : l.requirements) names.push_back(r.canonical_name());
@@ -77,14 +77,14 @@ TEST(RequirementsFile, EachKindOfLine) {
 }
 
 TEST(RequirementsFile, MarkersSpecifiersAndUrlsAreKept) {
-    auto f = resolver::parse_requirements_file("torch>=2.1,<2.9; sys_platform == 'linux'\nclip @ git+https://x/clip.git\n", "r");
+    auto f = standards::parse_requirements_file("torch>=2.1,<2.9; sys_platform == 'linux'\nclip @ git+https://x/clip.git\n", "r");
     ASSERT_EQ(f.lines.size(), 2u);
     const auto& torch = f.lines[0].requirements.at(0);
     EXPECT_EQ(torch.specifier.to_string(), "<2.9,>=2.1");
     ASSERT_TRUE(torch.marker);
     EXPECT_EQ(torch.marker->to_string(), "sys_platform == \"linux\"");
     EXPECT_EQ(f.lines[1].requirements.at(0).url, "git+https://x/clip.git");
-    auto hashed = resolver::parse_requirements_file("six==1.16.0 --hash=sha256:abc --hash sha256:def\n", "r");
+    auto hashed = standards::parse_requirements_file("six==1.16.0 --hash=sha256:abc --hash sha256:def\n", "r");
     EXPECT_EQ(hashed.lines.at(0).options, (std::vector<std::string>{"--hash=sha256:abc", "--hash sha256:def"}));
 }
 
@@ -100,7 +100,7 @@ TEST(RequirementsFile, CommentsContinuationsAndLineNumbers) {
         "einops#egg is no comment here\n"
         "   \n"
         "spandrel\\\n";
-    auto f = resolver::parse_requirements_file(text, "requirements.txt");
+    auto f = standards::parse_requirements_file(text, "requirements.txt");
     ASSERT_EQ(f.lines.size(), 5u);
     EXPECT_EQ(f.lines[0].text, "torch");
     EXPECT_EQ(f.lines[0].line, 2u);
@@ -132,7 +132,7 @@ TEST(RequirementsFile, BadLinesAreKeptWithOneLineErrors) {
         {"torch==${TORCH_VERSION}", "reqfile.env_var"},
     };
     for (const auto& b : bad) {
-        auto f = resolver::parse_requirements_file(std::string("ok\n") + b.text + "\n", "dir/reqs.txt");
+        auto f = standards::parse_requirements_file(std::string("ok\n") + b.text + "\n", "dir/reqs.txt");
         ASSERT_EQ(f.lines.size(), 2u) << b.text;
         const auto& l = f.lines[1];
         EXPECT_EQ(l.kind, ReqLineKind::Invalid) << b.text;
@@ -150,7 +150,7 @@ TEST(RequirementsFile, TreeFollowsIncludesOnce) {
     test::write_text(dir / "app/requirements_linux.txt", "torch==2.1.2\n-r requirements.txt\n-c ../shared/constraints.txt\n");
     test::write_text(dir / "app/requirements.txt", "accelerate\n-r requirements_linux.txt\n-r missing.txt\n-r https://x/r.txt\n");
     test::write_text(dir / "shared/constraints.txt", "numpy<2\n");
-    auto tree = resolver::read_requirements_tree(dir / "app/requirements_linux.txt", "app/requirements_linux.txt");
+    auto tree = standards::read_requirements_tree(dir / "app/requirements_linux.txt", "app/requirements_linux.txt");
     ASSERT_EQ(tree.files.size(), 3u);
     EXPECT_EQ(tree.files[0].source, "app/requirements_linux.txt");
     EXPECT_EQ(tree.files[1].source, "app/requirements.txt");
@@ -159,7 +159,7 @@ TEST(RequirementsFile, TreeFollowsIncludesOnce) {
     EXPECT_EQ(tree.problems[0].message.key, "reqfile.unreadable");
     EXPECT_EQ(tree.problems[0].message.arg("source"), "app/missing.txt");
     EXPECT_EQ(tree.problems[1].message.key, "reqfile.url_include");
-    auto missing = resolver::read_requirements_tree(dir / "nope.txt", "nope.txt");
+    auto missing = standards::read_requirements_tree(dir / "nope.txt", "nope.txt");
     EXPECT_TRUE(missing.files.empty());
     ASSERT_EQ(missing.problems.size(), 1u);
     EXPECT_EQ(render(missing.problems[0].message, Lang::En), "nope.txt: cannot read this requirements file");

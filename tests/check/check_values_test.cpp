@@ -4,11 +4,11 @@
 #include <algorithm>
 
 #include "envfix/probe/python_facts.hpp"
-#include "envfix/resolver/names.hpp"
-#include "envfix/resolver/requirements_check.hpp"
+#include "envfix/standards/names.hpp"
+#include "envfix/standards/requirements_check.hpp"
 
 using namespace envfix;
-using namespace envfix::resolver;
+using namespace envfix::standards;
 
 namespace {
 

@@ -5,13 +5,15 @@
 #include <algorithm>
 
 #include "envfix/common/strings.hpp"
+#include "envfix/matrix/matrix_loader.hpp"
 #include "envfix/probe/python_facts.hpp"
-#include "envfix/resolver/matrix_loader.hpp"
-#include "envfix/resolver/names.hpp"
+#include "envfix/standards/names.hpp"
 
 namespace envfix::test {
 
-using namespace envfix::resolver;
+using namespace envfix::standards;
+using namespace envfix::matrix;
+using namespace envfix::diagnosis;
 
 const Matrix& builtin_matrix() {
     static const Matrix m = [] {

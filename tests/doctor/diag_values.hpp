@@ -4,12 +4,12 @@
 #include <string>
 #include <vector>
 
+#include "envfix/diagnosis/diagnosis.hpp"
 #include "envfix/probe/gpu_probe.hpp"
-#include "envfix/resolver/diagnosis.hpp"
 
 namespace envfix::test {
 
-const resolver::Matrix& builtin_matrix();
+const matrix::Matrix& builtin_matrix();
 
 // "sm_50 sm_60 sm_90a:2 compute_90@8.4": SASS and PTX targets (":N" containers, default 100;
 // "@isa" a PTX ISA, default 8.4), classified into primary and extras as the reader does.
@@ -32,21 +32,21 @@ public:
     StackBuilder& torch(const std::string& version, const std::string& cuda, const std::vector<std::string>& requires_dist = {});
     // A library with GPU code, at site-packages/<shown>, of `package`.
     StackBuilder& library(const std::string& shown, const std::string& package, const probe::BinaryArchs& a);
-    resolver::EnvironmentStack build() const;
+    diagnosis::EnvironmentStack build() const;
 
 private:
     std::string sp_;
-    resolver::EnvironmentStack stack_;
+    diagnosis::EnvironmentStack stack_;
     std::string torch_version_, torch_cuda_;
     bool has_torch_ = false;
 };
 
 struct DiagnoseArgs {
     std::string python = "3.12";
-    resolver::OsKind os = resolver::OsKind::Linux;
+    matrix::OsKind os = matrix::OsKind::Linux;
 };
-resolver::Diagnosis run_diagnosis(const probe::MachineProbe& m, const resolver::EnvironmentStack& s, const DiagnoseArgs& a = {});
+diagnosis::Diagnosis run_diagnosis(const probe::MachineProbe& m, const diagnosis::EnvironmentStack& s, const DiagnoseArgs& a = {});
 
-bool has_finding(const resolver::Diagnosis& d, const std::string& id);
+bool has_finding(const diagnosis::Diagnosis& d, const std::string& id);
 
 }  // namespace envfix::test

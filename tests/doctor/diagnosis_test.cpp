@@ -6,7 +6,8 @@
 #include "envfix/common/strings.hpp"
 
 using namespace envfix;
-using namespace envfix::resolver;
+using namespace envfix::matrix;
+using namespace envfix::diagnosis;
 using test::archs;
 using test::StackBuilder;
 

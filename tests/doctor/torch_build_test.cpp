@@ -4,13 +4,14 @@
 #include <gtest/gtest.h>
 
 #include "envfix/common/strings.hpp"
-#include "envfix/resolver/framework_stack.hpp"
-#include "envfix/resolver/installed.hpp"
-#include "envfix/resolver/torch_build.hpp"
+#include "envfix/diagnosis/framework_stack.hpp"
+#include "envfix/diagnosis/torch_build.hpp"
+#include "envfix/standards/installed.hpp"
 #include "support.hpp"
 
 using namespace envfix;
-using namespace envfix::resolver;
+using namespace envfix::standards;
+using namespace envfix::diagnosis;
 
 namespace {
 

@@ -2,12 +2,13 @@
 // folder: valid for one state of the folder's list of distributions, stored only once it settled.
 #include <gtest/gtest.h>
 
-#include "envfix/resolver/installed.hpp"
-#include "envfix/resolver/torch_dependents.hpp"
+#include "envfix/diagnosis/torch_dependents.hpp"
+#include "envfix/standards/installed.hpp"
 #include "support.hpp"
 
 using namespace envfix;
-using namespace envfix::resolver;
+using namespace envfix::standards;
+using namespace envfix::diagnosis;
 namespace stdfs = std::filesystem;
 
 namespace {

@@ -4,11 +4,11 @@
 
 #include "envfix/common/hash.hpp"
 #include "envfix/common/interrupt.hpp"
-#include "envfix/resolver/downloader.hpp"
+#include "envfix/network/downloader.hpp"
 #include "index_fixtures.hpp"
 
 using namespace envfix;
-using namespace envfix::resolver;
+using namespace envfix::network;
 
 TEST(DownloaderInterrupt, CtrlCLeavesOnlyPartFiles) {
     test::TempDir dir;

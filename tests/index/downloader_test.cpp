@@ -16,11 +16,11 @@
 #include "envfix/common/message.hpp"
 #include "envfix/common/platform.hpp"
 #include "envfix/common/strings.hpp"
-#include "envfix/resolver/downloader.hpp"
+#include "envfix/network/downloader.hpp"
 #include "index_fixtures.hpp"
 
 using namespace envfix;
-using namespace envfix::resolver;
+using namespace envfix::network;
 using envfix::test::TempDir;
 
 namespace {

@@ -3,16 +3,16 @@
 #include <gtest/gtest.h>
 
 #include "envfix/common/message.hpp"
-#include "envfix/resolver/http_cache.hpp"
-#include "envfix/resolver/http_client.hpp"
-#include "envfix/resolver/index_config.hpp"
-#include "envfix/resolver/index_page.hpp"
+#include "envfix/network/http_cache.hpp"
+#include "envfix/network/http_client.hpp"
+#include "envfix/network/index_config.hpp"
+#include "envfix/network/index_page.hpp"
 #include "index_fixtures.hpp"
 
 #include <cstdlib>
 
 using namespace envfix;
-using namespace envfix::resolver;
+using namespace envfix::network;
 using envfix::test::TempDir;
 
 namespace {

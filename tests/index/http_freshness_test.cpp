@@ -1,9 +1,9 @@
 // Freshness of cached index pages (RFC 9111 §4.2, a private cache): pure, table-driven.
 #include <gtest/gtest.h>
 
-#include "envfix/resolver/http_freshness.hpp"
+#include "envfix/network/http_freshness.hpp"
 
-using namespace envfix::resolver;
+using namespace envfix::network;
 
 namespace {
 // 2026-12-05 00:00:00 UTC and its HTTP-date.

@@ -4,11 +4,11 @@
 #include "envfix/common/hash.hpp"
 #include "envfix/common/message.hpp"
 #include "envfix/common/strings.hpp"
-#include "envfix/resolver/index_client.hpp"
+#include "envfix/network/index_client.hpp"
 #include "index_fixtures.hpp"
 
 using namespace envfix;
-using namespace envfix::resolver;
+using namespace envfix::network;
 using envfix::test::TempDir;
 
 namespace {

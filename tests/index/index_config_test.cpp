@@ -3,11 +3,11 @@
 #include <gtest/gtest.h>
 
 #include "envfix/common/message.hpp"
-#include "envfix/resolver/index_config.hpp"
+#include "envfix/network/index_config.hpp"
 #include "support.hpp"
 
 using namespace envfix;
-using namespace envfix::resolver;
+using namespace envfix::network;
 
 TEST(ConfigFile, ReadsEveryKey) {
     auto cf = parse_config_file(R"(version: 1

@@ -248,8 +248,8 @@ std::string NginxServer::url(const std::string& path) const {
     return "https://127.0.0.1:" + std::to_string(port_) + path;
 }
 
-resolver::HttpOptions test_http_options(const stdfs::path& dir) {
-    resolver::HttpOptions o;
+network::HttpOptions test_http_options(const stdfs::path& dir) {
+    network::HttpOptions o;
     o.cache_dir = dir / "http-cache";
     o.backoff = std::chrono::milliseconds(10);
     o.retries = 2;

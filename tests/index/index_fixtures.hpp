@@ -12,7 +12,7 @@
 
 #include "envfix/common/message.hpp"
 #include "envfix/common/reporter.hpp"
-#include "envfix/resolver/http_client.hpp"
+#include "envfix/network/http_client.hpp"
 #include "support.hpp"
 
 namespace envfix::test {
@@ -95,7 +95,7 @@ private:
 };
 
 // Options for a client in a test: cache inside `dir`, short backoff, no proxies or netrc.
-resolver::HttpOptions test_http_options(const stdfs::path& dir);
+network::HttpOptions test_http_options(const stdfs::path& dir);
 
 // Keeps every note and progress event, rendered in English, for assertions.
 class RecordingReporter final : public Reporter {

@@ -2,10 +2,10 @@
 #include <gtest/gtest.h>
 
 #include "envfix/common/message.hpp"
-#include "envfix/resolver/index_page.hpp"
+#include "envfix/network/index_page.hpp"
 
 using namespace envfix;
-using namespace envfix::resolver;
+using namespace envfix::network;
 
 namespace {
 const char* kPage = "https://user:pw@download.example/whl/cu128/torch/";

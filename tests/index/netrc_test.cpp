@@ -1,9 +1,9 @@
 // ~/.netrc parsing and lookup. Table-driven, pure.
 #include <gtest/gtest.h>
 
-#include "envfix/resolver/netrc.hpp"
+#include "envfix/network/netrc.hpp"
 
-using namespace envfix::resolver;
+using namespace envfix::network;
 
 TEST(Netrc, ParsesEntries) {
     auto e = parse_netrc(

@@ -5,13 +5,13 @@
 #include <cstdlib>
 
 #include "envfix/common/message.hpp"
-#include "envfix/resolver/downloader.hpp"
-#include "envfix/resolver/index_client.hpp"
-#include "envfix/resolver/index_config.hpp"
+#include "envfix/network/downloader.hpp"
+#include "envfix/network/index_client.hpp"
+#include "envfix/network/index_config.hpp"
 #include "index_fixtures.hpp"
 
 using namespace envfix;
-using namespace envfix::resolver;
+using namespace envfix::network;
 using envfix::test::TempDir;
 
 namespace {

@@ -1,10 +1,10 @@
 // URLs: redaction, RFC 3986 resolution, the PyTorch layout, project URLs. Table-driven, pure.
 #include <gtest/gtest.h>
 
-#include "envfix/resolver/index_client.hpp"
-#include "envfix/resolver/url.hpp"
+#include "envfix/network/index_client.hpp"
+#include "envfix/network/url.hpp"
 
-using namespace envfix::resolver;
+using namespace envfix::network;
 
 TEST(Url, RedactsCredentials) {
     struct Case { const char* in; const char* out; } cases[] = {

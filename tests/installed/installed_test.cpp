@@ -1,10 +1,10 @@
 #include <gtest/gtest.h>
 
-#include "envfix/resolver/installed.hpp"
+#include "envfix/standards/installed.hpp"
 #include "support.hpp"
 
 using namespace envfix;
-using namespace envfix::resolver;
+using namespace envfix::standards;
 
 TEST(Record, ParsesPythonCsvDialect) {
     auto rows = parse_record(

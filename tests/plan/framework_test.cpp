@@ -1,9 +1,10 @@
 // Which packages belong to the framework stack, and which variant a build is (framework.hpp).
 #include <gtest/gtest.h>
 
-#include "envfix/resolver/framework.hpp"
+#include "envfix/matrix/framework.hpp"
 
-using namespace envfix::resolver;
+using namespace envfix::standards;
+using namespace envfix::matrix;
 
 namespace {
 std::vector<Requirement> reqs(std::initializer_list<const char*> texts) {

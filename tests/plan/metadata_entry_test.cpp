@@ -3,13 +3,13 @@
 // written by Python's zipfile (comments, stored entries, zip64 fields).
 #include <gtest/gtest.h>
 
+#include "envfix/wheel/metadata_entry.hpp"
+#include "envfix/wheel/zip.hpp"
 #include "support.hpp"
-#include "envfix/resolver/zip.hpp"
-#include "metadata_entry.hpp"
 
 using namespace envfix;
-using namespace envfix::resolver;
-using namespace envfix::resolver::detail;
+using namespace envfix::wheel;
+using namespace envfix::wheel::detail;
 
 namespace {
 

@@ -1,11 +1,11 @@
 // Core metadata (METADATA / PKG-INFO).
 #include <gtest/gtest.h>
 
-#include "envfix/resolver/core_metadata.hpp"
+#include "envfix/standards/core_metadata.hpp"
 #include "support.hpp"
 
 using envfix::ExitCode;
-using namespace envfix::resolver;
+using namespace envfix::standards;
 
 namespace {
 // The METADATA of torch 2.11.0 as pip installed it on the H200 machine (tests/resolver/data).

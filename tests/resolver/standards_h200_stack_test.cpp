@@ -7,12 +7,12 @@
 #include <map>
 #include <set>
 
-#include "envfix/resolver/core_metadata.hpp"
-#include "envfix/resolver/names.hpp"
-#include "envfix/resolver/tags.hpp"
+#include "envfix/standards/core_metadata.hpp"
+#include "envfix/standards/names.hpp"
+#include "envfix/standards/tags.hpp"
 #include "support.hpp"
 
-using namespace envfix::resolver;
+using namespace envfix::standards;
 namespace stdfs = std::filesystem;
 
 namespace {

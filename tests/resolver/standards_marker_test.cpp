@@ -2,10 +2,10 @@
 #include <gtest/gtest.h>
 
 #include "envfix/probe/python_facts.hpp"
-#include "envfix/resolver/marker.hpp"
+#include "envfix/standards/marker.hpp"
 
 using envfix::ExitCode;
-using namespace envfix::resolver;
+using namespace envfix::standards;
 
 namespace {
 

@@ -1,9 +1,9 @@
 // PEP 503 names and wheel escaping.
 #include <gtest/gtest.h>
 
-#include "envfix/resolver/names.hpp"
+#include "envfix/standards/names.hpp"
 
-using namespace envfix::resolver;
+using namespace envfix::standards;
 
 TEST(Names, CanonicalizeAsPep503) {
     struct Case {

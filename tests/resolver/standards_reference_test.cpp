@@ -8,19 +8,19 @@
 #include <set>
 
 #include "envfix/probe/python_facts.hpp"
-#include "envfix/resolver/core_metadata.hpp"
-#include "envfix/resolver/marker.hpp"
-#include "envfix/resolver/names.hpp"
-#include "envfix/resolver/requirement.hpp"
-#include "envfix/resolver/specifier.hpp"
-#include "envfix/resolver/tags.hpp"
-#include "envfix/resolver/version.hpp"
-#include "envfix/resolver/wheel_name.hpp"
+#include "envfix/standards/core_metadata.hpp"
+#include "envfix/standards/marker.hpp"
+#include "envfix/standards/names.hpp"
+#include "envfix/standards/requirement.hpp"
+#include "envfix/standards/specifier.hpp"
+#include "envfix/standards/tags.hpp"
+#include "envfix/standards/version.hpp"
+#include "envfix/standards/wheel_name.hpp"
 #include "recorded_facts.hpp"
 #include "reference_python.hpp"
 #include "support.hpp"
 
-using namespace envfix::resolver;
+using namespace envfix::standards;
 using Json = nlohmann::json;
 namespace stdfs = std::filesystem;
 

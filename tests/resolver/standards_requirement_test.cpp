@@ -1,10 +1,10 @@
 // PEP 508 requirements: names, extras, specifiers, URLs, markers, whitespace, errors.
 #include <gtest/gtest.h>
 
-#include "envfix/resolver/requirement.hpp"
+#include "envfix/standards/requirement.hpp"
 
 using envfix::ExitCode;
-using namespace envfix::resolver;
+using namespace envfix::standards;
 
 TEST(Requirement, ParsesEveryPart) {
     struct Case {

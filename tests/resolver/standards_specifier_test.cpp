@@ -1,13 +1,13 @@
 // PEP 440 specifiers and sets: parsing, matching rules, pre-release policy, filter().
 #include <gtest/gtest.h>
 
-#include "envfix/resolver/specifier.hpp"
+#include "envfix/standards/specifier.hpp"
 
 using envfix::ExitCode;
-using envfix::resolver::SpecifierSet;
-using envfix::resolver::Specifier;
-using envfix::resolver::SpecOp;
-using envfix::resolver::Version;
+using envfix::standards::Specifier;
+using envfix::standards::SpecifierSet;
+using envfix::standards::SpecOp;
+using envfix::standards::Version;
 
 namespace {
 Version V(std::string_view s) { return *Version::parse(s); }

@@ -3,13 +3,13 @@
 
 #include <algorithm>
 
-#include "envfix/resolver/marker.hpp"
-#include "envfix/resolver/tags.hpp"
+#include "envfix/standards/marker.hpp"
+#include "envfix/standards/tags.hpp"
 #include "recorded_facts.hpp"
 #include "support.hpp"
 
 using envfix::ExitCode;
-using namespace envfix::resolver;
+using namespace envfix::standards;
 
 namespace {
 

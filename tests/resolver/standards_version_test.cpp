@@ -3,11 +3,11 @@
 
 #include <unordered_set>
 
-#include "envfix/resolver/version.hpp"
+#include "envfix/standards/version.hpp"
 
 using envfix::ExitCode;
-using envfix::resolver::PreKind;
-using envfix::resolver::Version;
+using envfix::standards::PreKind;
+using envfix::standards::Version;
 
 namespace {
 Version V(std::string_view s) {

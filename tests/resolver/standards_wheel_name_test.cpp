@@ -1,10 +1,10 @@
 // Wheel and sdist file names.
 #include <gtest/gtest.h>
 
-#include "envfix/resolver/wheel_name.hpp"
+#include "envfix/standards/wheel_name.hpp"
 
 using envfix::ExitCode;
-using namespace envfix::resolver;
+using namespace envfix::standards;
 
 TEST(WheelName, ParsesPytorchIndexNames) {
     struct Case {

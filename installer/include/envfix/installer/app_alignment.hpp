@@ -11,31 +11,31 @@
 //   if (a.blocked()) stop with a.reasons() (ExitCode::RequirementsUnmet) — nothing changed
 #include <vector>
 
+#include "envfix/apps/app_constraints.hpp"
 #include "envfix/common/message.hpp"
-#include "envfix/resolver/app_constraints.hpp"
-#include "envfix/resolver/plan.hpp"
+#include "envfix/plan/plan.hpp"
 
 namespace envfix::installer {
 
 // The versions the environment holds after the plan: every wheel it installs and every
 // distribution it keeps (torch first when present).
-std::vector<resolver::PlannedPackage> plan_packages(const resolver::Plan& plan);
+std::vector<apps::PlannedPackage> plan_packages(const plan::Plan& plan);
 
 struct AppAlignment {
-    resolver::AppConstraints constraints;  // findings in order: torch range, companions, requirements, notes
+    apps::AppConstraints constraints;  // findings in order: torch range, companions, requirements, notes
     // Companions the app needs changed whose needed version the plan neither installs nor keeps
     // (a local label is compared only when the needed version names one).
-    std::vector<resolver::CompanionChange> not_in_plan;
+    std::vector<apps::CompanionChange> not_in_plan;
     bool blocked() const { return constraints.has_conflicts() || !not_in_plan.empty(); }
     // One sentence per conflict and per missing companion (apps.finding.* / apply.companion_not_in_plan).
     std::vector<Message> reasons() const;
 };
 
 // `in.planned` is replaced by plan_packages(plan).
-AppAlignment align_app(const resolver::Plan& plan, resolver::AppCheckInput in);
+AppAlignment align_app(const plan::Plan& plan, apps::AppCheckInput in);
 
 // The same check when the plan's packages were already checked (check_app_target() read the
 // app's files): the companion comparison alone.
-AppAlignment align_app(const resolver::Plan& plan, resolver::AppConstraints checked);
+AppAlignment align_app(const plan::Plan& plan, apps::AppConstraints checked);
 
 }  // namespace envfix::installer

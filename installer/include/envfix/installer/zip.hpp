@@ -14,16 +14,16 @@
 #include <vector>
 
 #include "envfix/common/error.hpp"
-#include "envfix/resolver/zip.hpp"
+#include "envfix/wheel/zip.hpp"
 
 namespace envfix::installer {
 
-using resolver::read_zip_central;
-using resolver::read_zip_directory;
-using resolver::ZipCentral;
-using resolver::ZipDirectory;
-using resolver::ZipEntry;
-using resolver::ZipLimits;
+using wheel::read_zip_central;
+using wheel::read_zip_directory;
+using wheel::ZipCentral;
+using wheel::ZipDirectory;
+using wheel::ZipEntry;
+using wheel::ZipLimits;
 
 // Streams one entry's uncompressed bytes to `sink` in chunks, checking the size and CRC-32 the
 // directory declares. A sink error stops the read and is returned as is.
@@ -33,7 +33,7 @@ Expected<void> read_zip_entry(std::string_view archive, const ZipEntry& entry, s
 // The whole entry in memory (metadata files, scripts).
 Expected<std::string> read_zip_entry_text(std::string_view archive, const ZipEntry& entry, std::string_view source);
 // Refuses (BadWheel "wheel.member_too_large") a metadata member (METADATA, RECORD, WHEEL,
-// entry_points.txt) larger than resolver::kMaxMetadataBytes, before it is read into memory.
+// entry_points.txt) larger than standards::kMaxMetadataBytes, before it is read into memory.
 Expected<void> check_text_member(const ZipEntry& entry, std::string_view source);
 
 // Several entries, each handed to `visit` with a function that streams its bytes (size and
