@@ -1,13 +1,13 @@
 #pragma once
-// Bounds-checked little-endian reads from untrusted bytes (ELF, PE, fatbin headers). Every
-// read says whether it fit, so a truncated or hostile file yields "no value", never a read
-// past the end.
+// Bounds-checked little-endian reads from untrusted bytes (ELF, PE, fatbin headers, zip
+// records). Every read says whether it fit, so a truncated or hostile file yields "no value",
+// never a read past the end.
 #include <cstdint>
 #include <cstring>
 #include <optional>
 #include <string_view>
 
-namespace envfix::probe::bytes {
+namespace envfix::bytes {
 
 // True when [off, off + len) lies inside a buffer of `size` bytes (no overflow).
 inline bool fits(uint64_t size, uint64_t off, uint64_t len) { return off <= size && len <= size - off; }
@@ -16,8 +16,7 @@ template <class T>
 std::optional<T> read_le(std::string_view b, uint64_t off) {
     if (!fits(b.size(), off, sizeof(T))) return std::nullopt;
     T v = 0;
-    for (size_t i = 0; i < sizeof(T); ++i)
-        v |= static_cast<T>(static_cast<T>(static_cast<unsigned char>(b[off + i])) << (8 * i));
+    for (size_t i = 0; i < sizeof(T); ++i) v |= static_cast<T>(static_cast<T>(static_cast<unsigned char>(b[off + i])) << (8 * i));
     return v;
 }
 inline std::optional<uint16_t> u16(std::string_view b, uint64_t off) { return read_le<uint16_t>(b, off); }
@@ -28,8 +27,7 @@ inline std::optional<uint64_t> u64(std::string_view b, uint64_t off) { return re
 template <class T>
 T le_at(std::string_view b, uint64_t off) {
     T v = 0;
-    for (size_t i = 0; i < sizeof(T); ++i)
-        v |= static_cast<T>(static_cast<T>(static_cast<unsigned char>(b[off + i])) << (8 * i));
+    for (size_t i = 0; i < sizeof(T); ++i) v |= static_cast<T>(static_cast<T>(static_cast<unsigned char>(b[off + i])) << (8 * i));
     return v;
 }
 
@@ -47,4 +45,4 @@ inline std::string_view cstr(std::string_view b, uint64_t off, size_t max = 256)
     return nul == std::string_view::npos ? rest : rest.substr(0, nul);
 }
 
-}  // namespace envfix::probe::bytes
+}  // namespace envfix::bytes
