@@ -1,4 +1,4 @@
-// Download throughput of envfix's downloader (resolver/downloader.hpp), the step before a cold
+// Download throughput of envfix's downloader (network/downloader.hpp), the step before a cold
 // install: bench/download_bench.py serves files on 127.0.0.1 and runs this with their URLs.
 //   download_bench DEST_DIR PARALLEL URL SHA256 SIZE [URL SHA256 SIZE ...]
 // Prints the seconds and MB/s of one download_files() call (every file hashed and flushed).

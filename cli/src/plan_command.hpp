@@ -1,6 +1,6 @@
 #pragma once
 // `envfix plan`, split in two so no file includes both the index configuration and the matrix
-// (each defines a resolver::Channel): cmd_plan.cpp registers the options and reads the index
+// (each defines a matrix::Channel): cmd_plan.cpp registers the options and reads the index
 // configuration; plan_run.cpp plans and prints.
 #include <string>
 #include <vector>

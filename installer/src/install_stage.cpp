@@ -87,7 +87,7 @@ std::vector<std::pair<stdfs::path, fs::FileIdentity>> entries_flushed_whole(cons
 // own, as giving back that many small blocks takes ~20 ms.
 struct StagingState {
     std::vector<PlannedFile> files;
-    ZipDirectory zip;
+    wheel::ZipDirectory zip;
     std::vector<standards::RecordEntry> record;
     std::vector<int> record_row;
     std::vector<size_t> wheel_files;

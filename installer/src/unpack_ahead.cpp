@@ -45,7 +45,7 @@ using TakeEarly = std::function<std::shared_ptr<EarlyUnpack>(const std::string& 
 // the same name, size and CRC-32 in the checked directory, the SHA-256 of its RECORD row, and
 // the mode the stager would give it.
 bool early_file_matches(const EarlyUnpack::File& got, const WheelFile& w, const PlannedFile& f) {
-    const ZipEntry& e = w.zip.entries[f.entry];
+    const wheel::ZipEntry& e = w.zip.entries[f.entry];
     if (w.record_row[f.entry] < 0 || got.name != e.name || got.size != e.size || got.crc32 != e.crc32 || got.executable != f.executable)
         return false;
     const auto& row = w.record[static_cast<size_t>(w.record_row[f.entry])];

@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "envfix/installer/unpacked_cache.hpp"
-#include "envfix/installer/zip.hpp"
 #include "envfix/network/downloader.hpp"
+#include "envfix/wheel/zip_read.hpp"
 #include "file_ops.hpp"
 
 namespace envfix::installer {
@@ -113,7 +113,7 @@ public:
 private:
     struct Job {
         size_t index = 0;
-        ZipEntry entry;
+        wheel::ZipEntry entry;
         std::string raw_name;
         bool lend = false;  // the entry that workers are lent to (InflateHelpers), if any
     };
@@ -122,9 +122,9 @@ private:
     std::vector<std::vector<Job>> choose();
     void read_range(std::vector<Job> jobs);
     Expected<size_t> read_at(uint64_t offset, char* into, size_t n);
-    Expected<ZipEntry> with_data_offset(const ZipEntry& entry, std::string_view raw_name);
+    Expected<wheel::ZipEntry> with_data_offset(const wheel::ZipEntry& entry, std::string_view raw_name);
     Expected<File> inflate_one(const Job& job);
-    Expected<std::string> read_text(const ZipEntry& e);
+    Expected<std::string> read_text(const wheel::ZipEntry& e);
 
     std::shared_ptr<network::PartProgress> progress_;
     std::filesystem::path entry_;

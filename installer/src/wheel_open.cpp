@@ -38,7 +38,7 @@ namespace {
 constexpr size_t kMaxEntryName = 255, kMaxEntryPath = 3072, kMaxEntryDepth = 128;
 
 // A file whose name is also a folder of another entry ("a" and "a/b"): its staging would fail.
-std::optional<std::string> file_folder_clash(const ZipDirectory& zip) {
+std::optional<std::string> file_folder_clash(const wheel::ZipDirectory& zip) {
     std::vector<std::string_view> names;
     names.reserve(zip.entries.size());
     for (const auto& e : zip.entries) names.push_back(e.name);
@@ -54,7 +54,7 @@ std::optional<std::string> file_folder_clash(const ZipDirectory& zip) {
 }
 
 Expected<std::string> read_member(const WheelFile& w, size_t index) {
-    return read_zip_entry_text(w.bytes(), w.zip.entries[index], w.source());
+    return wheel::read_zip_entry_text(w.bytes(), w.zip.entries[index], w.source());
 }
 
 }  // namespace
@@ -105,7 +105,7 @@ Expected<WheelFile> open_wheel(const std::filesystem::path& file) {
         return fail(ExitCode::BadInput, "fs.read_failed", {{"path", file.string()}, {"reason", "no such file"}});
     ENVFIX_TRY(auto mapped, fs::MappedFile::open(file));
     w.map.emplace(std::move(mapped));
-    ENVFIX_TRY(w.zip, read_zip_directory(w.bytes(), src));
+    ENVFIX_TRY(w.zip, wheel::read_zip_directory(w.bytes(), src));
 
     // Entry names and kinds, and the one .dist-info folder.
     std::vector<std::string> dist_infos, data_dirs;

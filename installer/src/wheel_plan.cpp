@@ -190,7 +190,7 @@ Expected<WheelPlan> plan_wheel(const WheelFile& wheel, const InstallScheme& sche
         tx::parallel_for((wheel.files.size() + kPiece - 1) / kPiece, [&](size_t piece) {
             const size_t end = std::min(wheel.files.size(), (piece + 1) * kPiece);
             for (size_t k = piece * kPiece; k < end; ++k) {
-                const ZipEntry& e = wheel.zip.entries[wheel.files[k]];
+                const wheel::ZipEntry& e = wheel.zip.entries[wheel.files[k]];
                 if (install_records.count(e.name)) continue;
                 auto& f = made[k].emplace();
                 f.entry = wheel.files[k];
@@ -204,7 +204,7 @@ Expected<WheelPlan> plan_wheel(const WheelFile& wheel, const InstallScheme& sche
             if (f) plan.files.push_back(std::move(*f));
     }
     for (size_t idx : in_pieces ? std::span<const size_t>() : std::span<const size_t>(wheel.files)) {
-        const ZipEntry& e = wheel.zip.entries[idx];
+        const wheel::ZipEntry& e = wheel.zip.entries[idx];
         if (install_records.count(e.name)) continue;
         PlannedFile f;
         f.entry = idx;

@@ -1,5 +1,5 @@
 #pragma once
-// The downloader's pieces (downloader.hpp), private to resolver/: one file's transfer (Job), a
+// The downloader's pieces (downloader.hpp), private to network/: one file's transfer (Job), a
 // file fetched as byte ranges (Split), and the units that act on them: resuming a .part
 // (download_resume.cpp), ranged transfers (download_ranges.cpp), durability (download_durability.cpp),
 // the answer's headers and body (download_body.cpp), the transfer loop (download_transfers.cpp).

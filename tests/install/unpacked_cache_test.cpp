@@ -300,7 +300,7 @@ size_t files_under(const stdfs::path& p) { return regular_files(p).size(); }
 
 TEST_F(UnpackedCache, ACachedWheelBesideItsUnsyncedMarkerIsTakenOnlyOnceItsBytesMatchItsName) {
     // A download renamed into the wheel cache before its batch was flushed, then a crash: the next
-    // run checks it against its hash before it trusts it (resolver::DownloadFlush::Batch).
+    // run checks it against its hash before it trusts it (network::DownloadFlush::Batch).
     auto home = dir / "home";
     auto root = home / ".cache/envfix/wheels";
     auto cached = into_wheel_cache(whl, sha, home);

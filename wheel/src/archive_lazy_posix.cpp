@@ -1,5 +1,5 @@
 // The libarchive entry points envfix calls (the planner's METADATA out of part of a wheel, the
-// installer's reader of odd zips), defined here: each loads libarchive.so.13 on first use and
+// reader of odd zips, zip_read.cpp), defined here: each loads libarchive.so.13 on first use and
 // calls it (system_library_posix.hpp says why). Where it cannot be loaded, each fails as on a
 // damaged archive, and archive_error_string says which library is missing and why, so the
 // caller's one-line error names it.

@@ -1,6 +1,6 @@
 #pragma once
 // An app's side of a framework change, before anything changes: the plan's versions (what it
-// installs and keeps) checked against the app's constraints (resolver/app_constraints.hpp), the
+// installs and keeps) checked against the app's constraints (apps/app_constraints.hpp), the
 // companions (torchvision, torchaudio, xformers) the app needs at a version the plan does not
 // bring, and whether the change may go ahead. Pure; `envfix apply` and `envfix install --app`
 // call it after planning and before installing (docs/apps.md#aligning-an-app-with-a-plan).

@@ -152,7 +152,7 @@ public:
 
     // Thread-safe: called from the downloader's threads.
     void add(std::filesystem::path wheel, std::string sha256);
-    // A wheel fetched in byte ranges (resolver::DownloadOptions::on_split): its large entries are
+    // A wheel fetched in byte ranges (network::DownloadOptions::on_split): its large entries are
     // inflated as their bytes arrive, into the entry add() then completes; nothing of it is used
     // before the wheel is checked and each file matches its checked RECORD row. Thread-safe, quick
     // (on the transfer thread). Not on Windows, nor with ENVFIX_UNPACK_EARLY=0.

@@ -17,10 +17,10 @@
 #include "envfix/common/error.hpp"
 #include "envfix/common/fs.hpp"
 #include "envfix/common/reporter.hpp"
-#include "envfix/installer/zip.hpp"
 #include "envfix/standards/core_metadata.hpp"
 #include "envfix/standards/installed.hpp"
 #include "envfix/standards/wheel_name.hpp"
+#include "envfix/wheel/zip_read.hpp"
 
 namespace envfix::installer {
 
@@ -28,7 +28,7 @@ struct WheelFile {
     std::filesystem::path path;
     standards::WheelName name;  // from the file name
     std::optional<fs::MappedFile> map;   // the archive's bytes
-    ZipDirectory zip;
+    wheel::ZipDirectory zip;
     std::string dist_info;               // "pip-24.2.dist-info" (as in the archive)
     std::string data_dir;                // "pip-24.2.data" ("" when the wheel has none)
     standards::CoreMetadata metadata;

@@ -1,6 +1,6 @@
 #pragma once
 // A wheel's METADATA entry read out of part of the wheel (its tail by HTTP ranges, or the whole
-// file), on the directory envfix/resolver/zip.hpp reads: the planner needs no more of a wheel.
+// file), on the directory envfix/wheel/zip.hpp reads: the planner needs no more of a wheel.
 #include <cstdint>
 #include <string>
 #include <string_view>

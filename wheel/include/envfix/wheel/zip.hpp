@@ -3,7 +3,7 @@
 // every local header, checked against each other before any byte is extracted. The one reader of
 // a wheel's directory: the planner reads a remote wheel's tail with read_zip_central, the
 // installer the whole archive with read_zip_directory (its entries' bytes:
-// envfix/installer/zip.hpp). Works on bytes in memory (a mapped file). Pure: no file access.
+// envfix/wheel/zip_read.hpp). Works on bytes in memory (a mapped file). Pure: no file access.
 //
 // Refused (ExitCode::BadWheel, key "zip.malformed" with a reason, or the keys named here):
 // no end record or bytes after it; more than one disk; a central directory outside the file,
