@@ -1,4 +1,4 @@
-// Messages of the resolver area: key, English, Chinese (nullptr = not translated yet).
+// Messages of the packaging standards (standards/): key, English, Chinese (nullptr = not translated yet).
 #include "catalog_index.hpp"
 
 namespace envfix::messages {
@@ -137,5 +137,5 @@ const CatalogEntry entries[] = {
 };
 // clang-format on
 }  // namespace
-const Catalog kResolver{entries};
+const Catalog kStandards{entries};
 }  // namespace envfix::messages
