@@ -1,8 +1,8 @@
 #pragma once
 // The binary encoding of the profile snapshots the build embeds (the matrix, the app profiles):
 // integers and lengths as LEB128 varints (signed ones zigzagged), strings as length + bytes,
-// vectors, optionals and pairs generically, structs through a field list. Private to the
-// resolver.
+// vectors, optionals and pairs generically, structs through a field list. For matrix/ and apps/
+// alone (the encoders of their snapshots).
 //
 // `Fields` is a struct of static functions `of(T&)` returning std::tie(...) of T's fields in
 // serialization order, one overload per struct type; types kept as text (DriverVersion) give

@@ -1,6 +1,7 @@
 #pragma once
 // Reading profiles/*.yaml with a schema: every error names the file and line and what was wrong
-// (ExitCode::ProfileInvalid). Private to the profile loader; yaml-cpp stays out of public headers.
+// (ExitCode::ProfileInvalid). For the profile loaders (matrix/, apps/) alone: it brings yaml-cpp's
+// header, which no other header includes.
 #include <yaml-cpp/yaml.h>
 
 #include <initializer_list>

@@ -1,5 +1,5 @@
 #pragma once
-// Private to the planner: project pages and PEP 658 metadata files through the index client,
+// For the planner (plan/): project pages and PEP 658 metadata files through the index client,
 // fetched in parallel (a few threads, each with its own curl handle; the HTTP cache is shared on
 // disk) and kept for the rest of the plan. 404 is "not on this index", not an error.
 #include <functional>

@@ -1,5 +1,5 @@
 #pragma once
-// Private to the planner: parts of a file over HTTP (Range), and a file's size (HEAD), with the
+// For the planner (plan/): parts of a file over HTTP (Range), and a file's size (HEAD), with the
 // one HTTP client's settings (TLS, proxies, credentials, retries). Not cached here: the planner
 // keeps what it reads out of a wheel itself.
 #include <cstdint>
