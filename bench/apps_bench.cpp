@@ -6,15 +6,17 @@
 #include <string>
 #include <vector>
 
+#include "envfix/apps/app_profiles.hpp"
+#include "envfix/apps/app_target.hpp"
+#include "envfix/matrix/matrix_loader.hpp"
 #include "envfix/probe/app_folder.hpp"
-#include "envfix/resolver/app_profiles.hpp"
-#include "envfix/resolver/app_target.hpp"
-#include "envfix/resolver/matrix_loader.hpp"
 #include "median.hpp"
 #include "support.hpp"
 
 using namespace envfix;
-using namespace envfix::resolver;
+using namespace envfix::standards;
+using namespace envfix::matrix;
+using namespace envfix::apps;
 using envfix::bench::median_ms;
 namespace stdfs = std::filesystem;
 

@@ -4,7 +4,7 @@ files with sendfile), against curl's command line on the same files. docs/perfor
 
 Usage: bench/download_bench.py [--mb 400] [--files 4] [--parallel 4] [--build build]
 Makes FILES random files of MB megabytes each (incompressible, like wheels' libraries), then runs
-build/tests/resolver/download_bench (ninja -C build download_bench) three times and curl once."""
+build/tests/standards/download_bench (ninja -C build download_bench) three times and curl once."""
 import argparse, hashlib, os, shutil, subprocess, sys, tempfile, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -19,7 +19,7 @@ def main():
     ap.add_argument("--parallel", type=int, default=4)
     ap.add_argument("--build", default=os.path.join(HERE, "..", "build"))
     a = ap.parse_args()
-    exe = os.path.join(a.build, "tests", "resolver", "download_bench")
+    exe = os.path.join(a.build, "tests", "network", "download_bench")
     work = tempfile.mkdtemp(prefix="envfix-dl-")
     try:
         files = os.path.join(work, "files")

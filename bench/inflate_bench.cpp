@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
     size_t largest = w->files.front();
     for (size_t i : w->files)
         if (w->zip.entries[i].size > w->zip.entries[largest].size) largest = i;
-    const ZipEntry& e = w->zip.entries[largest];
+    const wheel::ZipEntry& e = w->zip.entries[largest];
     std::printf("%s: %s, %.0f MB, compressed %.0f MB\n", w->source().c_str(), e.name.c_str(), e.size / 1e6, e.compressed_size / 1e6);
     std::string_view archive = w->bytes();
     volatile size_t sink_bytes = 0;
@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
     for (int rep = 0; rep < 2; ++rep) {
         {
             std::vector<char> out(e.size);
-            ZipInflater z;
+            wheel::ZipInflater z;
             report("libdeflate, whole entry into memory", seconds_of([&] { ok &= bool(z.inflate(archive, e, w->source(), out.data())); }), e.size);
         }
         {
@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
                 return n;
             };
             report("zlib, streamed through 2 x 128 KiB", seconds_of([&] {
-                       ok &= bool(stream_zip_entry(e, w->source(), read, in, out, [&](std::string_view c) -> Expected<void> {
+                       ok &= bool(wheel::stream_zip_entry(e, w->source(), read, in, out, [&](std::string_view c) -> Expected<void> {
                            sink_bytes = sink_bytes + c.size();
                            return {};
                        }));

@@ -1,6 +1,6 @@
 // One large file deflated (raw, as in a wheel), then inflated by one zlib stream, by ISA-L where
 // the build has it (through stream_zip_entry, as a large wheel entry is), and by the parallel
-// inflater (installer/src/inflate_parallel.hpp) with 1..N workers: MB/s of output and CPU time.
+// inflater (wheel/src/inflate_parallel.hpp) with 1..N workers: MB/s of output and CPU time.
 // Usage: build/tests/lowmem/inflate_parallel_bench FILE [LEVEL=6] [CHUNK_KIB=512] [MAX_THREADS=4]
 //   [ONLY_PARALLEL=1: the parallel inflater alone, for a profile; MIN_THREADS=N: from N workers;
 //    HANDOVER=F: also ISA-L taken over by MAX_THREADS workers once F of the stream is decoded]
@@ -21,11 +21,11 @@
 
 #include "envfix/common/exit_codes.hpp"
 #include "envfix/common/platform.hpp"
-#include "envfix/installer/zip.hpp"
+#include "envfix/wheel/zip_read.hpp"
 #include "inflate_parallel.hpp"
 
 using namespace envfix;
-using namespace envfix::installer;
+using namespace envfix::wheel;
 
 namespace {
 
@@ -94,28 +94,29 @@ int main(int argc, char** argv) {
         inflateEnd(&z);
     });
     if (!only_parallel && out != data) std::printf("  zlib output differs!\n");
-    ZipEntry e;
+    wheel::ZipEntry e;
     e.name = "lib.so";
     e.method = 8;
     e.compressed_size = c.size();
     e.size = data.size();
     e.crc32 = static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size())));
     e.data_offset = 0;
-    ZipReadAt read = [&](uint64_t off, char* into, size_t n) -> Expected<size_t> {
+    wheel::ZipReadAt read = [&](uint64_t off, char* into, size_t n) -> Expected<size_t> {
         n = static_cast<size_t>(std::min<uint64_t>(n, c.size() - std::min<uint64_t>(off, c.size())));
         std::memcpy(into, c.data() + off, n);
         return n;
     };
     std::vector<char> bin(128u << 10), bout(128u << 10);
     size_t at = 0;
-    if (!only_parallel) timed("stream_zip_entry (ISA-L or zlib)", data.size(), [&] {
-        auto r = stream_zip_entry(e, "bench", read, bin, bout, [&](std::string_view s) -> Expected<void> {
-            std::memcpy(out.data() + at, s.data(), s.size());
-            at += s.size();
-            return {};
+    if (!only_parallel)
+        timed("wheel::stream_zip_entry (ISA-L or zlib)", data.size(), [&] {
+            auto r = wheel::stream_zip_entry(e, "bench", read, bin, bout, [&](std::string_view s) -> Expected<void> {
+                std::memcpy(out.data() + at, s.data(), s.size());
+                at += s.size();
+                return {};
+            });
+            if (!r) std::printf("  failed\n");
         });
-        if (!r) std::printf("  failed\n");
-    });
     // HANDOVER=F: the stream on one thread (ISA-L) until F of its compressed bytes are decoded,
     // then MAX_THREADS workers from its next block boundary (stream_zip_entry_handing_over, as a
     // switch's libtorch_cuda.so once libtorch_cpu.so's workers are free).
@@ -128,21 +129,23 @@ int main(int argc, char** argv) {
         char label[64];
         std::snprintf(label, sizeof label, "one stream, %u workers from %.0f%%", max_threads, fraction * 100);
         timed(label, data.size(), [&] {
-            auto r = stream_zip_entry_handing_over(
+            auto r = wheel::stream_zip_entry_handing_over(
                 e, "bench", read, bin, bout,
-                ZipLendWorkers{[&](uint64_t decoded) -> unsigned {
-                                   if (static_cast<double>(decoded) < fraction * static_cast<double>(c.size())) return 0;
-                                   joined = decoded;
-                                   return max_threads;
-                               },
-                               [&] { std::printf("  no block boundary within 1 MiB: not handed over\n"); }},
+                wheel::ZipLendWorkers{[&](uint64_t decoded) -> unsigned {
+                                          if (static_cast<double>(decoded) < fraction * static_cast<double>(c.size())) return 0;
+                                          joined = decoded;
+                                          return max_threads;
+                                      },
+                                      [&] { std::printf("  no block boundary within 1 MiB: not handed over\n"); }},
                 [&](std::string_view s) -> Expected<void> {
                     std::memcpy(out.data() + at, s.data(), s.size());
                     at += s.size();
                     return {};
                 });
-            if (r) by = *r;
-            else std::printf("  failed\n");
+            if (r)
+                by = *r;
+            else
+                std::printf("  failed\n");
         });
         std::printf("  taken over by %u workers at %.1f MB of %.1f MB compressed%s\n", by, joined / 1e6, c.size() / 1e6,
                     out == data ? "" : "; OUTPUT DIFFERS");
@@ -150,22 +153,26 @@ int main(int argc, char** argv) {
     const char* min = std::getenv("MIN_THREADS");
     for (unsigned t = min ? static_cast<unsigned>(std::atoi(min)) : 1; t <= max_threads; ++t) {
         at = 0;
-        pinflate::Stats st;
+        wheel::pinflate::Stats st;
         char label[64];
         std::snprintf(label, sizeof label, "parallel, %u workers", t);
         std::memset(out.data(), 0, out.size());
         timed(label, data.size(), [&] {
-            auto r = pinflate::inflate(
+            auto r = wheel::pinflate::inflate(
                 c.size(), read,
                 [&](std::string_view s) -> Expected<void> {
                     std::memcpy(out.data() + at, s.data(), s.size());
                     at += s.size();
                     return {};
                 },
-                [](std::string w) { return make_error(ExitCode::BadWheel, "zip.data_mismatch", {{"what", w}}); },
+                [](std::string w) {
+                    return make_error(ExitCode::BadWheel, "zip.data_mismatch", {{"what", w}});
+                },
                 {.threads = t, .chunk = chunk});
-            if (r) st = *r;
-            else std::printf("  failed\n");
+            if (r)
+                st = *r;
+            else
+                std::printf("  failed\n");
         });
         std::printf("  %zu chunks, %zu taken, %zu redone%s\n", st.chunks, st.taken, st.redone, out == data ? "" : "; OUTPUT DIFFERS");
     }

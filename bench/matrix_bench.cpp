@@ -7,14 +7,14 @@
 #include <string>
 #include <vector>
 
-#include "envfix/resolver/gpu_names.hpp"
-#include "envfix/resolver/matrix_loader.hpp"
-#include "envfix/resolver/policy.hpp"
+#include "envfix/matrix/gpu_names.hpp"
+#include "envfix/matrix/matrix_loader.hpp"
+#include "envfix/matrix/policy.hpp"
 #include "median.hpp"
 #include "support.hpp"
 
 using namespace envfix;
-using namespace envfix::resolver;
+using namespace envfix::matrix;
 using envfix::bench::median_ms;
 
 namespace {

@@ -58,3 +58,48 @@ if(ENVFIX_FUZZ)
   add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
   add_link_options(-fsanitize=address,undefined)
 endif()
+
+# libcurl and libarchive: on Linux loaded on first use by src/*_lazy_posix.cpp, which define the
+# entry points envfix calls (envfix/common/system_library_posix.hpp; docs/dependencies.md), so
+# only their headers are needed; linked elsewhere. `scope` is how far the headers reach.
+function(envfix_lazy_library target scope imported)
+  if(NOT CMAKE_SYSTEM_NAME STREQUAL "Linux")
+    target_link_libraries(${target} ${scope} ${imported})
+    target_compile_definitions(${target} PRIVATE ENVFIX_LINKED_CURL_ARCHIVE)
+  else()
+    target_include_directories(${target} ${scope} $<TARGET_PROPERTY:${imported},INTERFACE_INCLUDE_DIRECTORIES>)
+    target_link_libraries(${target} PRIVATE ${CMAKE_DL_LIBS})
+  endif()
+endfunction()
+
+# Profile data reaches the binary as a snapshot the build compiles with envfix's own loader (a
+# schema error fails the build; docs/matrix.md): `tool` (built from profiles/tools/<tool>.cpp,
+# linked to `library` alone) writes <snapshot>.cpp from profiles/, and `library`'s interface
+# links the snapshot library, for every target but such a tool.
+# A cross-build cannot run what it compiles: it runs the same tool of a build for the build
+# machine (ENVFIX_NATIVE_BUILD, the folder of that build: scripts/build-windows), whose output is
+# the same C++ source.
+set(ENVFIX_NATIVE_BUILD "" CACHE PATH "a build of envfix for the build machine, whose profile tools a cross-build runs")
+function(envfix_profile_snapshot library tool snapshot)
+  cmake_parse_arguments(P "" "COMMENT" "DATA" ${ARGN})
+  if(CMAKE_CROSSCOMPILING)
+    if(NOT ENVFIX_NATIVE_BUILD)
+      message(FATAL_ERROR "a cross-build needs -DENVFIX_NATIVE_BUILD=<a build of envfix for this machine>")
+    endif()
+    file(RELATIVE_PATH _rel ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR})
+    set(_tool ${ENVFIX_NATIVE_BUILD}/${_rel}/envfix_${tool})
+  else()
+    add_executable(envfix_${tool} ${PROJECT_SOURCE_DIR}/profiles/tools/${tool}.cpp)
+    target_link_libraries(envfix_${tool} PRIVATE ${library} envfix_warnings)
+    set_target_properties(envfix_${tool} PROPERTIES ENVFIX_NO_PROFILE_SNAPSHOT ON)
+    set(_tool envfix_${tool})
+  endif()
+  set(_out ${CMAKE_CURRENT_BINARY_DIR}/${snapshot}.cpp)
+  add_custom_command(OUTPUT ${_out}
+                     COMMAND ${_tool} ${PROJECT_SOURCE_DIR}/profiles ${_out}
+                     DEPENDS ${_tool} ${P_DATA}
+                     COMMENT "${P_COMMENT}" VERBATIM)
+  add_library(envfix_${snapshot} STATIC ${_out})
+  target_link_libraries(${library} INTERFACE
+                        $<$<NOT:$<BOOL:$<TARGET_PROPERTY:ENVFIX_NO_PROFILE_SNAPSHOT>>>:envfix_${snapshot}>)
+endfunction()

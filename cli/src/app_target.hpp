@@ -7,19 +7,19 @@
 #include <string>
 
 #include "context.hpp"
-#include "envfix/resolver/app_profiles.hpp"
-#include "envfix/resolver/app_target.hpp"
+#include "envfix/apps/app_profiles.hpp"
+#include "envfix/apps/app_target.hpp"
 #include "target_options.hpp"
 
 namespace envfix::cli {
 
 // The app profiles: DIR/apps when `profiles_dir` is given, else ENVFIX_PROFILES_DIR, else the
 // built-in copy. Throws Failure (ProfileInvalid, BadInput).
-std::shared_ptr<const resolver::AppCatalog> load_app_catalog(const std::string& profiles_dir = "");
+std::shared_ptr<const apps::AppCatalog> load_app_catalog(const std::string& profiles_dir = "");
 
 struct ResolvedApp {
-    std::shared_ptr<const resolver::AppCatalog> catalog;  // owns what target.profile points at
-    resolver::AppTarget target;
+    std::shared_ptr<const apps::AppCatalog> catalog;  // owns what target.profile points at
+    apps::AppTarget target;
 };
 
 // --app NAME and/or --path DIR (one of them given). Several folders found: asks on a terminal;

@@ -8,16 +8,16 @@
 
 #include "context.hpp"
 #include "envfix/installer/apply_spec.hpp"
-#include "envfix/resolver/http_client.hpp"
-#include "envfix/resolver/plan_sources.hpp"
+#include "envfix/network/http_client.hpp"
+#include "envfix/plan/plan_sources.hpp"
 #include "plan_command.hpp"
 
 namespace envfix::cli {
 
 // Where packages come from, for planning and for the wheels themselves.
 struct ApplySources {
-    resolver::PlanSources plan;
-    resolver::HttpOptions http;
+    plan::PlanSources plan;
+    network::HttpOptions http;
     bool offline = false;
     std::filesystem::path download_dir;  // wheels kept by sha256 (<cache>/apply-wheels)
     std::optional<std::string> wheels;   // a fetched wheel folder (or its URL)

@@ -12,10 +12,10 @@
 #include "envfix/installer/lock_file.hpp"
 #include "envfix/installer/planned_install.hpp"
 #include "envfix/installer/venv.hpp"
+#include "envfix/network/downloader.hpp"
 #include "envfix/probe/gpu_probe.hpp"
 #include "envfix/probe/kernel_check.hpp"
-#include "envfix/resolver/downloader.hpp"
-#include "envfix/resolver/installed.hpp"
+#include "envfix/standards/installed.hpp"
 #include "output.hpp"
 #include "plan_request.hpp"
 #include "target_options.hpp"
@@ -134,7 +134,7 @@ void verify_into(Outcome& o, Context& ctx) {
 
 class EnvironmentApplier {
 public:
-    EnvironmentApplier(Context& ctx, const ApplySources& sources, const resolver::Matrix& matrix, bool check)
+    EnvironmentApplier(Context& ctx, const ApplySources& sources, const matrix::Matrix& matrix, bool check)
         : ctx_(ctx), sources_(sources), matrix_(matrix), check_(check) {}
 
     Outcome apply(const installer::ApplyEnvironment& e) {
@@ -176,11 +176,11 @@ private:
             o.torch = lock.torch;
             o.variant = lock.variant;
             o.channel = lock.channel;
-            resolver::InstalledSet installed;
+            standards::InstalledSet installed;
             if (!(check_ && missing_venv)) {
                 auto env = resolve_target(target, ctx_, TargetNeed::Files);
                 o.interpreter = env.interpreter.string();
-                installed = value_or_throw(resolver::read_installed(env.site_packages));
+                installed = value_or_throw(standards::read_installed(env.site_packages));
             }
             auto lc = installer::lock_changes(lock, installed);
             for (const auto& c : lc.install) changes.push_back({c.wheel.name, c.before, c.wheel.version});
@@ -199,7 +199,7 @@ private:
             std::vector<Message> notes;
             auto preq = plan_request(ctx_, po, matrix_, sources_.plan, false, notes);
             if (check_ && missing_venv) preq.installed = {};
-            auto plan = value_or_throw(resolver::compute_plan(matrix_, preq, *ctx_.reporter));
+            auto plan = value_or_throw(plan::compute_plan(matrix_, preq, *ctx_.reporter));
             if (plan.failure) throw Failure(plan.failure->code, "apply.plan_failed", {{"reason", t(plan.failure->message)}});
             o.torch = plan.torch;
             o.variant = plan.variant;
@@ -241,13 +241,13 @@ private:
 
     // The app's constraints against the plan: a conflict stops this environment before anything
     // changes; the rest is reported with the plan's warnings.
-    void check_app(const installer::ApplyEnvironment& e, const TargetOptions& target, const resolver::Plan& plan, Outcome& o) {
+    void check_app(const installer::ApplyEnvironment& e, const TargetOptions& target, const plan::Plan& plan, Outcome& o) {
         auto app = resolve_app(target, ctx_, TargetNeed::Files);
         if (!app.target.profile) return;
-        auto checked = resolver::check_app_target(app.target, installer::plan_packages(plan), &matrix_);
+        auto checked = apps::check_app_target(app.target, installer::plan_packages(plan), &matrix_);
         auto a = installer::align_app(plan, std::move(checked));
         for (const auto& f : a.constraints.findings)
-            if (f.kind != resolver::AppFindingKind::Conflict) o.findings.push_back(f.message);
+            if (f.kind != apps::AppFindingKind::Conflict) o.findings.push_back(f.message);
         if (!a.blocked()) return;
         for (const auto& r : a.reasons()) o.findings.push_back(r);
         std::string app_name(app.target.profile->display());
@@ -256,7 +256,7 @@ private:
 
     Context& ctx_;
     const ApplySources& sources_;
-    const resolver::Matrix& matrix_;
+    const matrix::Matrix& matrix_;
     bool check_;
 };
 
@@ -360,10 +360,10 @@ void run_lock(Context& ctx, PlanCliOptions o, const ApplySources& sources, const
     auto req = plan_request(ctx, std::move(o), matrix, sources.plan, false, notes);
     // The whole set, as for a fresh environment: every machine installs exactly these bytes.
     req.installed = {};
-    auto plan = value_or_throw(resolver::compute_plan(matrix, req, *ctx.reporter));
+    auto plan = value_or_throw(plan::compute_plan(matrix, req, *ctx.reporter));
     if (plan.failure) throw Failure(Error{plan.failure->code, plan.failure->message});
     // Hashless pages (nightly): the wheel is downloaded once and its digest recorded.
-    std::vector<resolver::DownloadItem> items;
+    std::vector<network::DownloadItem> items;
     std::vector<size_t> index;
     for (size_t i = 0; i < plan.install.size(); ++i) {
         const auto& w = plan.install[i];
@@ -374,7 +374,7 @@ void run_lock(Context& ctx, PlanCliOptions o, const ApplySources& sources, const
     if (!items.empty()) {
         std::error_code ec;
         stdfs::create_directories(sources.download_dir / "unhashed", ec);
-        auto results = resolver::download_files(items, sources.http, *ctx.reporter, {.parallel = sources.plan.parallel});
+        auto results = network::download_files(items, sources.http, *ctx.reporter, {.parallel = sources.plan.parallel});
         for (size_t k = 0; k < results.size(); ++k) {
             if (!results[k].ok()) throw Failure(*results[k].error);
             plan.install[index[k]].sha256 = results[k].sha256;

@@ -21,7 +21,7 @@ struct ApplyOptions {
 // The spec's index section as if given on the command line: the configuration file and the
 // environment fill what it leaves out (index_config.hpp's precedence).
 ApplySources spec_sources(const installer::ApplySpec& spec, bool refresh) {
-    resolver::IndexCliOptions cli;
+    network::IndexCliOptions cli;
     cli.refresh = refresh;
     cli.index_url = spec.index.index_url;
     cli.extra_index_urls = spec.index.extra_index_urls;
@@ -30,9 +30,9 @@ ApplySources spec_sources(const installer::ApplySpec& spec, bool refresh) {
     cli.cert = spec.index.cert;
     auto config = resolve_index_config(cli);
     std::filesystem::path cache_root = spec.cache_dir ? *spec.cache_dir : fs::cache_dir();
-    if (spec.cache_dir) config.cache_dir.set((cache_root / "http").string(), resolver::ConfigSource::ConfigFile, spec.file.string());
+    if (spec.cache_dir) config.cache_dir.set((cache_root / "http").string(), network::ConfigSource::ConfigFile, spec.file.string());
     ApplySources s;
-    s.plan = resolver::plan_sources(config);
+    s.plan = plan::plan_sources(config);
     s.http = config.http_options();
     s.offline = config.offline.value;
     s.download_dir = cache_root / "apply-wheels";

@@ -7,10 +7,10 @@
 #include "context.hpp"
 #include "env_json.hpp"
 #include "envfix/common/strings.hpp"
+#include "envfix/matrix/matrix_loader.hpp"
 #include "envfix/probe/interpreter_facts.hpp"
-#include "envfix/resolver/matrix_loader.hpp"
-#include "envfix/resolver/requirement.hpp"
-#include "envfix/resolver/version.hpp"
+#include "envfix/standards/requirement.hpp"
+#include "envfix/standards/version.hpp"
 #include "output.hpp"
 
 namespace envfix::cli {
@@ -27,13 +27,13 @@ struct AppsOptions {
 };
 
 struct Found {
-    const resolver::AppProfile* profile = nullptr;
-    resolver::AppTarget target;
+    const apps::AppProfile* profile = nullptr;
+    apps::AppTarget target;
     std::optional<Error> problem;  // no environment in the folder
-    std::optional<resolver::AppConstraints> check;
+    std::optional<apps::AppConstraints> check;
 };
 
-Json profile_json(const resolver::AppProfile& p) {
+Json profile_json(const apps::AppProfile& p) {
     Json layouts = Json::array();
     for (const auto& l : p.app.layouts) {
         Json os = Json::array();
@@ -86,7 +86,7 @@ Json profile_json(const resolver::AppProfile& p) {
             {"file", p.file}};
 }
 
-Json check_json(const resolver::AppConstraints& c) {
+Json check_json(const apps::AppConstraints& c) {
     Json companions = Json::array(), findings = Json::array();
     for (const auto& x : c.companions)
         companions.push_back({{"package", x.package},
@@ -95,7 +95,7 @@ Json check_json(const resolver::AppConstraints& c) {
                               {"built_for", x.built_for.empty() ? Json(nullptr) : Json(x.built_for)},
                               {"required", x.required}});
     for (const auto& f : c.findings)
-        findings.push_back({{"kind", std::string(resolver::app_finding_kind_name(f.kind))},
+        findings.push_back({{"kind", std::string(apps::app_finding_kind_name(f.kind))},
                             {"key", f.message.key},
                             {"message", t(f.message)},
                             {"package", f.package.empty() ? Json(nullptr) : Json(f.package)},
@@ -122,18 +122,18 @@ Json found_json(const Found& f) {
     return j;
 }
 
-std::vector<resolver::PlannedPackage> planned_of(const AppsOptions& o) {
-    std::vector<resolver::PlannedPackage> out;
+std::vector<apps::PlannedPackage> planned_of(const AppsOptions& o) {
+    std::vector<apps::PlannedPackage> out;
     if (o.torch.empty()) {
         if (!o.with.empty()) throw Failure(ExitCode::Usage, "apps.with_without_torch");
         return out;
     }
-    if (!resolver::Version::try_parse(o.torch)) throw Failure(ExitCode::Usage, "apps.bad_torch", {{"value", o.torch}});
+    if (!standards::Version::try_parse(o.torch)) throw Failure(ExitCode::Usage, "apps.bad_torch", {{"value", o.torch}});
     out.push_back({"torch", o.torch});
     for (const auto& w : o.with) {
         auto eq = w.find("==");
         auto name = str::trim(std::string_view(w).substr(0, eq == std::string::npos ? w.size() : eq));
-        if (eq == std::string::npos || name.empty() || !resolver::Version::try_parse(w.substr(eq + 2)))
+        if (eq == std::string::npos || name.empty() || !standards::Version::try_parse(w.substr(eq + 2)))
             throw Failure(ExitCode::Usage, "apps.bad_with", {{"value", w}});
         out.push_back({std::string(name), w.substr(eq + 2)});
     }
@@ -141,9 +141,9 @@ std::vector<resolver::PlannedPackage> planned_of(const AppsOptions& o) {
 }
 
 // The folders to show: --path ones (each must be an app's), else the search's.
-std::vector<Found> collect(const AppsOptions& o, const resolver::AppCatalog& catalog, Context& ctx) {
+std::vector<Found> collect(const AppsOptions& o, const apps::AppCatalog& catalog, Context& ctx) {
     auto cache = probe::FactsCache::load(probe::FactsCache::default_path());
-    resolver::AppTargetOptions opts;
+    apps::AppTargetOptions opts;
     opts.facts.cache = &cache;
     opts.reporter = ctx.reporter;
     opts.ask = false;  // a listing shows every folder; nothing to choose
@@ -160,12 +160,12 @@ std::vector<Found> collect(const AppsOptions& o, const resolver::AppCatalog& cat
     } else {
         probe::AppSearch search;
         if (!o.app.empty()) search.app = o.app;
-        for (const auto& f : resolver::find_apps(catalog, search)) folders.emplace_back(f.profile->app.name, f.folder);
+        for (const auto& f : apps::find_apps(catalog, search)) folders.emplace_back(f.profile->app.name, f.folder);
     }
     std::vector<Found> out;
     for (const auto& [app, folder] : folders) {
         Found f;
-        auto t = resolver::resolve_app_target(catalog, {.app = app, .path = folder}, opts);
+        auto t = apps::resolve_app_target(catalog, {.app = app, .path = folder}, opts);
         if (t) {
             f.target = std::move(*t);
             f.profile = f.target.profile;
@@ -186,7 +186,7 @@ std::vector<Found> collect(const AppsOptions& o, const resolver::AppCatalog& cat
     return out;
 }
 
-void print_known(const resolver::AppCatalog& catalog, const std::string& only) {
+void print_known(const apps::AppCatalog& catalog, const std::string& only) {
     Table table({t(msg("apps.header.app")), t(msg("apps.header.name")), t(msg("apps.header.layouts")), t(msg("apps.header.torch"))});
     for (const auto& p : catalog.apps) {
         if (!only.empty() && !p.app.answers_to(only)) continue;
@@ -205,7 +205,7 @@ void print_check(const Found& f, const std::string& torch) {
     print(msg("apps.check_title", {{"app", std::string(f.profile->display())}, {"path", f.target.folder.string()}, {"torch", torch}}));
     if (c.findings.empty()) print("  " + t(msg("apps.check_ok", {{"app", std::string(f.profile->display())}})));
     for (const auto& x : c.findings) {
-        std::string kind = t(msg(std::string("apps.kind.") + std::string(resolver::app_finding_kind_name(x.kind))));
+        std::string kind = t(msg(std::string("apps.kind.") + std::string(apps::app_finding_kind_name(x.kind))));
         print("  " + kind + ": " + t(x.message));
     }
     if (c.checked_files.empty()) print("  " + t(msg("apps.check_no_files")));
@@ -260,10 +260,10 @@ void run_apps(const AppsOptions& o, Context& ctx) {
         if (!planned.empty()) {
             std::optional<std::filesystem::path> dir;
             if (!o.profiles.empty()) dir = o.profiles;
-            auto matrix = value_or_throw(resolver::load_profiles(dir));
+            auto matrix = value_or_throw(matrix::load_profiles(dir));
             for (auto& f : found)
                 if (f.profile && !f.problem) {
-                    f.check = resolver::check_app_target(f.target, planned, &matrix);
+                    f.check = apps::check_app_target(f.target, planned, &matrix);
                     if (f.check->has_conflicts()) ctx.exit_code = ExitCode::RequirementsUnmet;
                 }
         }

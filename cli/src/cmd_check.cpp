@@ -5,8 +5,8 @@
 
 #include "context.hpp"
 #include "env_json.hpp"
-#include "envfix/resolver/installed.hpp"
-#include "envfix/resolver/requirements_check.hpp"
+#include "envfix/standards/installed.hpp"
+#include "envfix/standards/requirements_check.hpp"
 #include "output.hpp"
 #include "target_options.hpp"
 
@@ -20,22 +20,22 @@ struct CheckOptions {
 
 void run_check(const CheckOptions& o, Context& ctx) {
     probe::Environment env = resolve_target(o.target, ctx, TargetNeed::Files);
-    auto set = value_or_throw(resolver::read_installed(env.site_packages, {.headers_only = true}));
-    resolver::CheckInput in;
-    in.markers = resolver::marker_environment(env.facts);
+    auto set = value_or_throw(standards::read_installed(env.site_packages, {.headers_only = true}));
+    standards::CheckInput in;
+    in.markers = standards::marker_environment(env.facts);
     in.order = env.site_packages;
-    resolver::SupportedTags tags = resolver::supported_tags(env.facts);
+    standards::SupportedTags tags = standards::supported_tags(env.facts);
     // Tags need the interpreter's facts; derived ones (a Windows layout read here) may lack the
     // ABI details, so the platform check runs only for an interpreter that ran.
     if (env.runnable()) in.tags = &tags;
-    in.wheel_tags = resolver::read_wheel_tags(set);
-    resolver::CheckResult result = resolver::check_requirements(set, in);
+    in.wheel_tags = standards::read_wheel_tags(set);
+    standards::CheckResult result = standards::check_requirements(set, in);
     if (!env.runnable()) ctx.reporter->warn(msg("check.facts_from_files", {{"root", env.root.string()}}));
 
     if (ctx.opts.json) {
         Json problems = Json::array(), skipped = Json::array();
         for (const auto& p : result.problems)
-            problems.push_back({{"kind", std::string(resolver::check_problem_kind_name(p.kind))},
+            problems.push_back({{"kind", std::string(standards::check_problem_kind_name(p.kind))},
                                 {"name", p.name},
                                 {"version", p.version},
                                 {"requirement", p.requirement},

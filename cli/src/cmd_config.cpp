@@ -3,7 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "context.hpp"
-#include "envfix/resolver/url.hpp"
+#include "envfix/network/url.hpp"
 #include "index_options.hpp"
 #include "output.hpp"
 
@@ -11,7 +11,7 @@ namespace envfix::cli {
 
 namespace {
 
-using resolver::ConfigSource;
+using network::ConfigSource;
 
 struct Row {
     std::string key;
@@ -22,15 +22,15 @@ struct Row {
 };
 
 template <class T>
-Row row(const std::string& key, const resolver::Setting<T>& s) {
+Row row(const std::string& key, const network::Setting<T>& s) {
     Row r{key, Json(), "", s.source, s.origin};
     if constexpr (std::is_same_v<T, std::string>) {
-        r.text = resolver::redact_url(s.value);
+        r.text = network::redact_url(s.value);
         r.value = s.value.empty() ? Json(nullptr) : Json(r.text);
     } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
         r.value = Json::array();
         for (const auto& u : s.value) {
-            auto red = resolver::redact_url(u);
+            auto red = network::redact_url(u);
             r.value.push_back(red);
             r.text += (r.text.empty() ? "" : " ") + red;
         }
@@ -44,7 +44,7 @@ Row row(const std::string& key, const resolver::Setting<T>& s) {
     return r;
 }
 
-std::vector<Row> rows_of(const resolver::IndexConfig& c) {
+std::vector<Row> rows_of(const network::IndexConfig& c) {
     return {row("index.url", c.index_url),
             row("index.extra-urls", c.extra_index_urls),
             row("pytorch.index", c.pytorch_index),
@@ -74,7 +74,7 @@ std::string source_text(const Row& r) {
     return "";
 }
 
-void show(Context& ctx, const resolver::IndexCliOptions& cli) {
+void show(Context& ctx, const network::IndexCliOptions& cli) {
     auto cfg = resolve_index_config(cli);
     auto rows = rows_of(cfg);
     if (ctx.opts.json) {
@@ -83,10 +83,8 @@ void show(Context& ctx, const resolver::IndexCliOptions& cli) {
         j["config_file"] = {{"path", cfg.config_path.string()}, {"exists", cfg.config_exists}};
         j["settings"] = Json::array();
         for (const auto& r : rows)
-            j["settings"].push_back({{"key", r.key},
-                                     {"value", r.value},
-                                     {"source", std::string(resolver::config_source_name(r.source))},
-                                     {"origin", r.origin}});
+            j["settings"].push_back(
+                {{"key", r.key}, {"value", r.value}, {"source", std::string(network::config_source_name(r.source))}, {"origin", r.origin}});
         print_json(j);
         return;
     }

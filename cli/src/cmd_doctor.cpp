@@ -9,9 +9,9 @@
 
 #include "context.hpp"
 #include "doctor_view.hpp"
-#include "envfix/resolver/framework_stack.hpp"
-#include "envfix/resolver/matrix_loader.hpp"
-#include "envfix/resolver/reproduction.hpp"
+#include "envfix/diagnosis/framework_stack.hpp"
+#include "envfix/diagnosis/reproduction.hpp"
+#include "envfix/matrix/matrix_loader.hpp"
 #include "output.hpp"
 #include "probe_view.hpp"
 #include "target_options.hpp"
@@ -28,10 +28,10 @@ struct DoctorOptions {
 };
 
 // The platform the environment's wheels are for: a Windows layout read on Linux is Windows.
-resolver::Platform environment_platform(const probe::Environment& env) {
-    resolver::Platform p = resolver::host_platform().value_or(resolver::Platform{});
-    if (env.layout_os == probe::LayoutOs::Windows) p.os = resolver::OsKind::Windows;
-    if (auto cpu = resolver::parse_cpu(env.facts.platform_machine)) p.cpu = *cpu;
+matrix::Platform environment_platform(const probe::Environment& env) {
+    matrix::Platform p = matrix::host_platform().value_or(matrix::Platform{});
+    if (env.layout_os == probe::LayoutOs::Windows) p.os = matrix::OsKind::Windows;
+    if (auto cpu = matrix::parse_cpu(env.facts.platform_machine)) p.cpu = *cpu;
     return p;
 }
 
@@ -60,11 +60,11 @@ void run_doctor(const DoctorOptions& o, Context& ctx) {
     const auto env_at = ctx.ms_since_start();
     std::optional<std::filesystem::path> profiles;
     if (!o.profiles.empty()) profiles = o.profiles;
-    resolver::Matrix matrix = value_or_throw(resolver::load_profiles(profiles));
+    matrix::Matrix matrix = value_or_throw(matrix::load_profiles(profiles));
     const auto profiles_at = ctx.ms_since_start();
 
     std::vector<Message> notes;
-    auto stack = value_or_throw(resolver::read_environment_stack_cached(env.site_packages, notes));
+    auto stack = value_or_throw(diagnosis::read_environment_stack_cached(env.site_packages, notes));
     for (const auto& n : notes) ctx.reporter->debug(n);
     ctx.reporter->debug(msg("doctor.debug.dependents", {{"cached", std::to_string(stack.dependents.folders_cached)},
                                                         {"read", std::to_string(stack.dependents.folders_read)},
@@ -81,16 +81,16 @@ void run_doctor(const DoctorOptions& o, Context& ctx) {
     probe::MachineProbe machine = probing.get();
     const auto gpus_at = ctx.ms_since_start();
 
-    resolver::DiagnosisInput in;
+    diagnosis::DiagnosisInput in;
     in.matrix = &matrix;
     in.machine = &machine;
     in.stack = &stack;
     in.platform = environment_platform(env);
     in.python = python_of(env.facts);
-    in.markers = resolver::marker_environment(env.facts);
+    in.markers = standards::marker_environment(env.facts);
     in.target_args = target_args(o.target, env);
     in.environment = env.root.string();
-    resolver::Diagnosis diagnosis = resolver::diagnose(in);
+    diagnosis::Diagnosis diagnosis = diagnosis::diagnose(in);
     // Where a warm run's time goes, step by step (docs/doctor.md, "Performance").
     ctx.reporter->debug(msg("doctor.debug.steps", {{"env", std::to_string(env_at)},
                                                    {"profiles", std::to_string(profiles_at)},
@@ -110,9 +110,9 @@ void run_doctor(const DoctorOptions& o, Context& ctx) {
     if (o.run) {
         if (!env.runnable()) {
             view.run_error = make_error(ExitCode::EnvBroken, "doctor.run.not_runnable", {{"python", env.interpreter.string()}});
-        } else if (auto r = resolver::run_reproduction(env.interpreter, std::chrono::seconds(o.run_timeout))) {
+        } else if (auto r = diagnosis::run_reproduction(env.interpreter, std::chrono::seconds(o.run_timeout))) {
             view.run = *r;
-            view.code = resolver::exit_code_with_run(*r, diagnosis);
+            view.code = diagnosis::exit_code_with_run(*r, diagnosis);
         } else {
             view.run_error = r.error();
         }

@@ -47,7 +47,7 @@ void run_envs(const EnvsOptions& o, Context& ctx) {
     const auto sigs = catalog->signatures();
     d.apps = &sigs;
     if (!o.app.empty() && o.paths.empty())
-        for (const auto& f : resolver::find_apps(*catalog, {.app = o.app})) d.app_paths.push_back(f.folder);
+        for (const auto& f : apps::find_apps(*catalog, {.app = o.app})) d.app_paths.push_back(f.folder);
     d.home = !o.no_home;
     d.facts.cache = &cache;
     auto envs = probe::discover_environments(d);

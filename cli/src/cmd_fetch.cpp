@@ -9,7 +9,7 @@
 #include "envfix/common/hash.hpp"
 #include "envfix/installer/lock_file.hpp"
 #include "envfix/installer/wheel_folder.hpp"
-#include "envfix/resolver/downloader.hpp"
+#include "envfix/network/downloader.hpp"
 #include "index_options.hpp"
 #include "output.hpp"
 
@@ -32,12 +32,12 @@ bool has_bytes(const stdfs::path& p, const std::string& sha256) {
     return got && *got == sha256;
 }
 
-void run_fetch(Context& ctx, const FetchOptions& o, const resolver::IndexConfig& config) {
+void run_fetch(Context& ctx, const FetchOptions& o, const network::IndexConfig& config) {
     if (o.layout != "flat" && o.layout != "pep503") throw Failure(ExitCode::Usage, "apply.fetch_bad_layout", {{"value", o.layout}});
     auto layout = o.layout == "flat" ? WheelLayout::Flat : WheelLayout::Pep503;
     auto lock = value_or_throw(installer::parse_lock(value_or_throw(fs::read_file(o.lock)), o.lock));
     stdfs::path dest = stdfs::absolute(o.dest);
-    std::vector<resolver::DownloadItem> items;
+    std::vector<network::DownloadItem> items;
     std::map<std::string, std::vector<FolderWheel>> projects;
     std::vector<FolderWheel> all;
     size_t present = 0;
@@ -54,7 +54,7 @@ void run_fetch(Context& ctx, const FetchOptions& o, const resolver::IndexConfig&
         stdfs::create_directories(path.parent_path(), ec);
         items.push_back({w.url, w.sha256, w.size, path, w.name + " " + w.version});
     }
-    auto results = resolver::download_files(items, config.http_options(), *ctx.reporter, {.parallel = config.parallel_downloads.value});
+    auto results = network::download_files(items, config.http_options(), *ctx.reporter, {.parallel = config.parallel_downloads.value});
     for (const auto& r : results)
         if (!r.ok()) throw Failure(*r.error);
     // The pages last: a folder with pages is complete.

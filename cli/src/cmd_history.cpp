@@ -8,7 +8,7 @@
 #include "env_json.hpp"
 #include "envfix/common/strings.hpp"
 #include "envfix/installer/snapshot.hpp"
-#include "envfix/resolver/installed.hpp"
+#include "envfix/standards/installed.hpp"
 #include "output.hpp"
 #include "target_options.hpp"
 
@@ -40,7 +40,7 @@ void run_history(const HistoryOptions& o, Context& ctx) {
     // What followed snapshot i: the difference to the next one (the last: to the present).
     std::vector<installer::SnapshotDist> present;
     if (!all.empty()) {
-        auto now = resolver::read_installed(env.site_packages, {.headers_only = true, .egg_info = false});
+        auto now = standards::read_installed(env.site_packages, {.headers_only = true, .egg_info = false});
         if (now)
             for (const auto& d : now->dists) present.push_back({d.name, d.version, ""});
     }

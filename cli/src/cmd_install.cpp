@@ -8,15 +8,15 @@
 #include "envfix/common/strings.hpp"
 #include "envfix/installer/install.hpp"
 #include "envfix/installer/snapshot.hpp"
+#include "envfix/installer/venv.hpp"
 #include "envfix/installer/verified_install.hpp"
+#include "envfix/installer/wheel_plan.hpp"
+#include "envfix/standards/wheel_name.hpp"
 #include "index_options.hpp"
 #include "install_run.hpp"
-#include "envfix/installer/venv.hpp"
-#include "envfix/installer/wheel_plan.hpp"
-#include "envfix/resolver/wheel_name.hpp"
 #include "output.hpp"
-#include "ready_trees.hpp"
 #include "probe_view.hpp"
+#include "ready_trees.hpp"
 #include "target_options.hpp"
 #include "terminal_reporter.hpp"
 #include "verify_view.hpp"
@@ -51,7 +51,7 @@ Json recovered_json(const std::vector<installer::RecoveryOutcome>& list) {
 bool names_a_file(const std::string& item) {
     stdfs::path p(item);
     std::error_code ec;
-    return stdfs::is_regular_file(p, ec) || resolver::distribution_kind(p.filename().string()) != resolver::DistributionKind::Other ||
+    return stdfs::is_regular_file(p, ec) || standards::distribution_kind(p.filename().string()) != standards::DistributionKind::Other ||
            item.find('/') != std::string::npos || item.find('\\') != std::string::npos;
 }
 
@@ -62,7 +62,7 @@ std::vector<installer::WheelRequest> wheel_requests(const std::vector<std::strin
         stdfs::path p(item);
         std::error_code ec;
         bool file = stdfs::is_regular_file(p, ec);
-        if (!file && resolver::distribution_kind(p.filename().string()) == resolver::DistributionKind::Other)
+        if (!file && standards::distribution_kind(p.filename().string()) == standards::DistributionKind::Other)
             throw Failure(ExitCode::Usage, "install.not_a_file", {{"item", item}});
         if (!file) throw Failure(ExitCode::BadInput, "fs.read_failed", {{"path", item}, {"reason", "no such file"}});
         installer::WheelRequest r;

@@ -18,7 +18,7 @@ void register_lock(CLI::App& app, Context& ctx) {
     cmd->callback([&ctx, o, out, idx] {
         auto config = resolve_index_config(*idx);
         ApplySources s;
-        s.plan = resolver::plan_sources(config);
+        s.plan = plan::plan_sources(config);
         s.http = config.http_options();
         s.offline = config.offline.value;
         s.download_dir = fs::cache_dir() / "apply-wheels";

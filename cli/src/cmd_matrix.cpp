@@ -9,18 +9,18 @@
 #include "context.hpp"
 #include "envfix/common/error.hpp"
 #include "envfix/common/strings.hpp"
-#include "envfix/resolver/coverage.hpp"
-#include "envfix/resolver/driver_rules.hpp"
-#include "envfix/resolver/gpu_names.hpp"
-#include "envfix/resolver/matrix_loader.hpp"
-#include "envfix/resolver/rule_names.hpp"
+#include "envfix/matrix/coverage.hpp"
+#include "envfix/matrix/driver_rules.hpp"
+#include "envfix/matrix/gpu_names.hpp"
+#include "envfix/matrix/matrix_loader.hpp"
+#include "envfix/matrix/rule_names.hpp"
 #include "output.hpp"
 
 namespace envfix::cli {
 
 namespace {
 
-using namespace envfix::resolver;
+using namespace envfix::matrix;
 
 struct MatrixOptions {
     std::string os, arch, release, variant, channel = "all", driver, python, profiles;

@@ -36,7 +36,7 @@ void register_plan(CLI::App& app, Context& ctx) {
         if (auto* off = g->get_option_no_throw("--offline")) off->description("decide from the matrix alone: no index, no network");
     cmd->callback([&ctx, o, idx] {
         auto config = resolve_index_config(*idx);
-        run_plan(ctx, *o, resolver::plan_sources(config), config.offline.value);
+        run_plan(ctx, *o, plan::plan_sources(config), config.offline.value);
     });
 }
 

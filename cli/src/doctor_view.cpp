@@ -9,26 +9,26 @@ namespace envfix::cli {
 
 namespace {
 
-using resolver::Diagnosis;
-using resolver::FindingSeverity;
-using resolver::LayerStatus;
+using diagnosis::Diagnosis;
+using diagnosis::FindingSeverity;
+using diagnosis::LayerStatus;
 
 Json msg_json(const Message& m) {
     if (m.empty()) return nullptr;
     return Json{{"key", m.key}, {"message", t(m)}};
 }
 
-std::string layer_label(resolver::Layer l) {
+std::string layer_label(diagnosis::Layer l) {
     switch (l) {
-        case resolver::Layer::Driver: return t(msg("doctor.layer.driver"));
-        case resolver::Layer::Runtime: return t(msg("doctor.layer.runtime"));
-        case resolver::Layer::Framework: return t(msg("doctor.layer.framework"));
+        case diagnosis::Layer::Driver: return t(msg("doctor.layer.driver"));
+        case diagnosis::Layer::Runtime: return t(msg("doctor.layer.runtime"));
+        case diagnosis::Layer::Framework: return t(msg("doctor.layer.framework"));
     }
     return "";
 }
 
 std::string status_label(LayerStatus s) {
-    std::string label = t(msg("doctor.status." + std::string(resolver::layer_status_name(s))));
+    std::string label = t(msg("doctor.status." + std::string(diagnosis::layer_status_name(s))));
     switch (s) {
         case LayerStatus::Ok: return paint_out(label, Tone::Good);
         case LayerStatus::Warning: return paint_out(label, Tone::Warn);
@@ -45,14 +45,14 @@ std::string python_of(const probe::PythonFacts& f) {
 
 std::string fix_command(const DoctorView& v) {
     const auto& d = *v.diagnosis;
-    return d.fix ? resolver::format_command(d.fix->argv, v.windows_command) : "";
+    return d.fix ? diagnosis::format_command(d.fix->argv, v.windows_command) : "";
 }
 
 std::string gpu_lines(const std::vector<probe::Gpu>& gpus) {
     std::string out;
     for (const auto& g : gpus)
-        out += t(msg("doctor.gpu_line", {{"index", std::to_string(g.index)}, {"gpu", resolver::gpu_label(g)},
-                                         {"memory", memory_mib(g.memory_bytes)}})) +
+        out += t(msg("doctor.gpu_line",
+                     {{"index", std::to_string(g.index)}, {"gpu", diagnosis::gpu_label(g)}, {"memory", memory_mib(g.memory_bytes)}})) +
                "\n";
     return out;
 }
@@ -102,7 +102,7 @@ std::string doctor_text(const DoctorView& v) {
     }
 
     if (v.run_error) out += "\n" + t(msg("doctor.run.header")) + " " + t(v.run_error->message) + "\n";
-    if (v.run) out += "\n" + t(msg("doctor.run.header")) + " " + t(resolver::relate(*v.run, d)) + "\n";
+    if (v.run) out += "\n" + t(msg("doctor.run.header")) + " " + t(diagnosis::relate(*v.run, d)) + "\n";
 
     if (d.fix) {
         out += "\n" + t(msg(d.fix->reinstall ? "doctor.fix_reinstall" : "doctor.fix", {{"command", fix_command(v)}})) + "\n";
@@ -133,8 +133,8 @@ Json doctor_json(const DoctorView& v) {
                      {"dist_version", b.dist_version},
                      {"public_version", b.public_version},
                      {"local", b.local.empty() ? Json(nullptr) : Json(b.local)},
-                     {"build", std::string(resolver::build_kind_name(b.kind))},
-                     {"evidence", std::string(resolver::build_evidence_name(b.evidence))},
+                     {"build", std::string(diagnosis::build_kind_name(b.kind))},
+                     {"evidence", std::string(diagnosis::build_evidence_name(b.evidence))},
                      {"variant", b.variant.empty() ? Json(nullptr) : Json(b.variant)},
                      {"cuda", b.cuda ? Json(b.cuda->to_string()) : Json(nullptr)},
                      {"rocm", b.rocm.empty() ? Json(nullptr) : Json(b.rocm)},
@@ -145,7 +145,7 @@ Json doctor_json(const DoctorView& v) {
 
     Json packages = Json::array();
     for (const auto& dist : stack.installed.dists) {
-        auto major = resolver::runtime_cuda_major(dist.canonical_name, dist.version);
+        auto major = diagnosis::runtime_cuda_major(dist.canonical_name, dist.version);
         packages.push_back({{"name", dist.name},
                             {"version", dist.version},
                             {"dist_info", dist.dist_info.string()},
@@ -160,7 +160,7 @@ Json doctor_json(const DoctorView& v) {
         libraries.push_back({{"path", lib.path.string()},
                              {"shown", lib.shown},
                              {"package", lib.package},
-                             {"role", std::string(resolver::library_role_name(lib.role))},
+                             {"role", std::string(diagnosis::library_role_name(lib.role))},
                              {"arch_list", lib.archs.arch_list()},
                              {"cubins", lib.archs.cubins},
                              {"ptx_entries", lib.archs.ptx_entries},
@@ -175,28 +175,28 @@ Json doctor_json(const DoctorView& v) {
         for (const auto& gap : g.gaps)
             gaps.push_back({{"library", gap.library},
                             {"package", gap.package},
-                            {"role", std::string(resolver::library_role_name(gap.role))},
+                            {"role", std::string(diagnosis::library_role_name(gap.role))},
                             {"archs", gap.archs},
                             {"why", t(gap.why)}});
-        gpus.push_back({{"index", g.gpu.index},
-                        {"name", g.gpu.name},
-                        {"sm", g.gpu.cc.sm_tag()},
-                        {"served", g.served},
-                        {"kind", std::string(resolver::coverage_kind_name(g.kind))},
-                        {"target", g.target ? Json(g.kind == resolver::CoverageKind::Jit || g.jit_blocked ? g.target->compute_tag()
-                                                                                                          : g.target->sm_tag())
-                                            : Json(nullptr)},
-                        {"jit_blocked", g.jit_blocked},
-                        {"reason", t(g.reason)},
-                        {"missing", gaps},
-                        {"jit_libraries", g.jit_libraries}});
+        gpus.push_back(
+            {{"index", g.gpu.index},
+             {"name", g.gpu.name},
+             {"sm", g.gpu.cc.sm_tag()},
+             {"served", g.served},
+             {"kind", std::string(matrix::coverage_kind_name(g.kind))},
+             {"target", g.target ? Json(g.kind == matrix::CoverageKind::Jit || g.jit_blocked ? g.target->compute_tag() : g.target->sm_tag())
+                                 : Json(nullptr)},
+             {"jit_blocked", g.jit_blocked},
+             {"reason", t(g.reason)},
+             {"missing", gaps},
+             {"jit_libraries", g.jit_libraries}});
     }
     j["gpus"] = gpus;
 
     Json layers = Json::array();
     for (const auto& l : d.layers)
-        layers.push_back({{"layer", std::string(resolver::layer_name(l.layer))},
-                          {"status", std::string(resolver::layer_status_name(l.status))},
+        layers.push_back({{"layer", std::string(diagnosis::layer_name(l.layer))},
+                          {"status", std::string(diagnosis::layer_status_name(l.status))},
                           {"found", t(l.found)},
                           {"note", l.note.empty() ? Json(nullptr) : Json(t(l.note))}});
     j["layers"] = layers;
@@ -204,25 +204,26 @@ Json doctor_json(const DoctorView& v) {
     Json findings = Json::array();
     for (const auto& f : d.findings)
         findings.push_back({{"id", f.id},
-                            {"severity", std::string(resolver::severity_name(f.severity))},
-                            {"layer", std::string(resolver::layer_name(f.layer))},
+                            {"severity", std::string(diagnosis::severity_name(f.severity))},
+                            {"layer", std::string(diagnosis::layer_name(f.layer))},
                             {"exit_code", static_cast<int>(f.code)},
                             {"key", f.text.key},
                             {"message", t(f.text)}});
     j["findings"] = findings;
     j["verdict"] = msg_json(d.verdict);
-    j["runtime"] = d.runtime_cuda ? Json{{"cuda", d.runtime_cuda->to_string()},
-                                         {"package", d.runtime_package.empty() ? Json(nullptr) : Json(d.runtime_package)},
-                                         {"fit", d.runtime ? Json(std::string(resolver::runtime_fit_name(d.runtime->fit))) : Json(nullptr)},
-                                         {"driver_needed", d.runtime && d.runtime->need ? Json(d.runtime->need->exact.to_string()) : Json(nullptr)}}
-                                  : Json(nullptr);
+    j["runtime"] =
+        d.runtime_cuda ? Json{{"cuda", d.runtime_cuda->to_string()},
+                              {"package", d.runtime_package.empty() ? Json(nullptr) : Json(d.runtime_package)},
+                              {"fit", d.runtime ? Json(std::string(matrix::runtime_fit_name(d.runtime->fit))) : Json(nullptr)},
+                              {"driver_needed", d.runtime && d.runtime->need ? Json(d.runtime->need->exact.to_string()) : Json(nullptr)}}
+                       : Json(nullptr);
     Json fix = nullptr;
     if (d.fix) {
         fix = {{"command", fix_command(v)},
                {"argv", d.fix->argv},
                {"torch", d.fix->torch.empty() ? Json(nullptr) : Json(d.fix->torch)},
                {"variant", d.fix->variant},
-               {"channel", std::string(resolver::to_string(d.fix->channel))},
+               {"channel", std::string(matrix::to_string(d.fix->channel))},
                {"reinstall", d.fix->reinstall}};
     }
     Json notes = Json::array();
@@ -234,13 +235,13 @@ Json doctor_json(const DoctorView& v) {
     Json run = nullptr;
     if (v.run) {
         run = {{"ran", true},
-               {"outcome", std::string(resolver::repro_outcome_name(v.run->outcome))},
+               {"outcome", std::string(diagnosis::repro_outcome_name(v.run->outcome))},
                {"exit_code", v.run->exit_code},
                {"error", v.run->error_line.empty() ? Json(nullptr) : Json(v.run->error_line)},
                {"torch", v.run->torch.empty() ? Json(nullptr) : Json(v.run->torch)},
                {"device", v.run->device.empty() ? Json(nullptr) : Json(v.run->device)},
                {"elapsed_ms", v.run->elapsed.count()},
-               {"relation", t(resolver::relate(*v.run, d))}};
+               {"relation", t(diagnosis::relate(*v.run, d))}};
     } else if (v.run_requested) {
         run = {{"ran", false}, {"reason", v.run_error ? Json(t(v.run_error->message)) : Json(nullptr)}};
     }

@@ -4,10 +4,10 @@
 #include <optional>
 #include <string>
 
+#include "envfix/diagnosis/diagnosis.hpp"
+#include "envfix/diagnosis/reproduction.hpp"
 #include "envfix/probe/environment.hpp"
 #include "envfix/probe/gpu_probe.hpp"
-#include "envfix/resolver/diagnosis.hpp"
-#include "envfix/resolver/reproduction.hpp"
 #include "output.hpp"
 
 namespace envfix::cli {
@@ -15,11 +15,11 @@ namespace envfix::cli {
 struct DoctorView {
     const probe::Environment* env = nullptr;
     const probe::MachineProbe* machine = nullptr;
-    const resolver::EnvironmentStack* stack = nullptr;
-    const resolver::Diagnosis* diagnosis = nullptr;
+    const diagnosis::EnvironmentStack* stack = nullptr;
+    const diagnosis::Diagnosis* diagnosis = nullptr;
     bool windows_command = false;                     // quote the fix for cmd.exe
     bool run_requested = false;
-    std::optional<resolver::ReproResult> run;         // --run's result
+    std::optional<diagnosis::ReproResult> run;  // --run's result
     std::optional<Error> run_error;                   // --run could not run (not runnable, start failed)
     ExitCode code = ExitCode::Ok;                     // what the command exits with
 };

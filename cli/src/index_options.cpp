@@ -6,8 +6,8 @@
 
 namespace envfix::cli {
 
-std::shared_ptr<resolver::IndexCliOptions> add_index_options(CLI::App& cmd) {
-    auto o = std::make_shared<resolver::IndexCliOptions>();
+std::shared_ptr<network::IndexCliOptions> add_index_options(CLI::App& cmd) {
+    auto o = std::make_shared<network::IndexCliOptions>();
     auto* g = cmd.add_option_group("Package index");
     g->add_option_function<std::string>(
         "--index-url,-i", [o](const std::string& v) { o->index_url = v; },
@@ -26,8 +26,6 @@ std::shared_ptr<resolver::IndexCliOptions> add_index_options(CLI::App& cmd) {
     return o;
 }
 
-resolver::IndexConfig resolve_index_config(const resolver::IndexCliOptions& cli) {
-    return value_or_throw(resolver::load_index_config(cli));
-}
+network::IndexConfig resolve_index_config(const network::IndexCliOptions& cli) { return value_or_throw(network::load_index_config(cli)); }
 
 }  // namespace envfix::cli

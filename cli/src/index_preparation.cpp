@@ -10,7 +10,7 @@
 
 namespace envfix::cli {
 
-IndexPreparation::IndexPreparation(std::vector<installer::WheelFetch> wheels, const resolver::PlanSources& sources, bool offline,
+IndexPreparation::IndexPreparation(std::vector<installer::WheelFetch> wheels, const plan::PlanSources& sources, bool offline,
                                    const std::vector<std::filesystem::path>& site_packages, const std::filesystem::path& env_root,
                                    const std::set<std::string>& names, unsigned threads, Context& ctx)
     : ctx_(ctx),
@@ -23,14 +23,14 @@ IndexPreparation::IndexPreparation(std::vector<installer::WheelFetch> wheels, co
     ahead_.lend_inflate_helpers(installer::inflate_helpers_for(wheels_.size()));
     auto ready = [this](const std::filesystem::path& file, const std::string& sha256) { ahead_.add(file, sha256); };
     // A large wheel fetched in ranges: its large libraries inflated as their bytes arrive.
-    auto split = [this](const std::filesystem::path& part, const std::string& sha256, std::shared_ptr<resolver::PartProgress> progress) {
+    auto split = [this](const std::filesystem::path& part, const std::string& sha256, std::shared_ptr<network::PartProgress> progress) {
         ahead_.early(part, sha256, std::move(progress));
     };
     const int parallel = sources.parallel;
     fetching_ = std::async(std::launch::async, [this, ready, split, offline, parallel] {
         return installer::fetch_wheels(installer::wheel_cache_root(), wheels_, http_, offline, parallel, *ctx_.reporter, ready,
                                        ahead_.reads_early() ? installer::WheelSplit(split) : installer::WheelSplit{},
-                                       resolver::DownloadFlush::Leave, &flushing_);
+                                       network::DownloadFlush::Leave, &flushing_);
     });
 }
 

@@ -12,7 +12,7 @@
 #include "envfix/installer/prepared_wheels.hpp"
 #include "envfix/installer/unpacked_cache.hpp"
 #include "envfix/installer/wheel_cache.hpp"
-#include "envfix/resolver/plan_sources.hpp"
+#include "envfix/plan/plan_sources.hpp"
 
 namespace envfix::cli {
 
@@ -22,7 +22,7 @@ class IndexPreparation final : public installer::PreparedWheels {
 public:
     // Starts at once. names: the distributions the wheels are of (a switch links the files the
     // installed builds share with the new ones instead of inflating them); threads: --threads.
-    IndexPreparation(std::vector<installer::WheelFetch> wheels, const resolver::PlanSources& sources, bool offline,
+    IndexPreparation(std::vector<installer::WheelFetch> wheels, const plan::PlanSources& sources, bool offline,
                      const std::vector<std::filesystem::path>& site_packages, const std::filesystem::path& env_root,
                      const std::set<std::string>& names, unsigned threads, Context& ctx);
     ~IndexPreparation() override;
@@ -43,13 +43,13 @@ private:
 
     Context& ctx_;
     std::vector<installer::WheelFetch> wheels_;
-    resolver::HttpOptions http_;
+    network::HttpOptions http_;
     std::shared_ptr<const installer::InstalledContent> keep_;
     installer::UnpackAhead ahead_;
     // The downloaded wheels are not flushed one by one (DownloadFlush::Leave): they are a cache,
     // unpacked before the commit, whose flush then writes only the environment's new files. Where
     // this boot has no identity (Windows) they are flushed together, left running here.
-    std::unique_ptr<resolver::PendingFlush> flushing_;
+    std::unique_ptr<network::PendingFlush> flushing_;
     std::vector<installer::FetchedWheel> fetched_;
     std::future<Expected<std::vector<installer::FetchedWheel>>> fetching_;  // declared last: waited for first
     bool settled_ = false;

@@ -3,8 +3,8 @@
 
 #include <algorithm>
 
-#include "envfix/resolver/names.hpp"
-#include "envfix/resolver/requirement.hpp"
+#include "envfix/standards/names.hpp"
+#include "envfix/standards/requirement.hpp"
 #include "plan_request.hpp"
 #include "plan_view.hpp"
 
@@ -13,7 +13,7 @@ namespace envfix::cli {
 namespace {
 
 // "torch 2.11.0+cu128" (a required_by entry) -> "torch".
-std::string name_of(const std::string& who) { return resolver::canonicalize_name(who.substr(0, who.find(' '))); }
+std::string name_of(const std::string& who) { return standards::canonicalize_name(who.substr(0, who.find(' '))); }
 
 }  // namespace
 
@@ -21,11 +21,11 @@ bool is_framework_package(const std::string& n) {
     return n == "torch" || n == "torchvision" || n == "torchaudio" || n == "xformers" || n == "triton" || n == "pytorch-triton";
 }
 
-IndexInstallChoice plan_for_install(Context& ctx, PlanCliOptions o, const resolver::PlanSources& sources,
+IndexInstallChoice plan_for_install(Context& ctx, PlanCliOptions o, const plan::PlanSources& sources,
                                     const std::vector<std::string>& requirements) {
-    std::vector<resolver::Requirement> named;
+    std::vector<standards::Requirement> named;
     for (const auto& text : requirements) {
-        auto r = resolver::Requirement::parse(text);
+        auto r = standards::Requirement::parse(text);
         if (!r) throw Failure(ExitCode::Usage, "install.bad_requirement_arg", {{"item", text}, {"reason", render(r.error().message)}});
         if (!r->url.empty()) throw Failure(ExitCode::Usage, "install.requirement_url", {{"item", text}});
         if (!is_framework_package(r->canonical_name())) throw Failure(ExitCode::Usage, "install.not_framework", {{"item", text}});
@@ -35,12 +35,12 @@ IndexInstallChoice plan_for_install(Context& ctx, PlanCliOptions o, const resolv
         }
         named.push_back(std::move(*r));
     }
-    resolver::Matrix matrix = load_plan_matrix(o);
+    matrix::Matrix matrix = load_plan_matrix(o);
     std::vector<Message> notes;
-    resolver::PlanRequest req = plan_request(ctx, o, matrix, sources, false, notes);
+    plan::PlanRequest req = plan_request(ctx, o, matrix, sources, false, notes);
     if (!req.python) throw Failure(ExitCode::Usage, "install.needs_interpreter");
     IndexInstallChoice c;
-    c.plan = value_or_throw(resolver::compute_plan(matrix, req, *ctx.reporter));
+    c.plan = value_or_throw(plan::compute_plan(matrix, req, *ctx.reporter));
     c.plan.warnings.insert(c.plan.warnings.begin(), notes.begin(), notes.end());
     if (c.plan.failure) return c;
 
@@ -54,7 +54,7 @@ IndexInstallChoice plan_for_install(Context& ctx, PlanCliOptions o, const resolv
                  k != c.plan.keep.end())
             version = k->version;
         if (version.empty()) throw Failure(ExitCode::NothingFits, "install.not_in_plan", {{"item", r.to_string()}});
-        auto v = resolver::Version::parse(version);
+        auto v = standards::Version::parse(version);
         if (!r.specifier.empty() && (!v || !r.specifier.contains(*v, true)))
             throw Failure(ExitCode::NothingFits, "install.plan_misses", {{"item", r.to_string()}, {"version", version}});
     }
@@ -89,7 +89,7 @@ IndexInstallChoice plan_for_install(Context& ctx, PlanCliOptions o, const resolv
     return c;
 }
 
-void print_install_plan(const resolver::Plan& plan, bool verbose) { print_plan(plan, verbose); }
-Json install_plan_json(const resolver::Plan& plan) { return plan_json(plan); }
+void print_install_plan(const plan::Plan& plan, bool verbose) { print_plan(plan, verbose); }
+Json install_plan_json(const plan::Plan& plan) { return plan_json(plan); }
 
 }  // namespace envfix::cli

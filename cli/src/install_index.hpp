@@ -6,15 +6,15 @@
 #include <string>
 #include <vector>
 
-#include "envfix/resolver/plan.hpp"
+#include "envfix/plan/plan.hpp"
 #include "output.hpp"
 #include "plan_command.hpp"
 
 namespace envfix::cli {
 
 struct IndexInstallChoice {
-    resolver::Plan plan;
-    std::vector<resolver::PlannedWheel> wheels;  // to fetch and install
+    plan::Plan plan;
+    std::vector<plan::PlannedWheel> wheels;  // to fetch and install
     std::vector<std::string> remove;             // installed distributions that go (canonical names)
     std::set<std::string> requested;             // named on the command line (REQUESTED)
 };
@@ -25,10 +25,10 @@ bool is_framework_package(const std::string& canonical_name);
 // `requirements`: "torch==2.7.1", "torchvision" ... (empty: what `envfix plan` picks). Only the
 // framework stack is planned; others are Usage errors ("install.not_framework"). A plan whose
 // choice misses a named specifier is NothingFits. Throws Failure.
-IndexInstallChoice plan_for_install(Context& ctx, PlanCliOptions o, const resolver::PlanSources& sources,
+IndexInstallChoice plan_for_install(Context& ctx, PlanCliOptions o, const plan::PlanSources& sources,
                                     const std::vector<std::string>& requirements);
 
-void print_install_plan(const resolver::Plan& plan, bool verbose);
-Json install_plan_json(const resolver::Plan& plan);
+void print_install_plan(const plan::Plan& plan, bool verbose);
+Json install_plan_json(const plan::Plan& plan);
 
 }  // namespace envfix::cli

@@ -9,7 +9,7 @@
 #include "envfix/common/expected.hpp"
 #include "envfix/installer/install.hpp"
 #include "envfix/installer/verified_install.hpp"
-#include "envfix/resolver/index_config.hpp"
+#include "envfix/network/index_config.hpp"
 #include "output.hpp"
 #include "plan_command.hpp"
 
@@ -17,7 +17,7 @@ namespace envfix::cli {
 
 struct InstallOptions {
     PlanCliOptions plan;  // target (--python/--env/--app/--path), machine and choice, as `envfix plan`
-    std::shared_ptr<resolver::IndexCliOptions> index;
+    std::shared_ptr<network::IndexCliOptions> index;
     std::string venv;
     bool create = false;
     std::string base_python;

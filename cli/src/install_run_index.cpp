@@ -8,15 +8,15 @@
 
 #include "app_target.hpp"
 #include "env_json.hpp"
+#include "envfix/apps/app_target.hpp"
 #include "envfix/common/platform.hpp"
 #include "envfix/common/strings.hpp"
 #include "envfix/installer/app_alignment.hpp"
 #include "envfix/installer/snapshot.hpp"
 #include "envfix/installer/unpacked_cache.hpp"
 #include "envfix/installer/wheel_cache.hpp"
-#include "envfix/resolver/app_target.hpp"
-#include "envfix/resolver/matrix_loader.hpp"
-#include "envfix/resolver/url.hpp"
+#include "envfix/matrix/matrix_loader.hpp"
+#include "envfix/network/url.hpp"
 #include "index_options.hpp"
 #include "index_preparation.hpp"
 #include "install_index.hpp"
@@ -30,16 +30,16 @@ namespace {
 
 // The plan's URLs carry no credentials: those written in an index URL go back onto the
 // wheels of that host (netrc entries the HTTP client adds by itself).
-std::string with_index_credentials(const std::string& url, const resolver::PlanSources& sources) {
-    if (resolver::url_credentials(url)) return url;
-    auto host = resolver::split_url(url);
+std::string with_index_credentials(const std::string& url, const plan::PlanSources& sources) {
+    if (network::url_credentials(url)) return url;
+    auto host = network::split_url(url);
     std::vector<std::string> roots = sources.indexes;
     roots.insert(roots.end(), sources.pytorch_roots.begin(), sources.pytorch_roots.end());
     for (const auto& root : roots) {
-        auto parts = resolver::split_url(root);
+        auto parts = network::split_url(root);
         if (parts.userinfo.empty() || parts.host != host.host || parts.port != host.port || parts.scheme != host.scheme) continue;
         host.userinfo = parts.userinfo;
-        return resolver::join_url(host);
+        return network::join_url(host);
     }
     return url;
 }
@@ -47,13 +47,13 @@ std::string with_index_credentials(const std::string& url, const resolver::PlanS
 // --app: the app's own constraints (its torch range, companions pinned to torch, requirement
 // files) against the plan, before anything changes; a conflict stops the install (issue 8).
 void check_app_before_install(Context& ctx, const InstallOptions& o, const TargetOptions& target, const probe::Environment& env,
-                              const resolver::Plan& plan) {
+                              const plan::Plan& plan) {
     auto app = resolve_app(target, ctx, TargetNeed::Files);
     if (!app.target.profile) return;
-    auto matrix = value_or_throw(resolver::load_embedded_profiles());
-    auto aligned = installer::align_app(plan, resolver::check_app_target(app.target, installer::plan_packages(plan), &matrix));
+    auto matrix = value_or_throw(matrix::load_embedded_profiles());
+    auto aligned = installer::align_app(plan, apps::check_app_target(app.target, installer::plan_packages(plan), &matrix));
     for (const auto& f : aligned.constraints.findings)
-        if (f.kind != resolver::AppFindingKind::Conflict) ctx.reporter->warn(f.message);
+        if (f.kind != apps::AppFindingKind::Conflict) ctx.reporter->warn(f.message);
     if (!aligned.blocked()) return;
     for (const auto& r : aligned.reasons()) ctx.reporter->warn(r);
     const std::string display(app.target.profile->display());
@@ -89,7 +89,7 @@ void ask_before_changing(Context& ctx, const IndexInstallChoice& choice, const p
 void run_index_install(const InstallOptions& o, const probe::Environment& env, bool created, Context& ctx) {
     auto config = resolve_index_config(*o.index);
     const bool offline = config.offline.value;
-    resolver::PlanSources sources = resolver::plan_sources(config);
+    plan::PlanSources sources = plan::plan_sources(config);
     // --offline installs from what is cached: index pages from the HTTP cache, wheels from
     // the wheel cache (plan's --offline decides from the matrix alone instead).
     sources.http.offline = offline;
@@ -150,8 +150,10 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
     if (!ctx.opts.json) return report_install(ctx, env, o, result, created, nullptr);  // the plan and downloads only go into JSON
     Json downloads = Json::array();
     for (size_t i = 0; i < choice.wheels.size() && i < fetched.size(); ++i)
-        downloads.push_back({{"filename", choice.wheels[i].filename}, {"url", resolver::redact_url(choice.wheels[i].url)},
-                             {"path", fetched[i].file.string()}, {"from_cache", fetched[i].from_cache}});
+        downloads.push_back({{"filename", choice.wheels[i].filename},
+                             {"url", network::redact_url(choice.wheels[i].url)},
+                             {"path", fetched[i].file.string()},
+                             {"from_cache", fetched[i].from_cache}});
     Json extra = {{"plan", install_plan_json(plan)}, {"downloads", downloads}};
     report_install(ctx, env, o, result, created, &extra);
 }

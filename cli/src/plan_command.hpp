@@ -1,6 +1,6 @@
 #pragma once
 // `envfix plan`, split in two so no file includes both the index configuration and the matrix
-// (each defines a resolver::Channel): cmd_plan.cpp registers the options and reads the index
+// (each defines a matrix::Channel): cmd_plan.cpp registers the options and reads the index
 // configuration; plan_run.cpp plans and prints.
 #include <string>
 #include <vector>
@@ -8,7 +8,7 @@
 namespace CLI { class App; }
 
 #include "context.hpp"
-#include "envfix/resolver/plan_sources.hpp"
+#include "envfix/plan/plan_sources.hpp"
 #include "target_options.hpp"
 
 namespace envfix::cli {
@@ -25,6 +25,6 @@ struct PlanCliOptions {
 // The options of `envfix plan` (target, machine, choice); `envfix install` takes the same.
 void add_plan_options(CLI::App& cmd, PlanCliOptions& o);
 
-void run_plan(Context& ctx, PlanCliOptions o, const resolver::PlanSources& sources, bool offline);
+void run_plan(Context& ctx, PlanCliOptions o, const plan::PlanSources& sources, bool offline);
 
 }  // namespace envfix::cli

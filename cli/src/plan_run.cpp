@@ -5,11 +5,11 @@
 
 #include "envfix/common/error.hpp"
 #include "envfix/common/process.hpp"
+#include "envfix/matrix/gpu_names.hpp"
+#include "envfix/matrix/matrix_loader.hpp"
+#include "envfix/plan/planner.hpp"
 #include "envfix/probe/gpu_probe.hpp"
-#include "envfix/resolver/gpu_names.hpp"
-#include "envfix/resolver/matrix_loader.hpp"
-#include "envfix/resolver/planner.hpp"
-#include "envfix/resolver/tags.hpp"
+#include "envfix/standards/tags.hpp"
 #include "output.hpp"
 #include "plan_request.hpp"
 #include "plan_view.hpp"
@@ -19,7 +19,9 @@ namespace envfix::cli {
 
 namespace {
 
-using namespace envfix::resolver;
+using namespace envfix::standards;
+using namespace envfix::matrix;
+using namespace envfix::plan;
 
 // "--python 3.12" names a version (another machine's interpreter); "--python python3.12" or a
 // path names an interpreter here.

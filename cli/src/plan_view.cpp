@@ -7,7 +7,7 @@ namespace envfix::cli {
 
 namespace {
 
-using resolver::Plan;
+using plan::Plan;
 
 constexpr size_t kAlternativesShown = 8;
 
@@ -60,7 +60,7 @@ void print_packages(const Plan& p) {
                      t(msg("plan.view.col.replaces")), t(msg("plan.view.col.from"))});
         for (const auto& w : p.install)
             table.add({w.name, w.version, w.size ? str::human_bytes(*w.size) : "?", w.replaces ? w.replaces->version : "-",
-                       std::string(resolver::metadata_source_name(w.metadata))});
+                       std::string(plan::metadata_source_name(w.metadata))});
         std::string text = table.str();
         text.pop_back();
         print(text);
@@ -79,7 +79,7 @@ void print_packages(const Plan& p) {
 }  // namespace
 
 Json plan_json(const Plan& plan) {
-    Json body = Json::parse(resolver::serialize_plan(plan, [](const Message& m) { return t(m); }));
+    Json body = Json::parse(plan::serialize_plan(plan, [](const Message& m) { return t(m); }));
     Json j;
     j["schema_version"] = kJsonSchemaVersion;
     for (auto& [k, v] : body.items()) j[k] = v;

@@ -5,10 +5,10 @@
 #include "app_target.hpp"
 #include "envfix/common/env.hpp"
 #include "envfix/common/error.hpp"
+#include "envfix/diagnosis/diagnosis.hpp"
 #include "envfix/installer/install.hpp"
 #include "envfix/probe/interpreter_facts.hpp"
 #include "envfix/probe/target.hpp"
-#include "envfix/resolver/diagnosis.hpp"
 
 namespace envfix::cli {
 
@@ -31,7 +31,7 @@ namespace {
 // The app folder at or above `dir` (app_folder.hpp), as --app and --path; nullopt where none.
 std::optional<TargetOptions> app_folder_around(const std::filesystem::path& dir) {
     auto catalog = load_app_catalog();
-    auto found = resolver::find_apps(*catalog, {.cwd = dir, .usual_places = false});
+    auto found = apps::find_apps(*catalog, {.cwd = dir, .usual_places = false});
     if (found.empty()) return std::nullopt;
     return TargetOptions{.app = found.front().profile->app.name, .path = found.front().folder.string()};
 }
@@ -111,7 +111,7 @@ std::vector<std::string> target_args(const TargetOptions& o, const probe::Enviro
 }
 
 std::string target_words(const TargetOptions& opts, const probe::Environment& env) {
-    return " " + resolver::format_command(target_args(opts, env), env.layout_os == probe::LayoutOs::Windows);
+    return " " + diagnosis::format_command(target_args(opts, env), env.layout_os == probe::LayoutOs::Windows);
 }
 
 probe::FactsCache& facts_cache(Context& ctx) {

@@ -139,7 +139,7 @@ Json framework_check_json(const installer::FrameworkLevel& f, const probe::Envir
     const auto& c = *f.check;
     j["python_version"] = opt_str(c.python_version);
     j["passed"] = !f.error;
-    j["outcome"] = std::string(resolver::repro_outcome_name(c.outcome()));
+    j["outcome"] = std::string(diagnosis::repro_outcome_name(c.outcome()));
     Json torch = nullptr;
     if (c.torch_imported) {
         torch = {{"version", c.torch_version},
@@ -172,7 +172,7 @@ Json framework_check_json(const installer::FrameworkLevel& f, const probe::Envir
                        {"module", opt_str(op.module)},
                        {"status", std::string(installer::op_status_name(op.status))},
                        {"error", opt_str(op.error)},
-                       {"error_class", op.ok() ? Json(nullptr) : Json(std::string(resolver::repro_outcome_name(op.error_class)))},
+                       {"error_class", op.ok() ? Json(nullptr) : Json(std::string(diagnosis::repro_outcome_name(op.error_class)))},
                        {"at", opt_str(op.at)},
                        {"reason", opt_str(op.reason)},
                        {"detail", opt_str(op.detail)},

@@ -12,7 +12,7 @@ using Catalog = std::span<const CatalogEntry>;
 extern const Catalog kCommon;
 extern const Catalog kProbe;
 extern const Catalog kEnvironment;
-extern const Catalog kResolver;
+extern const Catalog kStandards;
 extern const Catalog kIndex;
 extern const Catalog kPlan;
 extern const Catalog kInstall;
@@ -22,7 +22,7 @@ extern const Catalog kCli;
 extern const Catalog kDoctor;
 
 inline std::array<Catalog, 11> all_catalogs() {
-    return {kCommon, kProbe, kEnvironment, kResolver, kIndex, kPlan, kInstall, kVerify, kApps, kCli, kDoctor};
+    return {kCommon, kProbe, kEnvironment, kStandards, kIndex, kPlan, kInstall, kVerify, kApps, kCli, kDoctor};
 }
 
 }  // namespace envfix::messages

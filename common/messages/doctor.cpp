@@ -1,4 +1,4 @@
-// Messages of the doctor area: key, English, Chinese. diag.*: the diagnosis (resolver/diagnosis.hpp);
+// Messages of the doctor area: key, English, Chinese. diag.*: the diagnosis (diagnosis/diagnosis.hpp);
 // doctor.*: the `envfix doctor` command and its --run; check.*: `envfix check`; torch.*: reading
 // torch's build.
 #include "catalog_index.hpp"

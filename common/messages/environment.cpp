@@ -103,7 +103,7 @@ const CatalogEntry entries[] = {
     {"binary.interrupted", "{path} was not read: interrupted", "{path} 未读取：已中断"},
     {"binary.problem.more", "{path}: {count} more problems", "{path}：另有 {count} 个问题"},
 
-    // Installed distributions (resolver/installed.hpp)
+    // Installed distributions (standards/installed.hpp)
     {"installed.no_metadata", "{path} has no METADATA file: this installed distribution is broken",
      "{path} 缺少 METADATA 文件：这个已安装的包已损坏"},
     {"installed.unreadable", "cannot list {path}: {reason}", "无法列出 {path}：{reason}"},

@@ -38,9 +38,9 @@ OpStatus status_of(std::string_view s) {
     return OpStatus::Failed;
 }
 
-resolver::ReproOutcome classify(std::string_view text) {
-    if (text.empty()) return resolver::ReproOutcome::Failed;
-    return resolver::classify_reproduction(1, false, "", text).outcome;
+diagnosis::ReproOutcome classify(std::string_view text) {
+    if (text.empty()) return diagnosis::ReproOutcome::Failed;
+    return diagnosis::classify_reproduction(1, false, "", text).outcome;
 }
 
 // The last lines of stderr: a traceback's end, or the fatal error a crashing library printed.
@@ -137,8 +137,8 @@ std::string FrameworkCheck::error_line() const {
     return "torch sees no GPU";
 }
 
-resolver::ReproOutcome FrameworkCheck::outcome() const {
-    using resolver::ReproOutcome;
+diagnosis::ReproOutcome FrameworkCheck::outcome() const {
+    using diagnosis::ReproOutcome;
     if (passed()) return ReproOutcome::Ok;
     if (const auto* op = first_failure()) return op->error_class;
     if (timed_out) return ReproOutcome::TimedOut;
@@ -211,7 +211,7 @@ FrameworkCheck parse_framework_check(int exit_code, int signal, bool timed_out, 
             op.first_ms = num_of(j, "first_ms");
             op.ms = num_of(j, "ms");
             if (op.status == OpStatus::Failed) op.error_class = classify(op.error);
-            if (op.status == OpStatus::Wrong) op.error_class = resolver::ReproOutcome::Failed;
+            if (op.status == OpStatus::Wrong) op.error_class = diagnosis::ReproOutcome::Failed;
             c.ops.push_back(std::move(op));
         } else if (event == "done") {
             c.completed = true;
@@ -221,7 +221,7 @@ FrameworkCheck parse_framework_check(int exit_code, int signal, bool timed_out, 
     if (running && !c.completed) {
         running->status = OpStatus::Crashed;
         running->error = how_it_ended(c);
-        running->error_class = timed_out ? resolver::ReproOutcome::TimedOut : classify(c.stderr_tail);
+        running->error_class = timed_out ? diagnosis::ReproOutcome::TimedOut : classify(c.stderr_tail);
         c.ops.push_back(std::move(*running));
     }
     return c;

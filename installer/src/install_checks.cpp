@@ -2,10 +2,10 @@
 #include "install_checks.hpp"
 
 #include "envfix/common/strings.hpp"
-#include "envfix/resolver/marker.hpp"
-#include "envfix/resolver/requirement.hpp"
-#include "envfix/resolver/specifier.hpp"
-#include "envfix/resolver/tags.hpp"
+#include "envfix/standards/marker.hpp"
+#include "envfix/standards/requirement.hpp"
+#include "envfix/standards/specifier.hpp"
+#include "envfix/standards/tags.hpp"
 
 namespace envfix::installer {
 
@@ -14,22 +14,21 @@ namespace stdfs = std::filesystem;
 namespace {
 
 std::string interpreter_text(const probe::PythonFacts& f) {
-    auto plats = resolver::platform_tags(f);
-    return resolver::interpreter_tag(f) + " (" + (f.implementation_name.empty() ? "python" : f.implementation_name) + " " +
-           f.version + ", " + (plats.empty() ? f.sysconfig_platform : plats.front()) + ")";
+    auto plats = standards::platform_tags(f);
+    return standards::interpreter_tag(f) + " (" + (f.implementation_name.empty() ? "python" : f.implementation_name) + " " + f.version +
+           ", " + (plats.empty() ? f.sysconfig_platform : plats.front()) + ")";
 }
 
 }  // namespace
 
-Expected<void> check_compatible(const WheelFile& wheel, const probe::PythonFacts& facts,
-                                const resolver::SupportedTags& supported) {
+Expected<void> check_compatible(const WheelFile& wheel, const probe::PythonFacts& facts, const standards::SupportedTags& supported) {
     if (!supported.supports(wheel.name.tags))
         return fail(ExitCode::IncompatibleWheel, "install.incompatible_wheel",
                     {{"file", wheel.source()}, {"tags", wheel.name.tag_text}, {"python", interpreter_text(facts)}});
     const auto& rp = wheel.metadata.requires_python;
     if (!str::trim(rp).empty()) {
-        auto spec = resolver::SpecifierSet::parse(rp);
-        auto version = resolver::Version::try_parse(facts.version);
+        auto spec = standards::SpecifierSet::parse(rp);
+        auto version = standards::Version::try_parse(facts.version);
         if (spec && version && !spec->contains(*version, true))
             return fail(ExitCode::IncompatibleWheel, "install.requires_python",
                         {{"file", wheel.source()}, {"requires", std::string(str::trim(rp))}, {"python", facts.version}});
@@ -51,14 +50,14 @@ Expected<void> check_not_externally_managed(const probe::Environment& env) {
     return {};
 }
 
-std::vector<UnmetRequirement> unmet_requirements(const std::vector<const resolver::CoreMetadata*>& new_dists,
-                                                 const std::map<std::string, std::string>& final_versions,
-                                                 const probe::PythonFacts& facts, std::vector<Message>& warnings) {
+std::vector<UnmetRequirement> unmet_requirements(const std::vector<const standards::CoreMetadata*>& new_dists,
+                                                 const std::map<std::string, std::string>& final_versions, const probe::PythonFacts& facts,
+                                                 std::vector<Message>& warnings) {
     std::vector<UnmetRequirement> out;
-    auto menv = resolver::marker_environment(facts);
+    auto menv = standards::marker_environment(facts);
     for (const auto* md : new_dists) {
         for (const auto& text : md->requires_dist) {
-            auto req = resolver::Requirement::parse(text);
+            auto req = standards::Requirement::parse(text);
             if (!req) {
                 warnings.push_back(msg("install.bad_requirement", {{"name", md->name}, {"requirement", text}}));
                 continue;
@@ -70,7 +69,7 @@ std::vector<UnmetRequirement> unmet_requirements(const std::vector<const resolve
                 out.push_back({md->name, text, ""});
                 continue;
             }
-            auto v = resolver::Version::try_parse(it->second);
+            auto v = standards::Version::try_parse(it->second);
             if (!req->specifier.empty() && (!v || !req->specifier.contains(*v, true)))
                 out.push_back({md->name, text, it->second});
         }

@@ -9,7 +9,7 @@
 #include "envfix/common/reporter.hpp"
 #include "envfix/installer/install.hpp"
 #include "envfix/installer/wheel_plan.hpp"
-#include "envfix/resolver/tags.hpp"
+#include "envfix/standards/tags.hpp"
 
 namespace envfix::installer {
 
@@ -35,7 +35,7 @@ struct InstallContext {
     Reporter& reporter;
     InstallScheme scheme;
     ScriptTarget target;
-    resolver::SupportedTags supported;
+    standards::SupportedTags supported;
     std::filesystem::path unpacked_root;  // the unpacked-wheel cache
     std::vector<std::filesystem::path> areas;  // the folders a transaction may change
     PhaseClock clock;

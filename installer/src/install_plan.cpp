@@ -9,9 +9,9 @@
 #include "envfix/common/nearly_sorted.hpp"
 #include "envfix/common/strings.hpp"
 #include "envfix/installer/unpacked_cache.hpp"
+#include "envfix/network/url.hpp"
 #include "envfix/probe/environment.hpp"
-#include "envfix/resolver/names.hpp"
-#include "envfix/resolver/url.hpp"
+#include "envfix/standards/names.hpp"
 #include "environment_files.hpp"
 #include "file_ops.hpp"
 #include "install_checks.hpp"
@@ -45,7 +45,7 @@ Expected<InstallContext> make_install_context(const probe::Environment& env, con
                           reporter,
                           std::move(scheme),
                           std::move(target),
-                          resolver::supported_tags(env.facts),
+                          standards::supported_tags(env.facts),
                           unpacked_cache_root(),
                           environment_areas(env),
                           PhaseClock(reporter)};
@@ -141,7 +141,7 @@ Expected<void> open_wheels(InstallPlan& plan, const InstallContext& ctx, Directo
                 ENVFIX_TRY_VOID(check_compatible(in.wheel, ctx.env.facts, ctx.supported));
                 WheelOptions wo;
                 wo.requested = req.requested;
-                if (req.direct_url) wo.direct_url = resolver::strip_credentials(*req.direct_url);
+                if (req.direct_url) wo.direct_url = network::strip_credentials(*req.direct_url);
                 ENVFIX_TRY(in.plan, plan_wheel(in.wheel, ctx.scheme, ctx.target, wo));
                 return {};
             }();
@@ -161,7 +161,7 @@ Expected<void> name_wheels(InstallPlan& plan, InstallContext& ctx, DirectoryKeep
     plan.wanted.resize(inputs.size());
     if (ctx.request.prepared) {
         for (size_t i = 0; i < inputs.size(); ++i) {
-            ENVFIX_TRY(plan.wanted[i], resolver::parse_wheel_name(inputs[i].request.file.filename().string()));
+            ENVFIX_TRY(plan.wanted[i], standards::parse_wheel_name(inputs[i].request.file.filename().string()));
         }
     } else {
         ENVFIX_TRY_VOID(open_wheels(plan, ctx, keeper));
@@ -212,15 +212,15 @@ Expected<void> read_what_is_installed(InstallPlan& plan, const InstallContext& c
     std::vector<stdfs::path> scan = ctx.env.site_packages;
     scan.push_back(ctx.scheme.purelib);
     scan.push_back(ctx.scheme.platlib);
-    ENVFIX_TRY(plan.installed, resolver::read_installed(scan));
-    auto remove_dist = [&](const resolver::InstalledDist* d) {
+    ENVFIX_TRY(plan.installed, standards::read_installed(scan));
+    auto remove_dist = [&](const standards::InstalledDist* d) {
         if (std::find(plan.removing.begin(), plan.removing.end(), d) == plan.removing.end()) plan.removing.push_back(d);
     };
     for (size_t i = 0; i < plan.inputs.size(); ++i) {
         auto& in = plan.inputs[i];
         const auto& wanted = plan.wanted[i];
         in.replaces = plan.installed.find_all(wanted.canonical_name);
-        bool same = !in.replaces.empty() && std::all_of(in.replaces.begin(), in.replaces.end(), [&](const resolver::InstalledDist* d) {
+        bool same = !in.replaces.empty() && std::all_of(in.replaces.begin(), in.replaces.end(), [&](const standards::InstalledDist* d) {
             return d->parsed_version && *d->parsed_version == wanted.version;
         });
         if (same && !ctx.request.force_reinstall) {
@@ -267,7 +267,7 @@ void list_unchanged(const InstallPlan& plan, const InstallContext& ctx, InstallR
 Expected<void> check_dependencies(const InstallPlan& plan, const InstallContext& ctx, InstallResult& result) {
     std::map<std::string, std::string> final_versions;
     for (const auto* d : plan.staying) final_versions[d->canonical_name] = d->version;
-    std::vector<const resolver::CoreMetadata*> new_meta;
+    std::vector<const standards::CoreMetadata*> new_meta;
     for (const auto& in : plan.inputs) {
         final_versions[in.plan.canonical_name] = in.plan.version;
         if (!in.skip) new_meta.push_back(&in.wheel.metadata);

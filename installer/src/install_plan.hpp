@@ -17,8 +17,8 @@
 #include "envfix/installer/uninstall.hpp"
 #include "envfix/installer/wheel.hpp"
 #include "envfix/installer/wheel_plan.hpp"
-#include "envfix/resolver/installed.hpp"
-#include "envfix/resolver/wheel_name.hpp"
+#include "envfix/standards/installed.hpp"
+#include "envfix/standards/wheel_name.hpp"
 #include "install_context.hpp"
 #include "keep_links.hpp"
 
@@ -31,7 +31,7 @@ struct Input {
     WheelRequest request;
     WheelFile wheel;
     WheelPlan plan;
-    std::vector<const resolver::InstalledDist*> replaces;
+    std::vector<const standards::InstalledDist*> replaces;
     bool skip = false;  // this exact version is installed
     std::optional<std::string> sha256;  // the archive's, when known without reading it
     std::optional<std::filesystem::path> unpacked;  // its entry in the unpacked-wheel cache
@@ -83,10 +83,10 @@ constexpr size_t kNoItem = static_cast<size_t>(-1);
 
 struct InstallPlan {
     std::vector<Input> inputs;
-    std::vector<resolver::WheelName> wanted;  // each wheel's name and version, as its file's name gives them
+    std::vector<standards::WheelName> wanted;  // each wheel's name and version, as its file's name gives them
     std::vector<PlannedFile> extra_files;  // generated: an embedded Python's ._pth importing site
-    resolver::InstalledSet installed;
-    std::vector<const resolver::InstalledDist*> removing, staying;
+    standards::InstalledSet installed;
+    std::vector<const standards::InstalledDist*> removing, staying;
     std::unordered_map<PathText, std::string> owners;  // installed file -> the distribution that stays and owns it
     std::set<std::filesystem::path> env_files;  // the environment's own (environment_files.hpp)
     std::vector<PathText> remove_files;

@@ -87,8 +87,8 @@ std::vector<std::pair<stdfs::path, fs::FileIdentity>> entries_flushed_whole(cons
 // own, as giving back that many small blocks takes ~20 ms.
 struct StagingState {
     std::vector<PlannedFile> files;
-    ZipDirectory zip;
-    std::vector<resolver::RecordEntry> record;
+    wheel::ZipDirectory zip;
+    std::vector<standards::RecordEntry> record;
     std::vector<int> record_row;
     std::vector<size_t> wheel_files;
     decltype(WheelFile::map) map;
@@ -440,7 +440,7 @@ void Staging::write_records(const DigestOf& digest_of, const std::function<bool(
 Expected<void> Staging::write_record(size_t i, const DigestOf& digest_of) {
     const auto& in = plan_.inputs[i];
     // Views of the plans' and digests' strings (torch's 12 000 rows, not copied).
-    std::vector<resolver::RecordRowView> rows;
+    std::vector<standards::RecordRowView> rows;
     rows.reserve(in.plan.files.size() + 2);
     std::deque<std::string> held;  // digests made here (a generated file's), while the rows point into them
     for (size_t k = 0; k < in.plan.files.size(); ++k) {
@@ -472,7 +472,7 @@ Expected<void> Staging::write_record(size_t i, const DigestOf& digest_of) {
     const std::string record_row = record_path_for(record, in.plan.lib_dir);
     rows.push_back({record_row, "", "", std::nullopt});
     sort_nearly_sorted(rows, [](const auto& a, const auto& b) { return a.path < b.path; });
-    return write_generated(tx_->stage_path(record), resolver::format_record(rows));
+    return write_generated(tx_->stage_path(record), standards::format_record(rows));
 }
 
 // The plans' file lists, the wheels' directories and RECORDs, the items and digests: nothing

@@ -42,17 +42,17 @@ bool bytecode_of(const stdfs::path& p, const std::unordered_set<stdfs::path::str
 InstalledContent installed_content(const std::vector<stdfs::path>& site_packages, const stdfs::path& root,
                                    const std::set<std::string>& canonical_names) {
     InstalledContent out;
-    resolver::ReadInstalledOptions o;
+    standards::ReadInstalledOptions o;
     o.only = [&](std::string_view n) { return canonical_names.count(std::string(n)) > 0; };
     o.headers_only = true;
     o.egg_info = false;
-    auto installed = resolver::read_installed(site_packages, o);
+    auto installed = standards::read_installed(site_packages, o);
     if (!installed) return out;
     std::error_code ec;
     const auto inside = stdfs::absolute(root, ec).lexically_normal();
     for (const auto& d : installed->dists) {
         if (!d.has_record) continue;
-        auto rows = resolver::read_record(d);
+        auto rows = standards::read_record(d);
         if (!rows) continue;
         for (auto& r : *rows) {
             if (r.hash_digest.empty()) continue;
@@ -65,7 +65,7 @@ InstalledContent installed_content(const std::vector<stdfs::path>& site_packages
     return out;
 }
 
-bool same_content(const resolver::RecordEntry& installed, const resolver::RecordEntry& wheel_row, uint64_t entry_size) {
+bool same_content(const standards::RecordEntry& installed, const standards::RecordEntry& wheel_row, uint64_t entry_size) {
     return !wheel_row.hash_digest.empty() && installed.hash_algorithm == wheel_row.hash_algorithm &&
            installed.hash_digest == wheel_row.hash_digest && (!installed.size || *installed.size == entry_size);
 }

@@ -11,19 +11,19 @@
 #include <vector>
 
 #include "envfix/installer/snapshot.hpp"
-#include "envfix/resolver/installed.hpp"
+#include "envfix/standards/installed.hpp"
 
 namespace envfix::installer {
 
 // What the replaced distributions' RECORDs say of each file that is being removed, by absolute
 // lexically normal path (native string). Only plan_removal's files (inside the environment, not
 // protected), so an untrusted RECORD cannot point staging anywhere else.
-using InstalledRows = std::unordered_map<std::filesystem::path::string_type, resolver::RecordEntry>;
+using InstalledRows = std::unordered_map<std::filesystem::path::string_type, standards::RecordEntry>;
 
 // A new file the install would write: where, the wheel's RECORD row, the entry's size.
 struct WantedFile {
     const std::filesystem::path::string_type* dest = nullptr;  // lexically normal (native)
-    const resolver::RecordEntry* row = nullptr;
+    const standards::RecordEntry* row = nullptr;
     uint64_t size = 0;
     bool executable = false;  // the mode the stager would give it (PlannedFile::executable)
 };
@@ -44,6 +44,6 @@ bool bytecode_of(const std::filesystem::path& p, const std::unordered_set<std::f
 
 // Whether the installed file's RECORD row promises the bytes the wheel's row does: same hash
 // algorithm and digest, and the size (when the installed row has one) equal to the entry's. Pure.
-bool same_content(const resolver::RecordEntry& installed, const resolver::RecordEntry& wheel_row, uint64_t entry_size);
+bool same_content(const standards::RecordEntry& installed, const standards::RecordEntry& wheel_row, uint64_t entry_size);
 
 }  // namespace envfix::installer

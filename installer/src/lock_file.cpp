@@ -6,9 +6,9 @@
 #include <set>
 
 #include "envfix/common/hash.hpp"
-#include "envfix/resolver/framework.hpp"
-#include "envfix/resolver/names.hpp"
-#include "envfix/resolver/version.hpp"
+#include "envfix/matrix/framework.hpp"
+#include "envfix/standards/names.hpp"
+#include "envfix/standards/version.hpp"
 
 namespace envfix::installer {
 
@@ -22,7 +22,7 @@ Unexpected<Error> bad(std::string_view source, std::string reason) {
 
 }  // namespace
 
-Expected<LockFile> lock_from_plan(const resolver::Plan& plan) {
+Expected<LockFile> lock_from_plan(const plan::Plan& plan) {
     if (plan.failure) return unexpected(Error{plan.failure->code, plan.failure->message});
     LockFile lock;
     lock.torch = plan.torch;
@@ -100,10 +100,10 @@ Expected<LockFile> parse_lock(std::string_view text, std::string_view source) {
         if (!is_sha256_hex(w.sha256)) return bad(source, where + " (" + w.filename + "): sha256 is not 64 lower-case hex digits");
         if (w.filename.find('/') != std::string::npos || w.filename.find('\\') != std::string::npos || !w.filename.ends_with(".whl"))
             return bad(source, where + ": \"" + w.filename + "\" is not a wheel file name");
-        auto canon = resolver::validated_name(w.name);
+        auto canon = standards::validated_name(w.name);
         if (!canon) return bad(source, where + ": \"" + w.name + "\" is not a package name");
         w.canonical_name = *canon;
-        if (!resolver::Version::try_parse(w.version)) return bad(source, where + ": \"" + w.version + "\" is not a version");
+        if (!standards::Version::try_parse(w.version)) return bad(source, where + ": \"" + w.version + "\" is not a version");
         if (j.contains("size") && !j["size"].is_null()) {
             if (!j["size"].is_number_unsigned()) return bad(source, where + ": \"size\" is not a byte count");
             w.size = j["size"].get<uint64_t>();
@@ -118,16 +118,16 @@ Expected<LockFile> parse_lock(std::string_view text, std::string_view source) {
     return lock;
 }
 
-LockChanges lock_changes(const LockFile& lock, const resolver::InstalledSet& installed) {
+LockChanges lock_changes(const LockFile& lock, const standards::InstalledSet& installed) {
     LockChanges out;
     std::set<std::string> locked;
     std::optional<int> new_major;
     for (const auto& w : lock.wheels) {
         locked.insert(w.canonical_name);
-        if (auto m = resolver::runtime_cuda_major(w.canonical_name, resolver::Version::try_parse(w.version))) new_major = m;
+        if (auto m = matrix::runtime_cuda_major(w.canonical_name, standards::Version::try_parse(w.version))) new_major = m;
         auto all = installed.find_all(w.canonical_name);
         // Same version (PEP 440 equality: "2.11.0+cu130" and "2.11.0+CU130" are one) and no duplicate dist-info.
-        auto want = resolver::Version::try_parse(w.version);
+        auto want = standards::Version::try_parse(w.version);
         bool same = all.size() == 1 && all[0]->parsed_version && want && *all[0]->parsed_version == *want;
         if (same) {
             ++out.unchanged;
@@ -137,8 +137,8 @@ LockChanges lock_changes(const LockFile& lock, const resolver::InstalledSet& ins
     }
     for (const auto& d : installed.dists) {
         if (locked.count(d.canonical_name)) continue;
-        bool stack = resolver::is_framework_package(d.canonical_name);
-        auto major = resolver::runtime_cuda_major(d.canonical_name, d.parsed_version);
+        bool stack = matrix::is_framework_package(d.canonical_name);
+        auto major = matrix::runtime_cuda_major(d.canonical_name, d.parsed_version);
         // Runtime wheels of another CUDA major go with the old stack, as the planner decides.
         // Without runtime wheels a lock bundles CUDA (Windows) unless it is the CPU build.
         bool other_runtime = major && (new_major ? *major != *new_major : lock.variant == "cpu");

@@ -6,8 +6,8 @@
 
 #include "envfix/common/hash.hpp"
 #include "envfix/installer/wheel_folder.hpp"
-#include "envfix/resolver/downloader.hpp"
-#include "envfix/resolver/names.hpp"
+#include "envfix/network/downloader.hpp"
+#include "envfix/standards/names.hpp"
 
 namespace envfix::installer {
 
@@ -17,7 +17,7 @@ namespace {
 
 bool is_url(std::string_view s) { return s.starts_with("http://") || s.starts_with("https://") || s.starts_with("file://"); }
 
-FolderWheel folder_wheel(const WheelToInstall& w) { return {resolver::canonicalize_name(w.name), w.filename, w.sha256}; }
+FolderWheel folder_wheel(const WheelToInstall& w) { return {standards::canonicalize_name(w.name), w.filename, w.sha256}; }
 
 // A file whose bytes are those of `w`, else the error naming it. An unknown hash (nightly plan
 // wheels) trusts the file: install() still checks every entry against RECORD.
@@ -41,7 +41,7 @@ bool complete_download(const stdfs::path& p, const WheelToInstall& w) {
 
 }  // namespace
 
-std::vector<WheelToInstall> planned_wheels(const resolver::Plan& plan) {
+std::vector<WheelToInstall> planned_wheels(const plan::Plan& plan) {
     std::vector<WheelToInstall> out;
     for (const auto& w : plan.install) {
         // Asked for by the plan itself (torch and its companions): REQUESTED, as pip marks them.
@@ -52,7 +52,7 @@ std::vector<WheelToInstall> planned_wheels(const resolver::Plan& plan) {
     return out;
 }
 
-std::vector<std::string> planned_removals(const resolver::Plan& plan) {
+std::vector<std::string> planned_removals(const plan::Plan& plan) {
     std::vector<std::string> out;
     for (const auto& r : plan.remove) out.push_back(r.name);
     return out;
@@ -68,7 +68,7 @@ std::vector<WheelToInstall> locked_wheels(const std::vector<LockChange>& changes
 Expected<std::vector<stdfs::path>> obtain_wheels(const std::vector<WheelToInstall>& wheels, const WheelSources& sources,
                                                  Reporter& reporter) {
     std::vector<stdfs::path> out(wheels.size());
-    std::vector<resolver::DownloadItem> items;
+    std::vector<network::DownloadItem> items;
     std::vector<size_t> item_of;
     const bool folder_url = sources.folder && is_url(*sources.folder);
     for (size_t i = 0; i < wheels.size(); ++i) {
@@ -98,7 +98,7 @@ Expected<std::vector<stdfs::path>> obtain_wheels(const std::vector<WheelToInstal
         std::error_code ec;
         for (const auto& it : items) stdfs::create_directories(it.dest.parent_path(), ec);
         reporter.debug(msg("apply.downloading", {{"count", std::to_string(items.size())}}));
-        auto results = resolver::download_files(items, sources.http, reporter, {.parallel = sources.parallel});
+        auto results = network::download_files(items, sources.http, reporter, {.parallel = sources.parallel});
         for (size_t k = 0; k < results.size(); ++k) {
             if (!results[k].ok()) return unexpected(*results[k].error);
             out[item_of[k]] = results[k].path;

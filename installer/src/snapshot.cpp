@@ -20,10 +20,10 @@
 #include "envfix/common/hash.hpp"
 #include "envfix/common/strings.hpp"
 #include "envfix/installer/wheel_plan.hpp"
-#include "envfix/resolver/installed.hpp"
+#include "envfix/standards/installed.hpp"
 #include "path_under.hpp"
-#include "snapshot_internal.hpp"
 #include "record_hash.hpp"
+#include "snapshot_internal.hpp"
 #include "store_ops.hpp"
 #include "tx_internal.hpp"
 
@@ -213,7 +213,7 @@ Expected<Snapshot> capture(const probe::Environment& env, Reporter& reporter, Sn
     }
     std::sort(scan.begin(), scan.end());
     scan.erase(std::unique(scan.begin(), scan.end()), scan.end());
-    ENVFIX_TRY(auto installed, resolver::read_installed(scan, {.headers_only = true, .egg_info = false}));
+    ENVFIX_TRY(auto installed, standards::read_installed(scan, {.headers_only = true, .egg_info = false}));
 
     Snapshot s;
     s.root = root.string();
@@ -224,7 +224,7 @@ Expected<Snapshot> capture(const probe::Environment& env, Reporter& reporter, Sn
     tx::parallel_for(installed.dists.size(), [&](size_t i) {
         const auto& d = installed.dists[i];
         if (!d.has_record) return;
-        auto rows = resolver::read_record(d);
+        auto rows = standards::read_record(d);
         if (!rows) {
             per_dist[i] = unexpected(std::move(rows).error());
             return;

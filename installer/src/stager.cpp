@@ -186,7 +186,7 @@ private:
             else {
                 const auto& e = it.wheel->zip.entries[it.file->entry];
                 w += e.size;
-                if (zip_entry_needs_sequential_read(e)) {
+                if (wheel::zip_entry_needs_sequential_read(e)) {
                     auto& t = sequential[it.wheel];
                     t.items.push_back(i);
                     t.weight += w;
@@ -250,7 +250,7 @@ private:
     // What one worker thread reuses from file to file.
     struct WorkerState {
         RecordHasher hasher;
-        ZipInflater inflater;
+        wheel::ZipInflater inflater;
         WheelReader reader;
         std::unique_ptr<char[]> small;   // 2 × kSmall: compressed input, then output
         std::unique_ptr<char[]> pieces;  // 2 × kPiece, for streamed entries
@@ -265,11 +265,11 @@ private:
     };
 
     // Whether an entry is inflated whole (libdeflate) rather than streamed.
-    bool inflated_whole(const ZipEntry& e) const { return e.size <= whole_up_to_ && e.compressed_size <= whole_up_to_; }
-    static bool small_entry(const ZipEntry& e) { return e.size <= kSmall && e.compressed_size <= kSmall; }
+    bool inflated_whole(const wheel::ZipEntry& e) const { return e.size <= whole_up_to_ && e.compressed_size <= whole_up_to_; }
+    static bool small_entry(const wheel::ZipEntry& e) { return e.size <= kSmall && e.compressed_size <= kSmall; }
 
     // The entry's compressed bytes, read from the wheel file into `into` (room for all of them).
-    Expected<std::string_view> read_compressed(const WheelFile& w, const ZipEntry& e, char* into, WorkerState& ws) {
+    Expected<std::string_view> read_compressed(const WheelFile& w, const wheel::ZipEntry& e, char* into, WorkerState& ws) {
         const size_t n = static_cast<size_t>(e.compressed_size);
         ENVFIX_TRY(size_t got, ws.reader.read(w, e.data_offset, into, n));
         return std::string_view(into, got);  // short: inflate_data says the data is truncated
@@ -319,10 +319,10 @@ private:
             by_entry[items_[i].file->entry] = i;
             entries.push_back(items_[i].file->entry);
         }
-        return visit_zip_entries(first.wheel->bytes(), first.wheel->zip, entries, first.wheel->source(),
-                                 [&](size_t entry, const std::function<Expected<void>(const ZipSink&)>& read) {
-                                     return stage_one(by_entry.at(entry), &read, ws);
-                                 });
+        return wheel::visit_zip_entries(first.wheel->bytes(), first.wheel->zip, entries, first.wheel->source(),
+                                        [&](size_t entry, const std::function<Expected<void>(const wheel::ZipSink&)>& read) {
+                                            return stage_one(by_entry.at(entry), &read, ws);
+                                        });
     }
 
     // The cached or installed copy linked (or copied) into staging; false: inflate instead
@@ -330,7 +330,7 @@ private:
     // `modified`: false because an unpacked entry's file was modified after the entry was made.
     bool link_one(size_t index, WorkerState& ws, bool* modified) {
         const StageItem& it = items_[index];
-        const ZipEntry& e = it.wheel->zip.entries[it.file->entry];
+        const wheel::ZipEntry& e = it.wheel->zip.entries[it.file->entry];
         auto st = storeops::stat_text(it.linked_from);
         if (!st || !st->regular || st->size != e.size) return false;
         if (it.made_before_ns != 0 && st->mtime_ns > it.made_before_ns) return *modified = true, false;
@@ -366,7 +366,7 @@ private:
     // The staged link (the installed inode) hashed against the wheel's RECORD row: a file edited
     // by hand since it was installed is not kept, whatever its old RECORD row says. Read in
     // pieces, so an unchanged library of a gigabyte does not become resident all at once.
-    static bool same_bytes(const std::filesystem::path& p, const resolver::RecordEntry& row, WorkerState& ws) {
+    static bool same_bytes(const std::filesystem::path& p, const standards::RecordEntry& row, WorkerState& ws) {
         std::ifstream in(p, std::ios::binary);
         if (!in || !ws.hasher.start(row.hash_algorithm)) return false;
         auto buf = ws.piece(0);
@@ -379,7 +379,7 @@ private:
 
     static bool zip_entry_needs_sequential_read_for(const StageItem& it) {
         return it.file->kind != PlannedFile::Kind::Generated &&
-               zip_entry_needs_sequential_read(it.wheel->zip.entries[it.file->entry]);
+               wheel::zip_entry_needs_sequential_read(it.wheel->zip.entries[it.file->entry]);
     }
 
     Expected<void> check_digest(const StageItem& it, const std::string& algorithm, const std::string& digest) {
@@ -390,7 +390,7 @@ private:
         return {};
     }
 
-    Expected<void> stage_one(size_t index, const std::function<Expected<void>(const ZipSink&)>* read, WorkerState& ws) {
+    Expected<void> stage_one(size_t index, const std::function<Expected<void>(const wheel::ZipSink&)>* read, WorkerState& ws) {
         RecordHasher& hasher = ws.hasher;
         const StageItem& it = items_[index];
         StagedDigest& out = out_[index];
@@ -421,12 +421,12 @@ private:
             bytes_ += content.size();
             return {};
         };
-        auto read_entry = [&](const ZipSink& sink) -> Expected<void> {
+        auto read_entry = [&](const wheel::ZipSink& sink) -> Expected<void> {
             if (read) return (*read)(sink);
-            return stream_zip_entry(
+            return wheel::stream_zip_entry(
                 it.wheel->zip.entries[f.entry], it.wheel->source(),
-                [&](uint64_t off, char* into, size_t n) { return ws.reader.read(*it.wheel, off, into, n); }, ws.piece(0),
-                ws.piece(1), sink);
+                [&](uint64_t off, char* into, size_t n) { return ws.reader.read(*it.wheel, off, into, n); }, ws.piece(0), ws.piece(1),
+                sink);
         };
         if (f.kind == PlannedFile::Kind::Generated) {
             ENVFIX_TRY_VOID(write_whole(f.content));
@@ -452,7 +452,7 @@ private:
                    (small_entry(it.wheel->zip.entries[f.entry]) || (leased = pool_.try_take()))) {
             // Stored and deflate up to kWholeUpTo: read whole, inflated at once by libdeflate.
             const auto& row = it.wheel->record[static_cast<size_t>(it.wheel->record_row[f.entry])];
-            const ZipEntry& e = it.wheel->zip.entries[f.entry];
+            const wheel::ZipEntry& e = it.wheel->zip.entries[f.entry];
             const size_t size = static_cast<size_t>(e.size);
             const bool small = !leased;
             struct Return {

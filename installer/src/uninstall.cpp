@@ -48,23 +48,23 @@ stdfs::path::string_type record_row_text(const stdfs::path& site_packages, const
     return scratch;
 }
 
-std::unordered_map<stdfs::path::string_type, std::string> recorded_owners(const std::vector<const resolver::InstalledDist*>& dists) {
+std::unordered_map<stdfs::path::string_type, std::string> recorded_owners(const std::vector<const standards::InstalledDist*>& dists) {
     std::unordered_map<stdfs::path::string_type, std::string> out;
     for (const auto* d : dists) {
         if (!d->has_record) continue;
-        auto rows = resolver::read_record(*d);
+        auto rows = standards::read_record(*d);
         if (!rows) continue;
         for (const auto& r : *rows) out.try_emplace(record_row_text(d->site_packages, r.path), d->name);
     }
     return out;
 }
 
-Expected<RemovalPlan> plan_removal(const resolver::InstalledDist& dist, const stdfs::path& env_root, const PathSet& protect) {
+Expected<RemovalPlan> plan_removal(const standards::InstalledDist& dist, const stdfs::path& env_root, const PathSet& protect) {
     if (!dist.has_record)
         return fail(ExitCode::NoRecord, "install.no_record",
                     {{"name", dist.name}, {"version", dist.version}, {"path", dist.dist_info.string()},
                      {"installer", dist.installer.empty() ? "?" : dist.installer}});
-    ENVFIX_TRY(auto rows, resolver::read_record(dist));
+    ENVFIX_TRY(auto rows, standards::read_record(dist));
     using Str = stdfs::path::string_type;
     constexpr auto sep = stdfs::path::preferred_separator;
     RemovalPlan plan;

@@ -45,7 +45,7 @@ using TakeEarly = std::function<std::shared_ptr<EarlyUnpack>(const std::string& 
 // the same name, size and CRC-32 in the checked directory, the SHA-256 of its RECORD row, and
 // the mode the stager would give it.
 bool early_file_matches(const EarlyUnpack::File& got, const WheelFile& w, const PlannedFile& f) {
-    const ZipEntry& e = w.zip.entries[f.entry];
+    const wheel::ZipEntry& e = w.zip.entries[f.entry];
     if (w.record_row[f.entry] < 0 || got.name != e.name || got.size != e.size || got.crc32 != e.crc32 || got.executable != f.executable)
         return false;
     const auto& row = w.record[static_cast<size_t>(w.record_row[f.entry])];
@@ -92,7 +92,7 @@ const PathText* kept_file(const InstalledContent* keep, const WheelFile& w, size
 
 // The identity under which the snapshot of the present vouches for `kept` holding the bytes of
 // this RECORD row (sha256 only), if it does.
-std::optional<StageItem::Identity> vouched(const KnownInstalled* known, const PathText& kept, const resolver::RecordEntry& row) {
+std::optional<StageItem::Identity> vouched(const KnownInstalled* known, const PathText& kept, const standards::RecordEntry& row) {
     if (!known || row.hash_algorithm != "sha256") return std::nullopt;
     auto it = known->files.find(relative_generic_text(kept, known->root));
     if (it == known->files.end()) return std::nullopt;
@@ -391,7 +391,7 @@ void UnpackAhead::lend_inflate_helpers(unsigned n) {
     helpers_ = n >= 2 ? std::make_shared<InflateHelpers>(n, std::min(n, 4u), inflate_streams(), inflate_handover()) : nullptr;
 }
 
-void UnpackAhead::early(const stdfs::path& part, const std::string& sha256, std::shared_ptr<resolver::PartProgress> progress) {
+void UnpackAhead::early(const stdfs::path& part, const std::string& sha256, std::shared_ptr<network::PartProgress> progress) {
     auto from = early_from(early_from_);
     if (!progress || sha256.empty() || !from || unpacked::has_entry(root_, sha256)) return;
     auto entry = unpacked::begin_entry(root_, sha256);

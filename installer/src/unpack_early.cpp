@@ -9,13 +9,13 @@
 
 #include "envfix/common/interrupt.hpp"
 #include "envfix/common/platform.hpp"
-#include "envfix/resolver/installed.hpp"
+#include "envfix/standards/installed.hpp"
+#include "envfix/wheel/zip_format.hpp"
 #include "file_ops.hpp"
 #include "keep_links.hpp"
 #include "record_hash.hpp"
 #include "unpacked_store.hpp"
 #include "write_behind.hpp"
-#include "zip_format.hpp"
 
 namespace envfix::installer {
 
@@ -99,11 +99,16 @@ void InflateHelpers::give_back(unsigned n) {
     left_ += n;
 }
 
-EarlyUnpack::EarlyUnpack(const std::filesystem::path& part, std::shared_ptr<resolver::PartProgress> progress, std::filesystem::path entry,
+EarlyUnpack::EarlyUnpack(const std::filesystem::path& part, std::shared_ptr<network::PartProgress> progress, std::filesystem::path entry,
                          std::shared_ptr<const InstalledContent> keep, uint64_t from, std::chrono::steady_clock::time_point epoch,
                          std::shared_ptr<InflateHelpers> helpers)
-    : progress_(std::move(progress)), entry_(std::move(entry)), keep_(std::move(keep)), from_(from), epoch_(epoch),
-      helpers_(std::move(helpers)), source_(part.filename().string()) {
+    : progress_(std::move(progress)),
+      entry_(std::move(entry)),
+      keep_(std::move(keep)),
+      from_(from),
+      epoch_(epoch),
+      helpers_(std::move(helpers)),
+      source_(part.filename().string()) {
     // Opened now: the .part is renamed once it is complete. No read-ahead: past what a reader
     // asks for, its writer is still filling the file.
     auto opened = fileops::InFile::open(part);
@@ -153,11 +158,11 @@ Expected<size_t> EarlyUnpack::read_at(uint64_t offset, char* into, size_t n) {
     return part_->read_at(offset, into, n);
 }
 
-Expected<std::string> EarlyUnpack::read_text(const ZipEntry& e) {
-    ENVFIX_TRY_VOID(check_text_member(e, source_));
+Expected<std::string> EarlyUnpack::read_text(const wheel::ZipEntry& e) {
+    ENVFIX_TRY_VOID(wheel::check_text_member(e, source_));
     std::string text;
     std::vector<char> in(kPiece), out(kPiece);
-    ENVFIX_TRY_VOID(stream_zip_entry(
+    ENVFIX_TRY_VOID(wheel::stream_zip_entry(
         e, source_, [&](uint64_t off, char* into, size_t n) { return read_at(off, into, n); }, in, out,
         [&](std::string_view c) -> Expected<void> {
             text.append(c);
@@ -173,41 +178,41 @@ std::vector<std::vector<EarlyUnpack::Job>> EarlyUnpack::choose() {
     const uint64_t total = progress_->total();
     uint64_t at = total > kTailGuess ? total - kTailGuess : 0;
     std::string tail;
-    Expected<ZipCentral> central = unexpected(stopped());
+    Expected<wheel::ZipCentral> central = unexpected(stopped());
     for (int tries = 0; tries < 3; ++tries) {
         if (total - at > kMaxDirectory) return {};
         tail.resize(static_cast<size_t>(total - at));
         auto got = read_at(at, tail.data(), tail.size());
         if (!got || *got != tail.size()) return {};
-        central = read_zip_central(tail, at, source_);
+        central = wheel::read_zip_central(tail, at, source_);
         if (!central || !central->need_from) break;
         at = *central->need_from;
     }
     if (!central || central->need_from) return {};  // not a zip, or not yet: the checked wheel says why
-    const ZipDirectory& dir = central->dir;
+    const wheel::ZipDirectory& dir = central->dir;
 
     // A switch links the files it keeps: those are not inflated here (the RECORD read early only
     // chooses; what is taken is checked against the checked wheel's RECORD).
-    std::unordered_map<std::string_view, const resolver::RecordEntry*> rows;
-    std::vector<resolver::RecordEntry> record;
+    std::unordered_map<std::string_view, const standards::RecordEntry*> rows;
+    std::vector<standards::RecordEntry> record;
     if (keep_ && !keep_->by_hash.empty()) {
         for (const auto& e : dir.entries) {
             auto slash = e.name.find('/');
             if (slash == std::string::npos || e.name.substr(slash) != "/RECORD" || !e.name.substr(0, slash).ends_with(".dist-info") ||
-                e.size > kMaxRecord || !zipfmt::method_builtin(e.method))
+                e.size > kMaxRecord || !wheel::zipfmt::method_builtin(e.method))
                 continue;
             auto r = with_data_offset(e, central->raw_names[static_cast<size_t>(&e - dir.entries.data())]);
             if (!r) return {};
             auto text = read_text(*r);
             if (!text) return {};
-            auto parsed = resolver::parse_record(*text, source_);
+            auto parsed = standards::parse_record(*text, source_);
             if (!parsed) return {};
             record = std::move(*parsed);
             break;
         }
         for (const auto& row : record) rows.emplace(row.path, &row);
     }
-    auto kept = [&](const ZipEntry& e) {
+    auto kept = [&](const wheel::ZipEntry& e) {
         if (!keep_ || keep_->by_hash.empty()) return false;
         auto r = rows.find(e.name);
         if (r == rows.end()) return record.empty();  // no RECORD read: nothing is known, nothing inflated early
@@ -218,8 +223,8 @@ std::vector<std::vector<EarlyUnpack::Job>> EarlyUnpack::choose() {
     auto ranges = progress_->ranges();
     std::vector<std::vector<Job>> by_range(ranges.size());
     for (size_t i = 0; i < dir.entries.size(); ++i) {
-        const ZipEntry& e = dir.entries[i];
-        if (e.size < from_ || !zipfmt::method_builtin(e.method) || e.is_directory() || e.is_symlink() || e.is_special() ||
+        const wheel::ZipEntry& e = dir.entries[i];
+        if (e.size < from_ || !wheel::zipfmt::method_builtin(e.method) || e.is_directory() || e.is_symlink() || e.is_special() ||
             e.local_header_offset >= central->cd_offset || kept(e))
             continue;
         for (size_t r = 0; r < ranges.size(); ++r)
@@ -234,7 +239,7 @@ std::vector<std::vector<EarlyUnpack::Job>> EarlyUnpack::choose() {
     // ENVFIX_INFLATE_STREAMS > 1: the next costliest too (a switch's libtorch_cuda.so, 1.4:1,
     // ended 0.3 s after its last byte on one thread while libtorch_cpu.so had all 8 workers).
     if (helpers_) {
-        auto cost = [](const ZipEntry& e) { return e.method == 8 ? e.size * (e.compressed_size * 2 <= e.size ? 2 : 1) : 0; };
+        auto cost = [](const wheel::ZipEntry& e) { return e.method == 8 ? e.size * (e.compressed_size * 2 <= e.size ? 2 : 1) : 0; };
         std::vector<Job*> all;
         for (auto& jobs : by_range)
             for (auto& j : jobs)
@@ -293,23 +298,23 @@ void EarlyUnpack::read_range(std::vector<Job> jobs) {
 
 // The entry with its data's offset, from its local header (waiting for its bytes), which must
 // be there with the directory's method and name.
-Expected<ZipEntry> EarlyUnpack::with_data_offset(const ZipEntry& entry, std::string_view raw_name) {
-    ZipEntry e = entry;
-    char lh[zipfmt::kLocalSize];
+Expected<wheel::ZipEntry> EarlyUnpack::with_data_offset(const wheel::ZipEntry& entry, std::string_view raw_name) {
+    wheel::ZipEntry e = entry;
+    char lh[wheel::zipfmt::kLocalSize];
     ENVFIX_TRY(size_t got, read_at(e.local_header_offset, lh, sizeof lh));
     std::string_view h(lh, got);
-    if (got != sizeof lh || zipfmt::u32(h, 0) != zipfmt::kLocalSig || zipfmt::u16(h, 8) != e.method)
-        return zipfmt::malformed(source_, "the local header of " + e.name + " is missing or damaged");
-    const size_t name_len = zipfmt::u16(h, 26), extra_len = zipfmt::u16(h, 28);
+    if (got != sizeof lh || wheel::zipfmt::u32(h, 0) != wheel::zipfmt::kLocalSig || wheel::zipfmt::u16(h, 8) != e.method)
+        return wheel::zipfmt::malformed(source_, "the local header of " + e.name + " is missing or damaged");
+    const size_t name_len = wheel::zipfmt::u16(h, 26), extra_len = wheel::zipfmt::u16(h, 28);
     std::string name(name_len, '\0');
-    ENVFIX_TRY(size_t got_name, read_at(e.local_header_offset + zipfmt::kLocalSize, name.data(), name.size()));
-    if (got_name != name_len || name != raw_name) return zipfmt::malformed(source_, "the local header of " + e.name + " disagrees");
-    e.data_offset = e.local_header_offset + zipfmt::kLocalSize + name_len + extra_len;
+    ENVFIX_TRY(size_t got_name, read_at(e.local_header_offset + wheel::zipfmt::kLocalSize, name.data(), name.size()));
+    if (got_name != name_len || name != raw_name) return wheel::zipfmt::malformed(source_, "the local header of " + e.name + " disagrees");
+    e.data_offset = e.local_header_offset + wheel::zipfmt::kLocalSize + name_len + extra_len;
     return e;
 }
 
 Expected<EarlyUnpack::File> EarlyUnpack::inflate_one(const Job& job) {
-    ENVFIX_TRY(ZipEntry e, with_data_offset(job.entry, job.raw_name));
+    ENVFIX_TRY(wheel::ZipEntry e, with_data_offset(job.entry, job.raw_name));
 
     auto path = unpacked::entry_file(entry_, job.index);
     ENVFIX_TRY(auto file, fileops::OutFile::create(path));
@@ -324,7 +329,7 @@ Expected<EarlyUnpack::File> EarlyUnpack::inflate_one(const Job& job) {
     uint64_t first_ms = 0, bytes_ms = 0;
     bool first = true;
     Clock::duration reading{}, between{}, handing{};
-    const ZipReadAt read = [&](uint64_t off, char* into, size_t n) {
+    const wheel::ZipReadAt read = [&](uint64_t off, char* into, size_t n) {
         const auto began = Clock::now();
         auto got = read_at(off, into, n);
         const auto took = Clock::now() - began;
@@ -337,7 +342,7 @@ Expected<EarlyUnpack::File> EarlyUnpack::inflate_one(const Job& job) {
     };
     // Only the thread that hands the output on calls push, in order.
     std::optional<Clock::time_point> last_push;
-    const ZipSink push = [&](std::string_view c) -> Expected<void> {
+    const wheel::ZipSink push = [&](std::string_view c) -> Expected<void> {
         if (stop_.load(std::memory_order_relaxed)) return unexpected(stopped());
         const auto began = Clock::now();
         if (last_push) between += began - *last_push;
@@ -352,7 +357,7 @@ Expected<EarlyUnpack::File> EarlyUnpack::inflate_one(const Job& job) {
     if (workers.count()) {
         output.widen();
         try {
-            ENVFIX_TRY_VOID(stream_zip_entry_parallel(e, source_, read, workers.count(), push));
+            ENVFIX_TRY_VOID(wheel::stream_zip_entry_parallel(e, source_, read, workers.count(), push));
             by = workers.count();
         } catch (const std::system_error&) {  // no thread for its workers, before any output: one thread does it
             if (output.size() != 0) throw;     // not that: what failed after output
@@ -371,24 +376,24 @@ Expected<EarlyUnpack::File> EarlyUnpack::inflate_one(const Job& job) {
             } forget{helpers_.get(), &e};
             // A stream asks every 128 KiB or so of output and reads far less than kBehind meanwhile,
             // so one listed as behind is not waiting for its bytes before it asks again.
-            const ZipLendWorkers lend{[&](uint64_t decoded) -> unsigned {
-                                          const uint64_t left = e.compressed_size - decoded;
-                                          const bool behind = progress_->has(e.data_offset + decoded, std::min(left, kBehind));
-                                          const unsigned n = helpers_->take_late(&e, behind ? std::optional(left) : std::nullopt);
-                                          if (!n) return 0;
-                                          output.widen();
-                                          late.emplace(helpers_.get(), Lent::Taken{n});
-                                          joined_ms = since();
-                                          joined_at = decoded;
-                                          return n;
-                                      },
-                                      [&] {  // not used after all: back to the pool at once
-                                          late.reset();
-                                          joined_ms = joined_at = 0;
-                                      }};
-            ENVFIX_TRY(by, stream_zip_entry_handing_over(e, source_, read, in, out, lend, push));
+            const wheel::ZipLendWorkers lend{[&](uint64_t decoded) -> unsigned {
+                                                 const uint64_t left = e.compressed_size - decoded;
+                                                 const bool behind = progress_->has(e.data_offset + decoded, std::min(left, kBehind));
+                                                 const unsigned n = helpers_->take_late(&e, behind ? std::optional(left) : std::nullopt);
+                                                 if (!n) return 0;
+                                                 output.widen();
+                                                 late.emplace(helpers_.get(), Lent::Taken{n});
+                                                 joined_ms = since();
+                                                 joined_at = decoded;
+                                                 return n;
+                                             },
+                                             [&] {  // not used after all: back to the pool at once
+                                                 late.reset();
+                                                 joined_ms = joined_at = 0;
+                                             }};
+            ENVFIX_TRY(by, wheel::stream_zip_entry_handing_over(e, source_, read, in, out, lend, push));
         } else {
-            ENVFIX_TRY_VOID(stream_zip_entry(e, source_, read, in, out, push));
+            ENVFIX_TRY_VOID(wheel::stream_zip_entry(e, source_, read, in, out, push));
         }
     }
     ENVFIX_TRY_VOID(output.finish());

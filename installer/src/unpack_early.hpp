@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "envfix/installer/unpacked_cache.hpp"
-#include "envfix/installer/zip.hpp"
-#include "envfix/resolver/downloader.hpp"
+#include "envfix/network/downloader.hpp"
+#include "envfix/wheel/zip_read.hpp"
 #include "file_ops.hpp"
 
 namespace envfix::installer {
@@ -88,7 +88,7 @@ public:
     // Throws what starting a thread throws.
     // `epoch`: where File's times count from. `helpers`: workers the install lends to its largest
     // streams (nullptr: none).
-    EarlyUnpack(const std::filesystem::path& part, std::shared_ptr<resolver::PartProgress> progress, std::filesystem::path entry,
+    EarlyUnpack(const std::filesystem::path& part, std::shared_ptr<network::PartProgress> progress, std::filesystem::path entry,
                 std::shared_ptr<const InstalledContent> keep, uint64_t from, std::chrono::steady_clock::time_point epoch,
                 std::shared_ptr<InflateHelpers> helpers = nullptr);
     ~EarlyUnpack();  // stops, waits, removes the entry unless it was taken
@@ -113,7 +113,7 @@ public:
 private:
     struct Job {
         size_t index = 0;
-        ZipEntry entry;
+        wheel::ZipEntry entry;
         std::string raw_name;
         bool lend = false;  // the entry that workers are lent to (InflateHelpers), if any
     };
@@ -122,11 +122,11 @@ private:
     std::vector<std::vector<Job>> choose();
     void read_range(std::vector<Job> jobs);
     Expected<size_t> read_at(uint64_t offset, char* into, size_t n);
-    Expected<ZipEntry> with_data_offset(const ZipEntry& entry, std::string_view raw_name);
+    Expected<wheel::ZipEntry> with_data_offset(const wheel::ZipEntry& entry, std::string_view raw_name);
     Expected<File> inflate_one(const Job& job);
-    Expected<std::string> read_text(const ZipEntry& e);
+    Expected<std::string> read_text(const wheel::ZipEntry& e);
 
-    std::shared_ptr<resolver::PartProgress> progress_;
+    std::shared_ptr<network::PartProgress> progress_;
     std::filesystem::path entry_;
     std::shared_ptr<const InstalledContent> keep_;
     uint64_t from_ = 0;

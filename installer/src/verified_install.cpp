@@ -5,8 +5,8 @@
 #include <future>
 
 #include "envfix/common/interrupt.hpp"
-#include "envfix/resolver/installed.hpp"
-#include "envfix/resolver/wheel_name.hpp"
+#include "envfix/standards/installed.hpp"
+#include "envfix/standards/wheel_name.hpp"
 
 namespace envfix::installer {
 
@@ -14,7 +14,7 @@ namespace {
 
 bool installs_framework(const InstallRequest& request) {
     for (const auto& w : request.wheels) {
-        auto name = resolver::parse_wheel_name(w.file.filename().string());
+        auto name = standards::parse_wheel_name(w.file.filename().string());
         if (name && name->canonical_name == "torch") return true;
     }
     return false;
@@ -43,10 +43,10 @@ std::optional<Error> framework_failure_now(const probe::Environment& env, const 
 }  // namespace
 
 bool has_framework(const probe::Environment& env) {
-    resolver::ReadInstalledOptions only_torch;
+    standards::ReadInstalledOptions only_torch;
     only_torch.only = [](std::string_view name) { return name == "torch"; };
     only_torch.headers_only = true;
-    auto found = resolver::read_installed(env.site_packages, only_torch);
+    auto found = standards::read_installed(env.site_packages, only_torch);
     return found && !found->find_all("torch").empty();
 }
 

@@ -5,15 +5,15 @@
 #include <future>
 
 #include "envfix/common/strings.hpp"
-#include "envfix/resolver/coverage.hpp"
-#include "envfix/resolver/framework_stack.hpp"
-#include "envfix/resolver/matrix_loader.hpp"
+#include "envfix/diagnosis/framework_stack.hpp"
+#include "envfix/matrix/coverage.hpp"
+#include "envfix/matrix/matrix_loader.hpp"
 
 namespace envfix::installer {
 
 namespace {
 
-using resolver::ReproOutcome;
+using diagnosis::ReproOutcome;
 
 DriverLevel driver_level(const probe::MachineProbe& m, const VerifyOptions& o) {
     DriverLevel l;
@@ -39,41 +39,41 @@ DriverLevel driver_level(const probe::MachineProbe& m, const VerifyOptions& o) {
 }
 
 // The environment's platform as doctor judges it: a Windows layout read on Linux is Windows.
-resolver::Platform platform_of(const probe::Environment& env) {
-    resolver::Platform p = resolver::host_platform().value_or(resolver::Platform{});
-    if (env.layout_os == probe::LayoutOs::Windows) p.os = resolver::OsKind::Windows;
-    if (auto cpu = resolver::parse_cpu(env.facts.platform_machine)) p.cpu = *cpu;
+matrix::Platform platform_of(const probe::Environment& env) {
+    matrix::Platform p = matrix::host_platform().value_or(matrix::Platform{});
+    if (env.layout_os == probe::LayoutOs::Windows) p.os = matrix::OsKind::Windows;
+    if (auto cpu = matrix::parse_cpu(env.facts.platform_machine)) p.cpu = *cpu;
     return p;
 }
 
 // doctor's diagnosis of the environment's files, as `envfix doctor` makes it. nullopt (with a
 // debug note) when the matrix or the files cannot be read: the failure stands without it.
-std::optional<resolver::Diagnosis> diagnose_env(const probe::Environment& env, const probe::MachineProbe& machine,
-                                                const VerifyOptions& o) {
+std::optional<diagnosis::Diagnosis> diagnose_env(const probe::Environment& env, const probe::MachineProbe& machine,
+                                                 const VerifyOptions& o) {
     Reporter& r = o.reporter ? *o.reporter : null_reporter();
-    auto matrix = resolver::load_profiles(o.profiles);
+    auto matrix = matrix::load_profiles(o.profiles);
     if (!matrix) {
         r.debug(matrix.error().message);
         return std::nullopt;
     }
     std::vector<Message> notes;
-    auto stack = resolver::read_environment_stack_cached(env.site_packages, notes);
+    auto stack = diagnosis::read_environment_stack_cached(env.site_packages, notes);
     for (const auto& n : notes) r.debug(n);
     if (!stack) {
         r.debug(stack.error().message);
         return std::nullopt;
     }
-    resolver::DiagnosisInput in;
+    diagnosis::DiagnosisInput in;
     in.matrix = &*matrix;
     in.machine = &machine;
     in.stack = &*stack;
     in.platform = platform_of(env);
     if (env.facts.major > 0)
         in.python = std::to_string(env.facts.major) + "." + std::to_string(env.facts.minor) + (env.facts.free_threaded ? "t" : "");
-    in.markers = resolver::marker_environment(env.facts);
+    in.markers = standards::marker_environment(env.facts);
     in.target_args = o.target_args.empty() ? std::vector<std::string>{"--python", env.interpreter.string()} : o.target_args;
     in.environment = env.root.string();
-    return resolver::diagnose(in);
+    return diagnosis::diagnose(in);
 }
 
 std::string sm_of(const std::string& capability) {
@@ -93,13 +93,13 @@ std::optional<Message> arch_list_gap(const FrameworkCheck& c, const OpCheck& op)
     if (!d || c.arch_list.empty()) return std::nullopt;
     auto cc = probe::ComputeCapability::parse(d->capability);
     if (!cc) return std::nullopt;
-    resolver::BinaryTargets t;
+    matrix::BinaryTargets t;
     for (const auto& a : c.arch_list) {
         auto target = probe::ArchTarget::parse(a);
         if (!target) continue;
         (a.starts_with("compute_") ? t.ptx : t.sass).push_back(*target);
     }
-    if (resolver::cover(t, *cc).served()) return std::nullopt;
+    if (matrix::cover(t, *cc).served()) return std::nullopt;
     return msg("verify.explain.arch_list", {{"torch", "torch " + c.torch_version},
                                             {"archs", str::join(c.arch_list, " ")},
                                             {"gpu", torch_gpu_label(c, op.device)}});
@@ -156,7 +156,7 @@ std::optional<Error> framework_error(const FrameworkCheck& c, const probe::Envir
     return make_error(failed, "verify.framework.no_devices", {{"torch", c.torch_version}});
 }
 
-std::vector<Message> explain_failure(const FrameworkCheck& c, const resolver::Diagnosis* d, bool windows_command) {
+std::vector<Message> explain_failure(const FrameworkCheck& c, const diagnosis::Diagnosis* d, bool windows_command) {
     std::vector<Message> out;
     if (c.passed()) return out;
     const OpCheck* op = c.first_failure();
@@ -164,7 +164,7 @@ std::vector<Message> explain_failure(const FrameworkCheck& c, const resolver::Di
     if (op && outcome == ReproOutcome::NoKernelImage && torch_kernel_op(*op))
         if (auto m = arch_list_gap(c, *op)) out.push_back(std::move(*m));
     if (!d) return out;
-    const ExitCode expected = resolver::repro_exit_code(outcome);
+    const ExitCode expected = diagnosis::repro_exit_code(outcome);
     if (d->code != ExitCode::Ok && expected == d->code)
         out.push_back(msg("verify.explain.confirms", {{"verdict", render(d->verdict)}}));
     else if (d->code == ExitCode::Ok && outcome == ReproOutcome::NoKernelImage)
@@ -173,7 +173,8 @@ std::vector<Message> explain_failure(const FrameworkCheck& c, const resolver::Di
         out.push_back(msg("verify.explain.nothing_predicted"));
     else
         out.push_back(msg("verify.explain.diagnosis", {{"verdict", render(d->verdict)}}));
-    if (d->fix) out.push_back(msg("verify.explain.fix", {{"command", resolver::format_command(d->fix->argv, windows_command)}}));
+    if (d->fix)
+        out.push_back(msg("verify.explain.fix", {{"command", diagnosis::format_command(d->fix->argv, windows_command)}}));
     else if (!d->fix_text.empty() && d->code != ExitCode::Ok) out.push_back(d->fix_text);
     return out;
 }

@@ -6,8 +6,8 @@
 #include "envfix/common/fs.hpp"
 #include "envfix/common/hash.hpp"
 #include "envfix/common/strings.hpp"
-#include "envfix/resolver/downloader.hpp"
-#include "envfix/resolver/url.hpp"
+#include "envfix/network/downloader.hpp"
+#include "envfix/network/url.hpp"
 
 namespace envfix::installer {
 
@@ -44,7 +44,7 @@ std::optional<stdfs::path> cached_wheel(const stdfs::path& root, const std::stri
     if (!stdfs::is_regular_file(p, ec)) return std::nullopt;
     // Renamed in by a download whose batch may not have reached its flush (a crash): trusted once
     // its bytes match its name again, else gone and fetched anew.
-    if (stdfs::exists(resolver::unsynced_marker(p), ec) && !resolver::settle_unsynced(p, sha256)) return std::nullopt;
+    if (stdfs::exists(network::unsynced_marker(p), ec) && !network::settle_unsynced(p, sha256)) return std::nullopt;
     return p;
 }
 
@@ -82,19 +82,19 @@ Expected<CleanResult> clean_wheel_cache(const stdfs::path& root) {
 }
 
 Expected<std::vector<FetchedWheel>> fetch_wheels(const stdfs::path& root, const std::vector<WheelFetch>& wheels,
-                                                 const resolver::HttpOptions& http, bool offline, int parallel,
-                                                 Reporter& reporter, const WheelReady& on_ready, const WheelSplit& on_split,
-                                                 resolver::DownloadFlush flush, std::unique_ptr<resolver::PendingFlush>* flush_later) {
+                                                 const network::HttpOptions& http, bool offline, int parallel, Reporter& reporter,
+                                                 const WheelReady& on_ready, const WheelSplit& on_split, network::DownloadFlush flush,
+                                                 std::unique_ptr<network::PendingFlush>* flush_later) {
     std::vector<FetchedWheel> out(wheels.size());
-    std::vector<resolver::DownloadItem> items;
+    std::vector<network::DownloadItem> items;
     std::vector<size_t> item_of;
     for (size_t i = 0; i < wheels.size(); ++i) {
         const auto& w = wheels[i];
         if (!safe_filename(w.filename))
-            return fail(ExitCode::BadIndexPage, "cache.bad_filename", {{"url", resolver::redact_url(w.url)}, {"name", w.filename}});
+            return fail(ExitCode::BadIndexPage, "cache.bad_filename", {{"url", network::redact_url(w.url)}, {"name", w.filename}});
         auto hex = str::lower(w.sha256);
         if (!hex.empty() && !is_sha256_hex(hex))
-            return fail(ExitCode::BadIndexPage, "cache.bad_hash", {{"url", resolver::redact_url(w.url)}, {"hash", w.sha256}});
+            return fail(ExitCode::BadIndexPage, "cache.bad_hash", {{"url", network::redact_url(w.url)}, {"hash", w.sha256}});
         if (!hex.empty()) {
             if (auto hit = cached_wheel(root, hex, w.filename)) {
                 out[i] = {*hit, true};
@@ -103,27 +103,28 @@ Expected<std::vector<FetchedWheel>> fetch_wheels(const stdfs::path& root, const 
             }
         }
         if (offline) return fail(ExitCode::NotCached, "cache.offline_missing", {{"name", w.filename}, {"path", root.string()}});
-        resolver::DownloadItem d;
+        network::DownloadItem d;
         d.url = w.url;
         d.sha256 = hex;
         d.size = w.size;
         d.label = w.filename;
         // Without a hash the download's own digest names its folder afterwards; until then it
         // is kept under its URL's digest, so an interrupted download resumes.
-        d.dest = hex.empty() ? root / kLayout / "incoming" / (sha256_hex(resolver::strip_credentials(w.url)).substr(0, 16) + "-" + w.filename)
-                             : object_dir(root, hex) / w.filename;
+        d.dest = hex.empty()
+                     ? root / kLayout / "incoming" / (sha256_hex(network::strip_credentials(w.url)).substr(0, 16) + "-" + w.filename)
+                     : object_dir(root, hex) / w.filename;
         items.push_back(std::move(d));
         item_of.push_back(i);
     }
     if (items.empty()) return out;
-    resolver::DownloadOptions opts;
+    network::DownloadOptions opts;
     opts.parallel = parallel;
     if (on_ready)
         opts.on_ready = [&](size_t k) {
             if (!items[k].sha256.empty()) on_ready(items[k].dest, items[k].sha256);
         };
     if (on_split)
-        opts.on_split = [&](size_t k, const stdfs::path& part, std::shared_ptr<resolver::PartProgress> progress) {
+        opts.on_split = [&](size_t k, const stdfs::path& part, std::shared_ptr<network::PartProgress> progress) {
             if (!items[k].sha256.empty()) on_split(part, items[k].sha256, std::move(progress));
         };
     // A hash-less download is renamed below, away from its marker: flushed before that.
@@ -131,7 +132,7 @@ Expected<std::vector<FetchedWheel>> fetch_wheels(const stdfs::path& root, const 
         opts.flush = flush;
         opts.flush_later = flush_later;
     }
-    auto results = resolver::download_files(items, http, reporter, opts);
+    auto results = network::download_files(items, http, reporter, opts);
     for (size_t k = 0; k < results.size(); ++k) {
         if (!results[k].ok()) return unexpected(*results[k].error);
     }

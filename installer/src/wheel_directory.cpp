@@ -191,7 +191,7 @@ std::optional<WheelFile> decode_body(std::string_view body, std::string_view sha
     if (in.u32() != kWheelDirectoryVersion || in.str() != sha256) return std::nullopt;
     WheelFile w;
     w.path = file;
-    auto name = resolver::parse_wheel_name(file.filename().string());
+    auto name = standards::parse_wheel_name(file.filename().string());
     if (!name || in.str() != name->filename) return std::nullopt;
     w.name = std::move(*name);
     w.dist_info = in.str();
@@ -277,7 +277,7 @@ std::optional<WheelFile> decode_body(std::string_view body, std::string_view sha
         if (!record_hash_supported(row.hash_algorithm) || row.hash_digest.empty() || (row.size && *row.size != w.zip.entries[f].size))
             return std::nullopt;
     }
-    auto meta = resolver::parse_core_metadata(metadata_text, w.source() + ":" + w.dist_info + "/METADATA");
+    auto meta = standards::parse_core_metadata(metadata_text, w.source() + ":" + w.dist_info + "/METADATA");
     if (!meta) return std::nullopt;
     w.metadata = std::move(*meta);
     w.metadata_text = metadata_text;

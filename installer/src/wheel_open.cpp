@@ -4,7 +4,7 @@
 
 #include "envfix/common/strings.hpp"
 #include "envfix/installer/wheel.hpp"
-#include "envfix/resolver/names.hpp"
+#include "envfix/standards/names.hpp"
 #include "pages.hpp"
 
 namespace envfix::installer {
@@ -23,11 +23,11 @@ std::string first_component(std::string_view name) { return std::string(name.sub
 
 // "{name}-{version}.dist-info" belongs to the wheel when its name part canonicalises to the
 // wheel's name and its version part equals the wheel's version (pip checks the name only).
-bool wheel_folder_matches(std::string_view stem, const resolver::WheelName& w) {
+bool wheel_folder_matches(std::string_view stem, const standards::WheelName& w) {
     auto dash = stem.find('-');
     if (dash == std::string_view::npos) return false;
-    if (resolver::canonicalize_name(stem.substr(0, dash)) != w.canonical_name) return false;
-    auto v = resolver::Version::try_parse(stem.substr(dash + 1));
+    if (standards::canonicalize_name(stem.substr(0, dash)) != w.canonical_name) return false;
+    auto v = standards::Version::try_parse(stem.substr(dash + 1));
     return v && *v == w.version;
 }
 
@@ -38,7 +38,7 @@ namespace {
 constexpr size_t kMaxEntryName = 255, kMaxEntryPath = 3072, kMaxEntryDepth = 128;
 
 // A file whose name is also a folder of another entry ("a" and "a/b"): its staging would fail.
-std::optional<std::string> file_folder_clash(const ZipDirectory& zip) {
+std::optional<std::string> file_folder_clash(const wheel::ZipDirectory& zip) {
     std::vector<std::string_view> names;
     names.reserve(zip.entries.size());
     for (const auto& e : zip.entries) names.push_back(e.name);
@@ -54,7 +54,7 @@ std::optional<std::string> file_folder_clash(const ZipDirectory& zip) {
 }
 
 Expected<std::string> read_member(const WheelFile& w, size_t index) {
-    return read_zip_entry_text(w.bytes(), w.zip.entries[index], w.source());
+    return wheel::read_zip_entry_text(w.bytes(), w.zip.entries[index], w.source());
 }
 
 }  // namespace
@@ -99,13 +99,13 @@ Expected<WheelFile> open_wheel(const std::filesystem::path& file) {
     WheelFile w;
     w.path = file;
     const std::string src = file.filename().string();
-    ENVFIX_TRY(w.name, resolver::parse_wheel_name(src));
+    ENVFIX_TRY(w.name, standards::parse_wheel_name(src));
     std::error_code ec;
     if (!std::filesystem::is_regular_file(file, ec))
         return fail(ExitCode::BadInput, "fs.read_failed", {{"path", file.string()}, {"reason", "no such file"}});
     ENVFIX_TRY(auto mapped, fs::MappedFile::open(file));
     w.map.emplace(std::move(mapped));
-    ENVFIX_TRY(w.zip, read_zip_directory(w.bytes(), src));
+    ENVFIX_TRY(w.zip, wheel::read_zip_directory(w.bytes(), src));
 
     // Entry names and kinds, and the one .dist-info folder.
     std::vector<std::string> dist_infos, data_dirs;
@@ -146,7 +146,7 @@ Expected<WheelFile> open_wheel(const std::filesystem::path& file) {
     auto wheel_idx = member("WHEEL");
     if (!wheel_idx) return bad("wheel.missing_member", src, {{"member", w.dist_info + "/WHEEL"}});
     ENVFIX_TRY(auto wheel_text, read_member(w, *wheel_idx));
-    auto wheel_meta = resolver::parse_metadata_file(wheel_text, src + ":" + w.dist_info + "/WHEEL");
+    auto wheel_meta = standards::parse_metadata_file(wheel_text, src + ":" + w.dist_info + "/WHEEL");
     if (!wheel_meta) return bad("wheel.bad_member", src, {{"member", "WHEEL"}, {"reason", render(wheel_meta.error().message, Lang::En)}});
     auto version = wheel_meta->get("Wheel-Version");
     if (!version) return bad("wheel.missing_field", src, {{"member", "WHEEL"}, {"field", "Wheel-Version"}});
@@ -163,19 +163,19 @@ Expected<WheelFile> open_wheel(const std::filesystem::path& file) {
     auto meta_idx = member("METADATA");
     if (!meta_idx) return bad("wheel.missing_member", src, {{"member", w.dist_info + "/METADATA"}});
     ENVFIX_TRY(auto meta_text, read_member(w, *meta_idx));
-    auto meta = resolver::parse_core_metadata(meta_text, src + ":" + w.dist_info + "/METADATA");
+    auto meta = standards::parse_core_metadata(meta_text, src + ":" + w.dist_info + "/METADATA");
     if (!meta) return bad("wheel.bad_member", src, {{"member", "METADATA"}, {"reason", render(meta.error().message, Lang::En)}});
     w.metadata = std::move(*meta);
     w.metadata_text = std::move(meta_text);
-    auto meta_version = resolver::Version::try_parse(w.metadata.version);
-    if (resolver::canonicalize_name(w.metadata.name) != w.name.canonical_name || !meta_version || !(*meta_version == w.name.version))
+    auto meta_version = standards::Version::try_parse(w.metadata.version);
+    if (standards::canonicalize_name(w.metadata.name) != w.name.canonical_name || !meta_version || !(*meta_version == w.name.version))
         return bad("wheel.metadata_mismatch", src, {{"name", w.metadata.name}, {"version", w.metadata.version}});
 
     // RECORD: every file listed with a strong hash and the size the archive holds.
     auto record_idx = member("RECORD");
     if (!record_idx) return bad("wheel.missing_member", src, {{"member", w.dist_info + "/RECORD"}});
     ENVFIX_TRY(auto record_text, read_member(w, *record_idx));
-    auto record = resolver::parse_record(record_text, src + ":" + w.dist_info + "/RECORD");
+    auto record = standards::parse_record(record_text, src + ":" + w.dist_info + "/RECORD");
     if (!record) return bad("wheel.bad_member", src, {{"member", "RECORD"}, {"reason", render(record.error().message, Lang::En)}});
     w.record = std::move(*record);
     w.record_row.assign(w.zip.entries.size(), -1);

@@ -9,8 +9,8 @@
 
 #include "envfix/common/strings.hpp"
 #include "envfix/installer/scripts.hpp"
-#include "envfix/resolver/names.hpp"
-#include "envfix/resolver/url.hpp"
+#include "envfix/network/url.hpp"
+#include "envfix/standards/names.hpp"
 #include "launchers.hpp"
 #include "path_under.hpp"
 #include "tx_internal.hpp"
@@ -113,7 +113,7 @@ std::string file_url(const stdfs::path& absolute) {
         path = path.substr(2);
     }
     std::vector<std::string> parts;
-    for (auto seg : str::split(path, '/')) parts.push_back(resolver::percent_encode_segment(seg));
+    for (auto seg : str::split(path, '/')) parts.push_back(network::percent_encode_segment(seg));
     return out + str::join(parts, "/");
 }
 
@@ -133,7 +133,7 @@ Expected<WheelPlan> plan_wheel(const WheelFile& wheel, const InstallScheme& sche
                                const WheelOptions& options) {
     WheelPlan plan;
     plan.name = wheel.metadata.name;
-    plan.canonical_name = resolver::canonicalize_name(wheel.metadata.name);
+    plan.canonical_name = standards::canonicalize_name(wheel.metadata.name);
     plan.version = wheel.metadata.version;
     plan.lib_dir = wheel.root_is_purelib ? scheme.purelib : scheme.platlib;
     plan.dist_info = plan.lib_dir / wheel.dist_info;
@@ -190,7 +190,7 @@ Expected<WheelPlan> plan_wheel(const WheelFile& wheel, const InstallScheme& sche
         tx::parallel_for((wheel.files.size() + kPiece - 1) / kPiece, [&](size_t piece) {
             const size_t end = std::min(wheel.files.size(), (piece + 1) * kPiece);
             for (size_t k = piece * kPiece; k < end; ++k) {
-                const ZipEntry& e = wheel.zip.entries[wheel.files[k]];
+                const wheel::ZipEntry& e = wheel.zip.entries[wheel.files[k]];
                 if (install_records.count(e.name)) continue;
                 auto& f = made[k].emplace();
                 f.entry = wheel.files[k];
@@ -204,7 +204,7 @@ Expected<WheelPlan> plan_wheel(const WheelFile& wheel, const InstallScheme& sche
             if (f) plan.files.push_back(std::move(*f));
     }
     for (size_t idx : in_pieces ? std::span<const size_t>() : std::span<const size_t>(wheel.files)) {
-        const ZipEntry& e = wheel.zip.entries[idx];
+        const wheel::ZipEntry& e = wheel.zip.entries[idx];
         if (install_records.count(e.name)) continue;
         PlannedFile f;
         f.entry = idx;

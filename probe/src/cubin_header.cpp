@@ -1,7 +1,7 @@
 #include "cubin_header.hpp"
 
-#include "byte_view.hpp"
 #include "decompress_head.hpp"
+#include "envfix/common/bytes.hpp"
 
 namespace envfix::probe {
 

@@ -1,5 +1,5 @@
 // ELF section tables (System V gABI, "Sections"): 32- and 64-bit little-endian.
-#include "byte_view.hpp"
+#include "envfix/common/bytes.hpp"
 #include "object_file.hpp"
 
 namespace envfix::probe {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "byte_view.hpp"
+#include "envfix/common/bytes.hpp"
 
 namespace envfix::probe::fatbin {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "byte_view.hpp"
+#include "envfix/common/bytes.hpp"
 #include "envfix/common/hash.hpp"
 #include "fatbin.hpp"
 

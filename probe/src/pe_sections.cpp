@@ -1,7 +1,7 @@
 // PE/COFF section tables (Microsoft "PE Format": MS-DOS stub, signature, COFF file header,
 // section table). Image section names are 8 bytes, so MSVC-linked DLLs show ".nv_fatbin" as
 // ".nv_fatb"; MinGW may keep the long name in the COFF string table ("/123").
-#include "byte_view.hpp"
+#include "envfix/common/bytes.hpp"
 #include "envfix/common/strings.hpp"
 #include "object_file.hpp"
 

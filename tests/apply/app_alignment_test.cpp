@@ -5,23 +5,23 @@
 #include <algorithm>
 
 #include "app_data.hpp"
+#include "envfix/apps/app_profiles.hpp"
 #include "envfix/installer/app_alignment.hpp"
-#include "envfix/resolver/app_profiles.hpp"
-#include "envfix/resolver/matrix_loader.hpp"
+#include "envfix/matrix/matrix_loader.hpp"
 
 using namespace envfix;
 
 namespace {
 
-using test::apps::catalog;
-using test::apps::dist;
-using test::apps::matrix;
+using test::app_data::builtin_matrix;
+using test::app_data::catalog;
+using test::app_data::dist;
 
-resolver::Plan plan(std::vector<std::pair<std::string, std::string>> install, std::vector<std::pair<std::string, std::string>> keep = {}) {
-    resolver::Plan p;
+plan::Plan make_plan(std::vector<std::pair<std::string, std::string>> install, std::vector<std::pair<std::string, std::string>> keep = {}) {
+    plan::Plan p;
     p.torch = "2.8.0+cu128";
     for (const auto& [n, v] : install) {
-        resolver::PlannedWheel w;
+        plan::PlannedWheel w;
         w.name = w.canonical_name = n;
         w.version = v;
         p.install.push_back(w);
@@ -30,11 +30,11 @@ resolver::Plan plan(std::vector<std::pair<std::string, std::string>> install, st
     return p;
 }
 
-resolver::AppCheckInput input(const resolver::InstalledSet& set) {
-    resolver::AppCheckInput in;
+apps::AppCheckInput input(const standards::InstalledSet& set) {
+    apps::AppCheckInput in;
     in.profile = catalog().find("comfyui");
     in.installed = &set;
-    in.matrix = &matrix();
+    in.matrix = &builtin_matrix();
     in.markers.python_version = "3.11";
     in.markers.python_full_version = "3.11.2";
     in.markers.sys_platform = "linux";
@@ -46,7 +46,7 @@ resolver::AppCheckInput input(const resolver::InstalledSet& set) {
 }  // namespace
 
 TEST(AppAlignment, PlanPackagesAreWhatItInstallsAndKeepsTorchFirst) {
-    auto p = plan({{"filelock", "3.18.0"}, {"torch", "2.8.0+cu128"}}, {{"numpy", "2.1.0"}});
+    auto p = make_plan({{"filelock", "3.18.0"}, {"torch", "2.8.0+cu128"}}, {{"numpy", "2.1.0"}});
     auto pkgs = installer::plan_packages(p);
     ASSERT_EQ(pkgs.size(), 3u);
     EXPECT_EQ(pkgs[0].name, "torch");
@@ -54,17 +54,17 @@ TEST(AppAlignment, PlanPackagesAreWhatItInstallsAndKeepsTorchFirst) {
 }
 
 TEST(AppAlignment, APlanWithTheCompanionsGoesAhead) {
-    resolver::InstalledSet set{{dist("torch", "2.1.2+cu121"), dist("torchaudio", "2.1.2+cu121", {"torch==2.1.2"}),
-                                dist("torchvision", "0.16.2+cu121", {"torch==2.1.2"})}};
-    auto a = installer::align_app(
-        plan({{"torch", "2.8.0+cu128"}, {"torchvision", "0.23.0+cu128"}, {"torchaudio", "2.8.0+cu128"}}), input(set));
+    standards::InstalledSet set{{dist("torch", "2.1.2+cu121"), dist("torchaudio", "2.1.2+cu121", {"torch==2.1.2"}),
+                                 dist("torchvision", "0.16.2+cu121", {"torch==2.1.2"})}};
+    auto a = installer::align_app(make_plan({{"torch", "2.8.0+cu128"}, {"torchvision", "0.23.0+cu128"}, {"torchaudio", "2.8.0+cu128"}}),
+                                  input(set));
     EXPECT_FALSE(a.blocked()) << (a.reasons().empty() ? "" : render(a.reasons()[0], Lang::En));
     EXPECT_TRUE(a.not_in_plan.empty());
 }
 
 TEST(AppAlignment, ACompanionThePlanDoesNotBringBlocksTheChange) {
-    resolver::InstalledSet set{{dist("torch", "2.1.2+cu121"), dist("torchvision", "0.16.2+cu121", {"torch==2.1.2"})}};
-    auto a = installer::align_app(plan({{"torch", "2.8.0+cu128"}}), input(set));
+    standards::InstalledSet set{{dist("torch", "2.1.2+cu121"), dist("torchvision", "0.16.2+cu121", {"torch==2.1.2"})}};
+    auto a = installer::align_app(make_plan({{"torch", "2.8.0+cu128"}}), input(set));
     EXPECT_TRUE(a.blocked());
     ASSERT_EQ(a.not_in_plan.size(), 2u);  // torchvision to change, torchaudio (ComfyUI needs it) missing
     EXPECT_EQ(a.not_in_plan[0].package, "torchvision");
@@ -75,8 +75,8 @@ TEST(AppAlignment, ACompanionThePlanDoesNotBringBlocksTheChange) {
 }
 
 TEST(AppAlignment, TheAppsTorchRangeIsAConflict) {
-    resolver::InstalledSet set{{dist("torch", "2.8.0+cu128")}};
-    auto p = plan({{"torch", "2.6.0+cu126"}, {"torchvision", "0.21.0+cu126"}, {"torchaudio", "2.6.0+cu126"}});
+    standards::InstalledSet set{{dist("torch", "2.8.0+cu128")}};
+    auto p = make_plan({{"torch", "2.6.0+cu126"}, {"torchvision", "0.21.0+cu126"}, {"torchaudio", "2.6.0+cu126"}});
     auto a = installer::align_app(p, input(set));
     EXPECT_TRUE(a.constraints.has_conflicts());
     EXPECT_TRUE(a.blocked());
@@ -85,10 +85,10 @@ TEST(AppAlignment, TheAppsTorchRangeIsAConflict) {
 }
 
 TEST(AppAlignment, ANeededVersionWithoutLocalLabelIsMetByAnyVariant) {
-    resolver::AppConstraints c;
+    apps::AppConstraints c;
     c.companions.push_back({"torchvision", "0.16.2", "0.23.0", "", true});
-    auto a = installer::align_app(plan({{"torchvision", "0.23.0+cu128"}}), c);
+    auto a = installer::align_app(make_plan({{"torchvision", "0.23.0+cu128"}}), c);
     EXPECT_FALSE(a.blocked());
     c.companions[0].needed = "0.23.0+cu126";
-    EXPECT_TRUE(installer::align_app(plan({{"torchvision", "0.23.0+cu128"}}), c).blocked());
+    EXPECT_TRUE(installer::align_app(make_plan({{"torchvision", "0.23.0+cu128"}}), c).blocked());
 }

@@ -12,8 +12,8 @@ namespace {
 
 const std::string kHash(64, 'a');
 
-resolver::PlannedWheel wheel(const std::string& name, const std::string& version, bool framework = false) {
-    resolver::PlannedWheel w;
+plan::PlannedWheel wheel(const std::string& name, const std::string& version, bool framework = false) {
+    plan::PlannedWheel w;
     w.name = name;
     w.canonical_name = name;
     w.version = version;
@@ -25,8 +25,8 @@ resolver::PlannedWheel wheel(const std::string& name, const std::string& version
     return w;
 }
 
-resolver::Plan plan_of(std::vector<resolver::PlannedWheel> wheels) {
-    resolver::Plan p;
+plan::Plan plan_of(std::vector<plan::PlannedWheel> wheels) {
+    plan::Plan p;
     p.torch = "2.11.0+cu130";
     p.variant = "cu130";
     p.channel = "stable";
@@ -36,12 +36,12 @@ resolver::Plan plan_of(std::vector<resolver::PlannedWheel> wheels) {
     return p;
 }
 
-resolver::InstalledDist dist(const std::string& name, const std::string& version) {
-    resolver::InstalledDist d;
+standards::InstalledDist dist(const std::string& name, const std::string& version) {
+    standards::InstalledDist d;
     d.name = name;
     d.canonical_name = name;
     d.version = version;
-    d.parsed_version = resolver::Version::try_parse(version);
+    d.parsed_version = standards::Version::try_parse(version);
     return d;
 }
 
@@ -117,7 +117,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(LockChanges, NothingWhenEveryLockedWheelIsInstalled) {
     auto lock = *lock_from_plan(plan_of({wheel("torch", "2.11.0+cu130", true), wheel("filelock", "3.18.0")}));
-    resolver::InstalledSet set;
+    standards::InstalledSet set;
     set.dists = {dist("filelock", "3.18.0"), dist("pillow", "11.0.0"), dist("torch", "2.11.0+CU130")};
     auto c = lock_changes(lock, set);
     EXPECT_TRUE(c.empty());
@@ -126,7 +126,7 @@ TEST(LockChanges, NothingWhenEveryLockedWheelIsInstalled) {
 
 TEST(LockChanges, ReplacesOtherVersionsAndTakesTheOldStackOut) {
     auto lock = *lock_from_plan(plan_of({wheel("torch", "2.11.0+cu130", true), wheel("nvidia-cudnn-cu13", "9.19.0.56")}));
-    resolver::InstalledSet set;
+    standards::InstalledSet set;
     set.dists = {dist("nvidia-cudnn-cu12", "9.7.1.26"), dist("pillow", "11.0.0"), dist("torch", "2.7.0+cu128"),
                  dist("torchvision", "0.22.0+cu128"), dist("xformers", "0.0.30")};
     auto c = lock_changes(lock, set);
@@ -141,7 +141,7 @@ TEST(LockChanges, ReplacesOtherVersionsAndTakesTheOldStackOut) {
 
 TEST(LockChanges, ALockWithoutRuntimeWheelsKeepsThemUnlessItIsTheCpuBuild) {
     auto lock = *lock_from_plan(plan_of({wheel("torch", "2.11.0+cu130", true)}));  // a Windows-like lock
-    resolver::InstalledSet set;
+    standards::InstalledSet set;
     set.dists = {dist("nvidia-cudnn-cu12", "9.7.1.26")};
     EXPECT_TRUE(lock_changes(lock, set).remove.empty());
     lock.variant = "cpu";

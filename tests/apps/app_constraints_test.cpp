@@ -6,29 +6,29 @@
 
 #include "app_data.hpp"
 #include "app_trees.hpp"
-#include "envfix/resolver/app_profiles.hpp"
-#include "envfix/resolver/app_target.hpp"
-#include "envfix/resolver/matrix_loader.hpp"
-#include "envfix/resolver/names.hpp"
+#include "envfix/apps/app_profiles.hpp"
+#include "envfix/apps/app_target.hpp"
+#include "envfix/matrix/matrix_loader.hpp"
+#include "envfix/standards/names.hpp"
 #include "support.hpp"
 
 namespace envfix {
 namespace {
 
 namespace stdfs = std::filesystem;
-using resolver::AppFindingKind;
+using apps::AppFindingKind;
 
-using test::apps::catalog;
-using test::apps::dist;
-using test::apps::matrix;
+using test::app_data::builtin_matrix;
+using test::app_data::catalog;
+using test::app_data::dist;
 
-resolver::InstalledSet installed(std::vector<resolver::InstalledDist> dists) {
+standards::InstalledSet installed(std::vector<standards::InstalledDist> dists) {
     std::sort(dists.begin(), dists.end(), [](const auto& a, const auto& b) { return a.canonical_name < b.canonical_name; });
     return {std::move(dists)};
 }
 
-resolver::MarkerEnvironment linux_py311() {
-    resolver::MarkerEnvironment m;
+standards::MarkerEnvironment linux_py311() {
+    standards::MarkerEnvironment m;
     m.python_version = "3.11";
     m.python_full_version = "3.11.2";
     m.os_name = "posix";
@@ -41,14 +41,14 @@ resolver::MarkerEnvironment linux_py311() {
     return m;
 }
 
-std::vector<std::string> keys(const resolver::AppConstraints& c, AppFindingKind kind) {
+std::vector<std::string> keys(const apps::AppConstraints& c, AppFindingKind kind) {
     std::vector<std::string> out;
     for (const auto& f : c.findings)
         if (f.kind == kind) out.push_back(f.message.key);
     return out;
 }
 
-const resolver::AppFinding* find(const resolver::AppConstraints& c, const std::string& key) {
+const apps::AppFinding* find(const apps::AppConstraints& c, const std::string& key) {
     for (const auto& f : c.findings)
         if (f.message.key == key) return &f;
     return nullptr;
@@ -60,12 +60,12 @@ TEST(AppConstraints, CompanionsFollowTorch) {
                           dist("torchvision", "0.16.2+cu121", {"numpy", "torch==2.1.2"}),
                           dist("xformers", "0.0.23.post1", {"numpy", "torch==2.1.2"}),
                           dist("pip", "24.0")});
-    resolver::AppCheckInput in{.profile = catalog().find("comfyui"),
-                               .planned = {{"torch", "2.8.0+cu128"}},
-                               .installed = &set,
-                               .matrix = &matrix(),
-                               .markers = linux_py311()};
-    auto c = resolver::check_app_constraints(in);
+    apps::AppCheckInput in{.profile = catalog().find("comfyui"),
+                           .planned = {{"torch", "2.8.0+cu128"}},
+                           .installed = &set,
+                           .matrix = &builtin_matrix(),
+                           .markers = linux_py311()};
+    auto c = apps::check_app_constraints(in);
     EXPECT_EQ(c.app, "comfyui");
     EXPECT_FALSE(c.has_conflicts());
     ASSERT_EQ(c.companions.size(), 3u);
@@ -98,25 +98,25 @@ TEST(AppConstraints, CompanionsFollowTorch) {
 TEST(AppConstraints, PlannedCompanionsWinAndInLineOnesAreLeftAlone) {
     auto set = installed({dist("torchvision", "0.23.0+cu128", {"torch==2.8.0"}), dist("torchaudio", "2.8.0+cu128", {"torch==2.8.0"}),
                           dist("xformers", "0.0.32.post2", {"torch==2.8.0"})});
-    resolver::AppCheckInput in{.profile = catalog().find("comfyui"),
-                               .planned = {{"torch", "2.8.0+cu128"}, {"torchaudio", "2.8.0+cu128"}},
-                               .installed = &set,
-                               .matrix = &matrix(),
-                               .markers = linux_py311()};
-    auto c = resolver::check_app_constraints(in);
+    apps::AppCheckInput in{.profile = catalog().find("comfyui"),
+                           .planned = {{"torch", "2.8.0+cu128"}, {"torchaudio", "2.8.0+cu128"}},
+                           .installed = &set,
+                           .matrix = &builtin_matrix(),
+                           .markers = linux_py311()};
+    auto c = apps::check_app_constraints(in);
     EXPECT_TRUE(c.companions.empty()) << (c.findings.empty() ? "" : render(c.findings[0].message, Lang::En));
     EXPECT_TRUE(c.findings.empty());
     // Same versions, another CUDA variant: torchvision/torchaudio must be rebuilt for it too.
     in.planned = {{"torch", "2.8.0+cu126"}};
-    auto v = resolver::check_app_constraints(in);
+    auto v = apps::check_app_constraints(in);
     ASSERT_EQ(v.companions.size(), 2u);
     EXPECT_EQ(v.companions[0].needed, "0.23.0+cu126");
     EXPECT_EQ(v.companions[1].needed, "2.8.0+cu126");
 }
 
 TEST(AppConstraints, TorchRangeOfTheApp) {
-    resolver::AppCheckInput in{.profile = catalog().find("comfyui"), .planned = {{"torch", "2.6.0+cu124"}}, .markers = linux_py311()};
-    auto c = resolver::check_app_constraints(in);
+    apps::AppCheckInput in{.profile = catalog().find("comfyui"), .planned = {{"torch", "2.6.0+cu124"}}, .markers = linux_py311()};
+    auto c = apps::check_app_constraints(in);
     EXPECT_TRUE(c.has_conflicts());
     EXPECT_EQ(c.torch_range.to_string(), ">=2.7");
     ASSERT_FALSE(c.findings.empty());
@@ -125,16 +125,19 @@ TEST(AppConstraints, TorchRangeOfTheApp) {
     EXPECT_NE(render(c.findings[0].message, Lang::En).find("ComfyUI supports torch >=2.7"), std::string::npos);
     EXPECT_EQ(c.findings[0].source, "profiles/apps/comfyui.yaml");
     in.planned = {{"torch", "2.7.1"}};
-    EXPECT_FALSE(resolver::check_app_constraints(in).has_conflicts());
+    EXPECT_FALSE(apps::check_app_constraints(in).has_conflicts());
 }
 
 // InvokeAI's package says which torch it takes.
 TEST(AppConstraints, TheAppsOwnPackageBindsTorch) {
     auto set = installed({dist("InvokeAI", "6.0.2", {"torch~=2.7.0", "torchvision", "xformers>=0.0.28.post1; extra == 'xformers'",
                                                      "windows-curses; sys_platform=='win32'"})});
-    resolver::AppCheckInput in{.profile = catalog().find("invokeai"), .planned = {{"torch", "2.8.0"}}, .installed = &set,
-                               .matrix = &matrix(), .markers = linux_py311()};
-    auto c = resolver::check_app_constraints(in);
+    apps::AppCheckInput in{.profile = catalog().find("invokeai"),
+                           .planned = {{"torch", "2.8.0"}},
+                           .installed = &set,
+                           .matrix = &builtin_matrix(),
+                           .markers = linux_py311()};
+    auto c = apps::check_app_constraints(in);
     EXPECT_TRUE(c.has_conflicts());
     EXPECT_EQ(c.torch_range.to_string(), "~=2.7.0");
     ASSERT_EQ(c.range_sources.size(), 1u);
@@ -143,26 +146,26 @@ TEST(AppConstraints, TheAppsOwnPackageBindsTorch) {
     ASSERT_TRUE(f);
     EXPECT_EQ(render(f->message, Lang::En), "InvokeAI 6.0.2 requires torch~=2.7.0; the change installs torch 2.8.0");
     in.planned = {{"torch", "2.7.1"}};
-    EXPECT_FALSE(resolver::check_app_constraints(in).has_conflicts());
+    EXPECT_FALSE(apps::check_app_constraints(in).has_conflicts());
 }
 
-resolver::RequirementsFile file(const std::string& text, const std::string& source) {
-    return resolver::parse_requirements_file(text, source);
+standards::RequirementsFile file(const std::string& text, const std::string& source) {
+    return standards::parse_requirements_file(text, source);
 }
 
 TEST(AppConstraints, RequirementFilesAreRechecked) {
     auto set = installed({dist("xformers", "0.0.23.post1+cu118", {"torch==2.1.2"}), dist("torchvision", "0.16.2+cu118", {"torch==2.1.2"})});
-    resolver::AppCheckInput in{
+    apps::AppCheckInput in{
         .profile = catalog().find("kohya_ss"),
         .planned = {{"torch", "2.8.0+cu128"}},
         .installed = &set,
-        .matrix = &matrix(),
+        .matrix = &builtin_matrix(),
         .requirements = {file("torch==2.1.2+cu118 torchvision==0.16.2+cu118 --extra-index-url https://x/cu118\n"
                               "xformers==0.0.23.post1+cu118 bitsandbytes==0.41.1\n"
                               "-r requirements.txt\n",
                               "requirements_linux.txt"),
-                         file("torch>=2.0; sys_platform == 'win32'\n"       // not on Linux
-                              "torch<3; platform_release >= '6'\n"            // unknown marker value: applies
+                         file("torch>=2.0; sys_platform == 'win32'\n"  // not on Linux
+                              "torch<3; platform_release >= '6'\n"  // unknown marker value: applies
                               "torchvision @ git+https://github.com/x/vision\n"  // a URL: not checked
                               "git+https://github.com/kohya-ss/sd-scripts\n"
                               ".\n"
@@ -170,8 +173,8 @@ TEST(AppConstraints, RequirementFilesAreRechecked) {
                               "requirements.txt")},
         .requirement_problems = {make_error(ExitCode::BadInput, "reqfile.unreadable", {{"source", "requirements_extra.txt"}})},
         .markers = linux_py311(),
-        .unknown_markers = {resolver::MarkerVariable::PlatformRelease}};
-    auto c = resolver::check_app_constraints(in);
+        .unknown_markers = {standards::MarkerVariable::PlatformRelease}};
+    auto c = apps::check_app_constraints(in);
     EXPECT_TRUE(c.has_conflicts());
     EXPECT_EQ(c.checked_files, (std::vector<std::string>{"requirements_linux.txt", "requirements.txt"}));
     std::vector<std::string> conflicts;
@@ -195,9 +198,9 @@ TEST(AppConstraints, RequirementFilesAreRechecked) {
 }
 
 TEST(AppConstraints, NotesAboutTheAppsInstallerAndPip) {
-    resolver::AppCheckInput in{.profile = catalog().find("a1111"), .planned = {{"torch", "2.7.1+cu128"}}, .markers = linux_py311(),
-                               .pip_missing = true};
-    auto c = resolver::check_app_constraints(in);
+    apps::AppCheckInput in{
+        .profile = catalog().find("a1111"), .planned = {{"torch", "2.7.1+cu128"}}, .markers = linux_py311(), .pip_missing = true};
+    auto c = apps::check_app_constraints(in);
     EXPECT_EQ(keys(c, AppFindingKind::Note), (std::vector<std::string>{"apps.finding.installer_pin_env", "apps.finding.no_pip"}));
     auto* pin = find(c, "apps.finding.installer_pin_env");
     EXPECT_EQ(render(pin->message, Lang::En),
@@ -207,11 +210,11 @@ TEST(AppConstraints, NotesAboutTheAppsInstallerAndPip) {
     // The same torch as the installer's: nothing to say.
     in.planned = {{"torch", "2.1.2+cu121"}};
     in.pip_missing = false;
-    EXPECT_TRUE(keys(resolver::check_app_constraints(in), AppFindingKind::Note).empty());
+    EXPECT_TRUE(keys(apps::check_app_constraints(in), AppFindingKind::Note).empty());
     // Every finding renders in Chinese too.
     in.planned = {{"torch", "2.7.1"}};
     in.pip_missing = true;
-    for (const auto& f : resolver::check_app_constraints(in).findings)
+    for (const auto& f : apps::check_app_constraints(in).findings)
         EXPECT_EQ(render(f.message, Lang::Zh).find(f.message.key), std::string::npos) << f.message.key;
 }
 
@@ -226,9 +229,9 @@ TEST(AppConstraints, FromAnAppFolder) {
     test::add_dist(site, "torch", "2.5.1+cu124", {"filelock"});
     test::add_dist(site, "torchvision", "0.20.1+cu124", {"numpy", "torch==2.5.1"});
     test::add_dist(site, "torchaudio", "2.5.1+cu124", {"torch==2.5.1"});
-    auto target = resolver::resolve_app_target(catalog(), {.app = "comfyui", .path = comfy}, {});
+    auto target = apps::resolve_app_target(catalog(), {.app = "comfyui", .path = comfy}, {});
     ASSERT_TRUE(target) << render(target.error().message, Lang::En);
-    auto c = resolver::check_app_target(*target, {{"torch", "2.8.0+cu128"}}, &matrix());
+    auto c = apps::check_app_target(*target, {{"torch", "2.8.0+cu128"}}, &builtin_matrix());
     EXPECT_EQ(c.checked_files, (std::vector<std::string>{"requirements.txt", "custom_nodes/ComfyUI-Impact-Pack/requirements.txt",
                                                          "custom_nodes/was-node-suite/requirements.txt"}));
     ASSERT_EQ(c.companions.size(), 2u);
@@ -249,10 +252,10 @@ TEST(AppConstraints, FromAPortablePackageReadOnLinux) {
     test::write_text(portable / "ComfyUI/custom_nodes/win-only/requirements.txt",
                      "torch<2.6; sys_platform == 'win32'\ntorch<2.0; sys_platform == 'linux'\n");
     test::add_dist(portable / "python_embeded/Lib/site-packages", "torch", "2.5.1+cu124");
-    auto target = resolver::resolve_app_target(catalog(), {.path = portable}, {});
+    auto target = apps::resolve_app_target(catalog(), {.path = portable}, {});
     ASSERT_TRUE(target) << render(target.error().message, Lang::En);
-    EXPECT_EQ(resolver::environment_os(target->env), platform::Os::Windows);
-    auto c = resolver::check_app_target(*target, {{"torch", "2.8.0+cu128"}}, &matrix());
+    EXPECT_EQ(apps::environment_os(target->env), platform::Os::Windows);
+    auto c = apps::check_app_target(*target, {{"torch", "2.8.0+cu128"}}, &builtin_matrix());
     EXPECT_EQ(c.checked_files.front(), "ComfyUI/requirements.txt");
     auto* conflict = find(c, "apps.finding.requirement");
     ASSERT_TRUE(conflict);

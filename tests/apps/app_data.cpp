@@ -1,30 +1,30 @@
 #include "app_data.hpp"
 
-#include "envfix/resolver/matrix_loader.hpp"
-#include "envfix/resolver/names.hpp"
+#include "envfix/matrix/matrix_loader.hpp"
+#include "envfix/standards/names.hpp"
 
-namespace envfix::test::apps {
+namespace envfix::test::app_data {
 
-const resolver::AppCatalog& catalog() {
-    static const resolver::AppCatalog c = *resolver::load_embedded_app_profiles();
+const apps::AppCatalog& catalog() {
+    static const apps::AppCatalog c = *apps::load_embedded_app_profiles();
     return c;
 }
 
-const resolver::Matrix& matrix() {
-    static const resolver::Matrix m = *resolver::load_embedded_profiles();
+const matrix::Matrix& builtin_matrix() {
+    static const matrix::Matrix m = *matrix::load_embedded_profiles();
     return m;
 }
 
-resolver::InstalledDist dist(const std::string& name, const std::string& version, std::vector<std::string> requires_dist) {
-    resolver::InstalledDist d;
+standards::InstalledDist dist(const std::string& name, const std::string& version, std::vector<std::string> requires_dist) {
+    standards::InstalledDist d;
     d.name = name;
-    d.canonical_name = resolver::canonicalize_name(name);
+    d.canonical_name = standards::canonicalize_name(name);
     d.version = version;
-    d.parsed_version = resolver::Version::try_parse(version);
+    d.parsed_version = standards::Version::try_parse(version);
     d.metadata.name = name;
     d.metadata.version = version;
     d.metadata.requires_dist = std::move(requires_dist);
     return d;
 }
 
-}  // namespace envfix::test::apps
+}  // namespace envfix::test::app_data

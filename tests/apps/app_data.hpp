@@ -4,14 +4,14 @@
 #include <string>
 #include <vector>
 
-#include "envfix/resolver/app_profiles.hpp"
-#include "envfix/resolver/installed.hpp"
-#include "envfix/resolver/matrix.hpp"
+#include "envfix/apps/app_profiles.hpp"
+#include "envfix/matrix/matrix.hpp"
+#include "envfix/standards/installed.hpp"
 
-namespace envfix::test::apps {
+namespace envfix::test::app_data {
 
-const resolver::AppCatalog& catalog();
-const resolver::Matrix& matrix();
-resolver::InstalledDist dist(const std::string& name, const std::string& version, std::vector<std::string> requires_dist = {});
+const apps::AppCatalog& catalog();
+const matrix::Matrix& builtin_matrix();
+standards::InstalledDist dist(const std::string& name, const std::string& version, std::vector<std::string> requires_dist = {});
 
-}  // namespace envfix::test::apps
+}  // namespace envfix::test::app_data

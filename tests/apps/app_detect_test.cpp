@@ -6,9 +6,9 @@
 
 #include "../binenv/layouts.hpp"
 #include "app_trees.hpp"
+#include "envfix/apps/app_profiles.hpp"
+#include "envfix/apps/app_target.hpp"
 #include "envfix/probe/app_folder.hpp"
-#include "envfix/resolver/app_profiles.hpp"
-#include "envfix/resolver/app_target.hpp"
 #include "support.hpp"
 
 namespace envfix {
@@ -18,8 +18,8 @@ namespace stdfs = std::filesystem;
 using probe::EnvKind;
 using probe::EnvStatus;
 
-const resolver::AppCatalog& catalog() {
-    static const resolver::AppCatalog c = *resolver::load_embedded_app_profiles();
+const apps::AppCatalog& catalog() {
+    static const apps::AppCatalog c = *apps::load_embedded_app_profiles();
     return c;
 }
 
@@ -53,10 +53,10 @@ Detected detect(const stdfs::path& dir) {
     return {m.front().app->name, m.front().layout->name};
 }
 
-resolver::AppTarget resolve(const resolver::AppTargetSpec& spec, Reporter* rep = nullptr) {
-    auto t = resolver::resolve_app_target(catalog(), spec, {.reporter = rep});
+apps::AppTarget resolve(const apps::AppTargetSpec& spec, Reporter* rep = nullptr) {
+    auto t = apps::resolve_app_target(catalog(), spec, {.reporter = rep});
     EXPECT_TRUE(t) << (t ? "" : render(t.error().message, Lang::En));
-    return t ? std::move(*t) : resolver::AppTarget{};
+    return t ? std::move(*t) : apps::AppTarget{};
 }
 
 TEST(AppDetect, EachAppsLayoutIsRecognised) {
@@ -235,25 +235,25 @@ TEST(AppDetect, NamedAppWithoutItsFilesStillFindsTheEnvironment) {
 
 TEST(AppDetect, TargetErrors) {
     test::TempDir dir;
-    auto unknown = resolver::resolve_app_target(catalog(), {.app = "photoshop"}, {});
+    auto unknown = apps::resolve_app_target(catalog(), {.app = "photoshop"}, {});
     ASSERT_FALSE(unknown);
     EXPECT_EQ(unknown.error().code, ExitCode::Usage);
     EXPECT_NE(render(unknown.error().message, Lang::En).find("comfyui"), std::string::npos);
     // With a folder, an app envfix has no profile for is read like any folder, with a warning.
     test::make_venv(dir / "painter/venv", true);
     ChoosingReporter rep;
-    auto generic = resolver::resolve_app_target(catalog(), {.app = "photoshop", .path = dir / "painter"}, {.reporter = &rep});
+    auto generic = apps::resolve_app_target(catalog(), {.app = "photoshop", .path = dir / "painter"}, {.reporter = &rep});
     ASSERT_TRUE(generic);
     EXPECT_EQ(generic->profile, nullptr);
     EXPECT_EQ(generic->env.root, dir / "painter/venv");
     EXPECT_EQ(generic->env.app, "photoshop");
     ASSERT_EQ(rep.warnings.size(), 1u);
     EXPECT_EQ(rep.warnings[0].key, "apps.unknown_app_generic");
-    auto gone = resolver::resolve_app_target(catalog(), {.app = "comfyui", .path = dir / "gone"}, {});
+    auto gone = apps::resolve_app_target(catalog(), {.app = "comfyui", .path = dir / "gone"}, {});
     ASSERT_FALSE(gone);
     EXPECT_EQ(gone.error().code, ExitCode::EnvNotFound);
     test::make_comfyui_git(dir / "ComfyUI", "");
-    auto empty = resolver::resolve_app_target(catalog(), {.app = "comfyui", .path = dir / "ComfyUI"}, {});
+    auto empty = apps::resolve_app_target(catalog(), {.app = "comfyui", .path = dir / "ComfyUI"}, {});
     ASSERT_FALSE(empty);
     EXPECT_EQ(empty.error().code, ExitCode::EnvNotFound);
     EXPECT_EQ(empty.error().message.key, "env.app_no_env");
@@ -272,17 +272,17 @@ TEST(AppSearch, UsualPlacesAndTheCurrentFolder) {
     test::make_comfyui_git(dir / "home/ComfyUI");
     test::make_comfyui_git(dir / "home/comfy/ComfyUI");
     test::make_a1111_git(dir / "home/stable-diffusion-webui");
-    auto all = resolver::find_apps(catalog(), in(dir));
+    auto all = apps::find_apps(catalog(), in(dir));
     ASSERT_EQ(all.size(), 3u);
     EXPECT_EQ(all[0].profile->app.name, "a1111");  // profile order: a1111, comfyui, ...
     EXPECT_EQ(all[1].folder, dir / "home/ComfyUI");
     EXPECT_EQ(all[2].folder, dir / "home/comfy/ComfyUI");
-    EXPECT_EQ(resolver::find_apps(catalog(), in(dir, "comfyui")).size(), 2u);
-    EXPECT_EQ(resolver::find_apps(catalog(), in(dir, "invokeai")).size(), 0u);
+    EXPECT_EQ(apps::find_apps(catalog(), in(dir, "comfyui")).size(), 2u);
+    EXPECT_EQ(apps::find_apps(catalog(), in(dir, "invokeai")).size(), 0u);
     // The current folder comes first; the same install found twice counts once.
     auto search = in(dir, "comfyui");
     search.cwd = dir / "home/ComfyUI";
-    auto cwd_first = resolver::find_apps(catalog(), search);
+    auto cwd_first = apps::find_apps(catalog(), search);
     ASSERT_EQ(cwd_first.size(), 2u);
     EXPECT_EQ(cwd_first[0].folder, dir / "home/ComfyUI");
 }
@@ -293,18 +293,18 @@ TEST(AppSearch, WindowsPlacesWithPrefixes) {
     test::make_forge_package(dir / "home/webui_forge_cu124_torch24");
     auto search = in(dir);
     search.os = platform::Os::Windows;
-    auto found = resolver::find_apps(catalog(), search);
+    auto found = apps::find_apps(catalog(), search);
     ASSERT_EQ(found.size(), 2u);
     EXPECT_EQ(found[0].profile->app.name, "comfyui");
     EXPECT_EQ(found[0].layout->name, "portable");
     EXPECT_EQ(found[1].profile->app.name, "forge");
     EXPECT_EQ(found[1].layout->name, "package");
     // Linux places do not include them.
-    EXPECT_TRUE(resolver::find_apps(catalog(), in(dir)).empty());
+    EXPECT_TRUE(apps::find_apps(catalog(), in(dir)).empty());
     // A portable package found at its root and through its ComfyUI folder (the current one) is one install.
     search.cwd = dir / "home/Downloads/ComfyUI_windows_portable_nvidia/ComfyUI";
     search.app = "comfyui";
-    EXPECT_EQ(resolver::find_apps(catalog(), search).size(), 1u);
+    EXPECT_EQ(apps::find_apps(catalog(), search).size(), 1u);
     auto places = probe::expand_place("~/webui_forge_*", dir / "home");
     ASSERT_EQ(places.size(), 1u);
     EXPECT_TRUE(probe::expand_place("~/x", std::nullopt).empty());
@@ -313,10 +313,10 @@ TEST(AppSearch, WindowsPlacesWithPrefixes) {
 TEST(AppSearch, OneFoundIsUsedSeveralAreAskedOrRefused) {
     test::TempDir dir;
     test::make_comfyui_git(dir / "home/ComfyUI");
-    resolver::AppTargetOptions opts{.search = in(dir)};
+    apps::AppTargetOptions opts{.search = in(dir)};
     ChoosingReporter rep;
     opts.reporter = &rep;
-    auto one = resolver::resolve_app_target(catalog(), {.app = "comfyui"}, opts);
+    auto one = apps::resolve_app_target(catalog(), {.app = "comfyui"}, opts);
     ASSERT_TRUE(one) << render(one.error().message, Lang::En);
     EXPECT_EQ(one->folder, dir / "home/ComfyUI");
     ASSERT_EQ(rep.infos.size(), 1u);
@@ -326,7 +326,7 @@ TEST(AppSearch, OneFoundIsUsedSeveralAreAskedOrRefused) {
     test::make_comfyui_git(dir / "home/comfy/ComfyUI");
     // --yes / scripts: refuse, naming both.
     opts.ask = false;
-    auto refused = resolver::resolve_app_target(catalog(), {.app = "comfyui"}, opts);
+    auto refused = apps::resolve_app_target(catalog(), {.app = "comfyui"}, opts);
     ASSERT_FALSE(refused);
     EXPECT_EQ(refused.error().code, ExitCode::Usage);
     EXPECT_EQ(refused.error().message.key, "apps.several");
@@ -336,21 +336,21 @@ TEST(AppSearch, OneFoundIsUsedSeveralAreAskedOrRefused) {
     // Asked: the first yes wins.
     opts.ask = true;
     rep.answer = [&](const std::string& path) { return path == (dir / "home/comfy/ComfyUI").string(); };
-    auto chosen = resolver::resolve_app_target(catalog(), {.app = "comfyui"}, opts);
+    auto chosen = apps::resolve_app_target(catalog(), {.app = "comfyui"}, opts);
     ASSERT_TRUE(chosen);
     EXPECT_EQ(chosen->folder, dir / "home/comfy/ComfyUI");
     EXPECT_EQ(rep.questions.size(), 2u);
     // Asked and no answer is yes: refused as well.
     rep.answer = [](const std::string&) { return false; };
-    EXPECT_FALSE(resolver::resolve_app_target(catalog(), {.app = "comfyui"}, opts));
+    EXPECT_FALSE(apps::resolve_app_target(catalog(), {.app = "comfyui"}, opts));
     // Two different apps and no --app: the same question.
     test::make_a1111_git(dir / "home/stable-diffusion-webui");
     opts.ask = false;
-    auto mixed = resolver::resolve_app_target(catalog(), {}, opts);
+    auto mixed = apps::resolve_app_target(catalog(), {}, opts);
     ASSERT_FALSE(mixed);
     EXPECT_NE(render(mixed.error().message, Lang::En).find("Stable Diffusion web UI"), std::string::npos);
     // Nothing found.
-    auto none = resolver::resolve_app_target(catalog(), {.app = "invokeai"}, opts);
+    auto none = apps::resolve_app_target(catalog(), {.app = "invokeai"}, opts);
     ASSERT_FALSE(none);
     EXPECT_EQ(none.error().code, ExitCode::EnvNotFound);
     EXPECT_EQ(none.error().message.key, "apps.none_found");

@@ -4,18 +4,18 @@
 
 #include <set>
 
+#include "envfix/apps/app_profiles.hpp"
 #include "envfix/common/fs.hpp"
-#include "envfix/resolver/app_profiles.hpp"
 #include "support.hpp"
 
 namespace envfix {
 namespace {
 
-using resolver::AppCatalog;
-using resolver::ProfileText;
+using apps::AppCatalog;
+using matrix::ProfileText;
 
 AppCatalog shipped() {
-    auto c = resolver::load_app_profiles_dir(test::source_dir() / "profiles");
+    auto c = apps::load_app_profiles_dir(test::source_dir() / "profiles");
     EXPECT_TRUE(c) << (c ? "" : render(c.error().message, Lang::En));
     return c ? *c : AppCatalog{};
 }
@@ -39,8 +39,8 @@ TEST(AppProfiles, ShippedFilesNameTheSevenApps) {
     const auto* comfy = c.find("comfyui");
     ASSERT_TRUE(comfy);
     EXPECT_EQ(comfy->torch, ">=2.7");
-    EXPECT_TRUE(comfy->torch_range().contains(*resolver::Version::parse("2.8.0+cu128")));
-    EXPECT_FALSE(comfy->torch_range().contains(*resolver::Version::parse("2.6.0")));
+    EXPECT_TRUE(comfy->torch_range().contains(*standards::Version::parse("2.8.0+cu128")));
+    EXPECT_FALSE(comfy->torch_range().contains(*standards::Version::parse("2.6.0")));
     const auto& portable = comfy->app.layouts.front();
     EXPECT_EQ(portable.name, "portable");
     EXPECT_TRUE(portable.pip_may_be_missing);
@@ -70,39 +70,39 @@ TEST(AppProfiles, NamesAndAliasesAnswerCaseInsensitively) {
 // The binary carries what the files say (snapshot made at build time from the same files).
 TEST(AppProfiles, BuiltInCopyMatchesTheFiles) {
     auto files = shipped();
-    auto built_in = resolver::load_embedded_app_profiles();
+    auto built_in = apps::load_embedded_app_profiles();
     ASSERT_TRUE(built_in) << render(built_in.error().message, Lang::En);
     ASSERT_EQ(built_in->apps.size(), files.apps.size());
     for (size_t i = 0; i < files.apps.size(); ++i) {
         EXPECT_EQ(built_in->apps[i].file, "profiles/apps/" + std::filesystem::path(files.apps[i].file).filename().string());
         files.apps[i].file = built_in->apps[i].file;
     }
-    EXPECT_EQ(resolver::encode_app_snapshot(*built_in), resolver::encode_app_snapshot(files));
+    EXPECT_EQ(apps::encode_app_snapshot(*built_in), apps::encode_app_snapshot(files));
     // Default loading takes the built-in copy; ENVFIX_PROFILES_DIR and --profiles take files.
-    auto deflt = resolver::load_app_profiles();
+    auto deflt = apps::load_app_profiles();
     ASSERT_TRUE(deflt);
     EXPECT_EQ(deflt->apps.size(), files.apps.size());
 }
 
 TEST(AppProfiles, SnapshotRoundTripAndDamage) {
     auto c = shipped();
-    auto bytes = resolver::encode_app_snapshot(c);
-    auto back = resolver::decode_app_snapshot(bytes);
+    auto bytes = apps::encode_app_snapshot(c);
+    auto back = apps::decode_app_snapshot(bytes);
     ASSERT_TRUE(back);
-    EXPECT_EQ(resolver::encode_app_snapshot(*back), bytes);
+    EXPECT_EQ(apps::encode_app_snapshot(*back), bytes);
     for (std::string bad : {std::string("XXXX\x01"), bytes.substr(0, bytes.size() / 2), bytes + "x"}) {
-        auto d = resolver::decode_app_snapshot(bad);
+        auto d = apps::decode_app_snapshot(bad);
         ASSERT_FALSE(d);
         EXPECT_EQ(d.error().message.key, "apps.bad_snapshot");
     }
     std::string other_version = bytes;
     other_version[4] = 9;
-    EXPECT_FALSE(resolver::decode_app_snapshot(other_version));
+    EXPECT_FALSE(apps::decode_app_snapshot(other_version));
 }
 
 TEST(AppProfiles, MissingFolderIsBadInput) {
     test::TempDir dir;
-    auto r = resolver::load_app_profiles_dir(dir.path());
+    auto r = apps::load_app_profiles_dir(dir.path());
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().code, ExitCode::BadInput);
     EXPECT_NE(render(r.error().message, Lang::En).find((dir / "apps").string()), std::string::npos);
@@ -144,7 +144,7 @@ std::string replace(std::string s, const std::string& from, const std::string& t
 }
 
 TEST(AppProfiles, ValidMinimalProfile) {
-    auto c = resolver::parse_app_profiles({{"demo.yaml", "apps/demo.yaml", kValid}});
+    auto c = apps::parse_app_profiles({{"demo.yaml", "apps/demo.yaml", kValid}});
     ASSERT_TRUE(c) << render(c.error().message, Lang::En);
     const auto& a = c->apps.at(0);
     EXPECT_EQ(a.app.places.at(0).os, platform::Os::Linux);
@@ -191,7 +191,7 @@ TEST(AppProfiles, SchemaErrorsNameFileAndLine) {
         {"pins not a mapping", replace(v, "{torch: \"2.5.1\"}", "[torch]"), "profiles.want_map", 20},
     };
     for (const auto& c : cases) {
-        auto r = resolver::parse_app_profiles({{"demo.yaml", "profiles/apps/demo.yaml", c.text}});
+        auto r = apps::parse_app_profiles({{"demo.yaml", "profiles/apps/demo.yaml", c.text}});
         ASSERT_FALSE(r) << c.what;
         EXPECT_EQ(r.error().code, ExitCode::ProfileInvalid) << c.what;
         EXPECT_EQ(r.error().message.key, c.key) << c.what << ": " << render(r.error().message, Lang::En);
@@ -203,7 +203,7 @@ TEST(AppProfiles, SchemaErrorsNameFileAndLine) {
 
 TEST(AppProfiles, NamesAreUniqueAcrossFiles) {
     std::string other = replace(replace(kValid, "name: demo", "name: other"), "display: Demo", "display: Other\naliases: [demo]");
-    auto r = resolver::parse_app_profiles({{"demo.yaml", "apps/demo.yaml", kValid}, {"other.yaml", "apps/other.yaml", other}});
+    auto r = apps::parse_app_profiles({{"demo.yaml", "apps/demo.yaml", kValid}, {"other.yaml", "apps/other.yaml", other}});
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().message.key, "apps.profile.name_taken");
     EXPECT_NE(render(r.error().message, Lang::En).find("apps/other.yaml:2:"), std::string::npos)

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <set>
 
-#include "envfix/resolver/names.hpp"
+#include "envfix/standards/names.hpp"
 #include "layouts.hpp"
 #include "pip_envs.hpp"
 #include "support.hpp"
@@ -22,7 +22,7 @@ using Finding = std::tuple<std::string, std::string, std::string>;
 
 std::string name_of_requirement(const std::string& req) {
     auto end = req.find_first_of("<>=!~;[ (@");
-    return resolver::canonicalize_name(req.substr(0, end));
+    return standards::canonicalize_name(req.substr(0, end));
 }
 
 // pip check's lines: "a 1.0 requires b, which is not installed.", "a 1.0 has requirement b<2,
@@ -36,10 +36,10 @@ std::set<Finding> pip_findings(const std::string& out) {
         pos = nl == std::string::npos ? out.size() : nl + 1;
         auto sp1 = line.find(' ');
         if (sp1 == std::string::npos) continue;
-        std::string who = resolver::canonicalize_name(line.substr(0, sp1));
+        std::string who = standards::canonicalize_name(line.substr(0, sp1));
         if (auto r = line.find(" requires "); r != std::string::npos && line.ends_with(", which is not installed.")) {
             std::string dep = line.substr(r + 10, line.size() - (r + 10) - std::string(", which is not installed.").size());
-            found.insert({who, "missing", resolver::canonicalize_name(dep)});
+            found.insert({who, "missing", standards::canonicalize_name(dep)});
         } else if (auto h = line.find(" has requirement "); h != std::string::npos) {
             auto but = line.find(", but you have ");
             found.insert({who, "conflict", name_of_requirement(line.substr(h + 17, but - (h + 17)))});
@@ -53,7 +53,7 @@ std::set<Finding> pip_findings(const std::string& out) {
 std::set<Finding> envfix_findings(const Json& j) {
     std::set<Finding> found;
     for (const auto& p : j["problems"])
-        found.insert({resolver::canonicalize_name(p["name"].get<std::string>()), p["kind"].get<std::string>(),
+        found.insert({standards::canonicalize_name(p["name"].get<std::string>()), p["kind"].get<std::string>(),
                       p["dependency"].is_null() ? "" : p["dependency"].get<std::string>()});
     return found;
 }

@@ -7,11 +7,12 @@
 #include <string_view>
 
 #include "envfix/common/message.hpp"
-#include "envfix/resolver/index_page.hpp"
-#include "envfix/resolver/url.hpp"
+#include "envfix/network/index_page.hpp"
+#include "envfix/network/url.hpp"
 
 using namespace envfix;
-using namespace envfix::resolver;
+using namespace envfix::network;
+using namespace envfix::matrix;
 
 namespace {
 constexpr std::string_view kUrls[] = {"https://user:pw@download.example/whl/cu128/torch/", "https://i/simple/x/",

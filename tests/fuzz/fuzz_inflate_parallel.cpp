@@ -1,4 +1,4 @@
-// The parallel inflater (installer/src/inflate_parallel.hpp) against zlib, byte for byte: it
+// The parallel inflater (wheel/src/inflate_parallel.hpp) against zlib, byte for byte: it
 // decodes bytes from the network, so whatever zlib makes of a stream, it makes the same or
 // refuses what zlib refuses (docs/inflate-parallel.md, docs/fuzzing.md).
 //
@@ -24,7 +24,7 @@
 #include "inflate_parallel.hpp"
 
 using namespace envfix;
-using namespace envfix::installer;
+using namespace envfix::wheel;
 
 namespace {
 
@@ -118,23 +118,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string expected;
     const bool whole = zlib_inflate(stream, expected);
 
-    pinflate::ReadAt read = [&](uint64_t off, char* into, size_t n) -> Expected<size_t> {
+    wheel::pinflate::ReadAt read = [&](uint64_t off, char* into, size_t n) -> Expected<size_t> {
         if (off >= stream.size()) return size_t{0};
         n = std::min<size_t>(n, stream.size() - off);
         std::memcpy(into, stream.data() + off, n);
         return n;
     };
     std::string got;
-    pinflate::Emit emit = [&](std::string_view s) -> Expected<void> {
+    wheel::pinflate::Emit emit = [&](std::string_view s) -> Expected<void> {
         got.append(s);
         if (got.size() > (64u << 20)) return fail(ExitCode::BadWheel, "zip.data_mismatch", {{"what", "too much output"}});
         return {};
     };
-    pinflate::Corrupt corrupt = [](std::string what) { return make_error(ExitCode::BadWheel, "zip.data_mismatch", {{"what", what}}); };
-    pinflate::Options o;
+    wheel::pinflate::Corrupt corrupt = [](std::string what) {
+        return make_error(ExitCode::BadWheel, "zip.data_mismatch", {{"what", what}});
+    };
+    wheel::pinflate::Options o;
     o.threads = 1 + (mode >> 2) % 3;
     o.chunk = (size_t{64} << 10) + (size_t{b} << 9) + c;
-    auto r = pinflate::inflate(stream.size(), read, emit, corrupt, o);
+    auto r = wheel::pinflate::inflate(stream.size(), read, emit, corrupt, o);
     if (whole && expected.size() <= (64u << 20)) {
         FUZZ_CHECK(r.has_value(), "zlib inflated the stream whole; the parallel inflater refused it");
         FUZZ_CHECK(got == expected, "the parallel output differs from zlib's");

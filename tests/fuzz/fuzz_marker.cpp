@@ -1,10 +1,10 @@
 // PEP 508 markers: printing and parsing again gives the same marker, evaluated alike.
 #include <cstdint>
 
-#include "envfix/resolver/marker.hpp"
+#include "envfix/standards/marker.hpp"
 #include "fuzz_check.hpp"
 
-using namespace envfix::resolver;
+using namespace envfix::standards;
 
 namespace {
 MarkerEnvironment environment(int which) {

@@ -2,10 +2,10 @@
 // same fields and body; every Requires-Dist is handled.
 #include <cstdint>
 
-#include "envfix/resolver/core_metadata.hpp"
+#include "envfix/standards/core_metadata.hpp"
 #include "fuzz_check.hpp"
 
-using namespace envfix::resolver;
+using namespace envfix::standards;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string_view text = fuzz_text(data, size);

@@ -1,10 +1,10 @@
 // PEP 508 requirements: printing and parsing again gives an equal requirement.
 #include <cstdint>
 
-#include "envfix/resolver/requirement.hpp"
+#include "envfix/standards/requirement.hpp"
 #include "fuzz_check.hpp"
 
-using namespace envfix::resolver;
+using namespace envfix::standards;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string_view text = fuzz_text(data, size);

@@ -2,10 +2,10 @@
 // Printing and parsing again gives an equal set that matches the same versions.
 #include <cstdint>
 
-#include "envfix/resolver/specifier.hpp"
+#include "envfix/standards/specifier.hpp"
 #include "fuzz_check.hpp"
 
-using namespace envfix::resolver;
+using namespace envfix::standards;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string_view text = fuzz_text(data, size);

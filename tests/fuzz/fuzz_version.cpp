@@ -1,10 +1,10 @@
 // PEP 440 versions: parse never fails badly, and parse(to_string(v)) == v with the same text.
 #include <cstdint>
 
-#include "envfix/resolver/version.hpp"
+#include "envfix/standards/version.hpp"
 #include "fuzz_check.hpp"
 
-using envfix::resolver::Version;
+using envfix::standards::Version;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string_view text = fuzz_text(data, size);

@@ -2,10 +2,10 @@
 // to the same project, version, build and tags.
 #include <cstdint>
 
-#include "envfix/resolver/wheel_name.hpp"
+#include "envfix/standards/wheel_name.hpp"
 #include "fuzz_check.hpp"
 
-using namespace envfix::resolver;
+using namespace envfix::standards;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string_view text = fuzz_text(data, size);

@@ -1,28 +1,28 @@
-// Zip archives (resolver/src/zip_central.cpp): the whole-archive reader, and the directory read
+// Zip archives (wheel/src/zip_central.cpp): the whole-archive reader, and the directory read
 // from the archive's last bytes alone, as a wheel still downloading is read (unpack_early.cpp).
 // Whatever the bytes: no crash, and where the whole archive reads, the directory read from any
 // tail of it (following need_from) is the same directory.
 #include <cstdint>
 
-#include "envfix/installer/zip.hpp"
+#include "envfix/wheel/zip_read.hpp"
 #include "fuzz_check.hpp"
 
-using namespace envfix::installer;
+using namespace envfix::wheel;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (size < 2) return 0;
     // The first two bytes pick where the tail starts (a fraction of the archive); the rest is it.
     const size_t cut_hint = static_cast<size_t>(data[0]) << 8 | data[1];
     std::string_view archive = fuzz_text(data + 2, size - 2);
-    ZipLimits limits;
+    wheel::ZipLimits limits;
     limits.max_total_size = 1u << 30;  // declared sizes are not allocated, but keep them modest
-    auto whole = read_zip_directory(archive, "fuzz.whl", limits);
+    auto whole = wheel::read_zip_directory(archive, "fuzz.whl", limits);
     uint64_t at = archive.empty() ? 0 : cut_hint % (archive.size() + 1);
-    envfix::Expected<ZipCentral> tail = read_zip_central(archive.substr(at), at, "fuzz.whl", limits);
+    envfix::Expected<wheel::ZipCentral> tail = wheel::read_zip_central(archive.substr(at), at, "fuzz.whl", limits);
     for (int tries = 0; tail && tail->need_from && tries < 4; ++tries) {
         FUZZ_CHECK(*tail->need_from < at, archive);  // always further back
         at = *tail->need_from;
-        tail = read_zip_central(archive.substr(at), at, "fuzz.whl", limits);
+        tail = wheel::read_zip_central(archive.substr(at), at, "fuzz.whl", limits);
     }
     if (!whole) return 0;
     // The whole archive read: so does its directory from a tail, after at most a few steps back.

@@ -1,4 +1,4 @@
-// One deflate stream inflated on several threads (installer/src/inflate_parallel.hpp, used for a
+// One deflate stream inflated on several threads (wheel/src/inflate_parallel.hpp, used for a
 // switch's largest libraries; docs/inflate-parallel.md): the output is the stream's, byte for byte, whatever zlib level,
 // data and chunk size made the chunks start; damaged or short data is refused as one decoder
 // refuses it. And a stream on one thread taken over by workers at a block boundary
@@ -19,7 +19,7 @@
 #include "envfix/common/exit_codes.hpp"
 #include "envfix/common/message.hpp"
 #include "envfix/installer/unpacked_cache.hpp"
-#include "envfix/installer/zip.hpp"
+#include "envfix/wheel/zip_read.hpp"
 #include "inflate_parallel.hpp"
 #include "marked_decoder.hpp"
 #include "unpack_early.hpp"
@@ -27,6 +27,7 @@
 
 using namespace envfix;
 using namespace envfix::installer;
+using namespace envfix::wheel;
 
 namespace {
 
@@ -65,7 +66,7 @@ std::string library_like(size_t size, unsigned seed) {
 
 struct Got {
     std::string out;
-    pinflate::Stats stats;
+    wheel::pinflate::Stats stats;
     std::optional<Error> error;
 };
 
@@ -73,18 +74,21 @@ Got run(const std::string& compressed, unsigned threads, size_t chunk, uint64_t 
         std::string_view window = {}) {
     Got g;
     if (size == ~uint64_t{0}) size = compressed.size();
-    pinflate::ReadAt read = [&](uint64_t off, char* into, size_t n) -> Expected<size_t> {
+    wheel::pinflate::ReadAt read = [&](uint64_t off, char* into, size_t n) -> Expected<size_t> {
         if (off >= compressed.size()) return size_t{0};
         n = std::min<size_t>(n, compressed.size() - off);
         std::memcpy(into, compressed.data() + off, n);
         return n;
     };
-    pinflate::Emit emit = [&](std::string_view s) -> Expected<void> {
+    wheel::pinflate::Emit emit = [&](std::string_view s) -> Expected<void> {
         g.out.append(s);
         return {};
     };
-    pinflate::Corrupt corrupt = [](std::string what) { return make_error(ExitCode::BadWheel, "zip.data_mismatch", {{"what", what}}); };
-    auto r = pinflate::inflate(size, read, emit, corrupt, {.threads = threads, .chunk = chunk, .from_bit = from_bit, .window = window});
+    wheel::pinflate::Corrupt corrupt = [](std::string what) {
+        return make_error(ExitCode::BadWheel, "zip.data_mismatch", {{"what", what}});
+    };
+    auto r =
+        wheel::pinflate::inflate(size, read, emit, corrupt, {.threads = threads, .chunk = chunk, .from_bit = from_bit, .window = window});
     if (r) g.stats = *r;
     else g.error = r.error();
     return g;
@@ -189,16 +193,23 @@ TEST(InflateParallel, DamagedShortOrLongDataIsRefused) {
         EXPECT_TRUE(g.error || g.out != data) << at;
     }
     // A reader's error is the caller's error.
-    pinflate::ReadAt failing = [&](uint64_t off, char* into, size_t n) -> Expected<size_t> {
+    wheel::pinflate::ReadAt failing = [&](uint64_t off, char* into, size_t n) -> Expected<size_t> {
         if (off > c.size() / 2) return unexpected(make_error(ExitCode::Interrupted, "install.interrupted"));
         n = std::min<size_t>(n, c.size() - off);
         std::memcpy(into, c.data() + off, n);
         return n;
     };
     std::string out;
-    auto r = pinflate::inflate(c.size(), failing, [&](std::string_view s) -> Expected<void> { out.append(s); return {}; },
-                               [](std::string w) { return make_error(ExitCode::BadWheel, "zip.data_mismatch", {{"what", w}}); },
-                               {.threads = 3, .chunk = 128u << 10});
+    auto r = wheel::pinflate::inflate(
+        c.size(), failing,
+        [&](std::string_view s) -> Expected<void> {
+            out.append(s);
+            return {};
+        },
+        [](std::string w) {
+            return make_error(ExitCode::BadWheel, "zip.data_mismatch", {{"what", w}});
+        },
+        {.threads = 3, .chunk = 128u << 10});
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().code, ExitCode::Interrupted);
 }
@@ -222,7 +233,7 @@ TEST(InflateParallel, BlockHeadersAreFoundWhereZlibStartsThem) {
         if ((z.data_type & 128) && !(z.data_type & 64)) {  // a block ended, not the last
             const uint64_t bit = (c.size() - z.avail_in) * 8 - (z.data_type & 7);
             ++boundaries;
-            if (!pinflate::may_start_block(c, bit)) ++refused;
+            if (!wheel::pinflate::may_start_block(c, bit)) ++refused;
         }
     }
     inflateEnd(&z);
@@ -283,13 +294,13 @@ TEST(MarkedDecoder, DecodesWholeStreamsAsZlibDoes) {
         const std::string c = deflated(data, level, strategy);
         const auto in = padded(c);
         std::vector<uint16_t> sym;
-        auto r = pinflate::decode_marked(in.data(), c.size(), 0, ~uint64_t{0}, true, sym, 8u << 20);
-        ASSERT_EQ(r.stop, pinflate::MarkedStop::Final) << level << "/" << strategy;
+        auto r = wheel::pinflate::decode_marked(in.data(), c.size(), 0, ~uint64_t{0}, true, sym, 8u << 20);
+        ASSERT_EQ(r.stop, wheel::pinflate::MarkedStop::Final) << level << "/" << strategy;
         EXPECT_EQ(r.end_bit / 8 + (r.end_bit % 8 != 0), c.size());
         EXPECT_FALSE(r.markers);
         ASSERT_EQ(r.size, data.size());
         std::string bytes(r.size, '\0');
-        ASSERT_TRUE(pinflate::resolve(sym.data(), r.size, nullptr, 0, reinterpret_cast<uint8_t*>(bytes.data())));
+        ASSERT_TRUE(wheel::pinflate::resolve(sym.data(), r.size, nullptr, 0, reinterpret_cast<uint8_t*>(bytes.data())));
         EXPECT_TRUE(bytes == data) << level << "/" << strategy;
     }
 }
@@ -305,36 +316,37 @@ TEST(MarkedDecoder, FromABlockBoundaryTheWindowIsFilledInAfterwards) {
     // The output before each boundary, from zlib.
     for (size_t k : {size_t{1}, ends.size() / 2, ends.size() - 2}) {
         std::vector<uint16_t> before;
-        auto head = pinflate::decode_marked(in.data(), c.size(), 0, ends[k], true, before, 16u << 20);
-        ASSERT_EQ(head.stop, pinflate::MarkedStop::PastTarget);
+        auto head = wheel::pinflate::decode_marked(in.data(), c.size(), 0, ends[k], true, before, 16u << 20);
+        ASSERT_EQ(head.stop, wheel::pinflate::MarkedStop::PastTarget);
         ASSERT_EQ(head.end_bit, ends[k]);
         std::vector<uint16_t> sym;
-        auto r = pinflate::decode_marked(in.data(), c.size(), ends[k], ends[k + 1], false, sym, 16u << 20);
-        ASSERT_EQ(r.stop, pinflate::MarkedStop::PastTarget) << k;
+        auto r = wheel::pinflate::decode_marked(in.data(), c.size(), ends[k], ends[k + 1], false, sym, 16u << 20);
+        ASSERT_EQ(r.stop, wheel::pinflate::MarkedStop::PastTarget) << k;
         EXPECT_EQ(r.end_bit, ends[k + 1]) << k;
         EXPECT_TRUE(r.markers) << k;  // library-like data reaches back into the window
         const size_t window = std::min<size_t>(head.size, 32768);
         std::string win(window, '\0'), got(r.size, '\0');
-        ASSERT_TRUE(pinflate::resolve(before.data() + head.size - window, window, nullptr, 0, reinterpret_cast<uint8_t*>(win.data())));
-        ASSERT_TRUE(pinflate::resolve(sym.data(), r.size, reinterpret_cast<const uint8_t*>(win.data()), window,
-                                      reinterpret_cast<uint8_t*>(got.data())));
+        ASSERT_TRUE(
+            wheel::pinflate::resolve(before.data() + head.size - window, window, nullptr, 0, reinterpret_cast<uint8_t*>(win.data())));
+        ASSERT_TRUE(wheel::pinflate::resolve(sym.data(), r.size, reinterpret_cast<const uint8_t*>(win.data()), window,
+                                             reinterpret_cast<uint8_t*>(got.data())));
         EXPECT_TRUE(got == data.substr(head.size, r.size)) << k;
     }
     // A symbol naming a byte before the stream's start cannot be resolved.
     const uint16_t early[] = {'a', 256};
     uint8_t out[2];
-    EXPECT_FALSE(pinflate::resolve(early, 2, reinterpret_cast<const uint8_t*>("x"), 1, out));
+    EXPECT_FALSE(wheel::pinflate::resolve(early, 2, reinterpret_cast<const uint8_t*>("x"), 1, out));
     // With the whole window, every window byte resolves; a symbol past it does not.
     const std::string full(32768, 'w');
     const uint16_t last[] = {'a', 256, 256 + 32767};
     uint8_t three[3];
-    ASSERT_TRUE(pinflate::resolve(last, 3, reinterpret_cast<const uint8_t*>(full.data()), full.size(), three));
+    ASSERT_TRUE(wheel::pinflate::resolve(last, 3, reinterpret_cast<const uint8_t*>(full.data()), full.size(), three));
     EXPECT_EQ(std::string(reinterpret_cast<const char*>(three), 3), "aww");
     const uint16_t past[] = {'a', 256 + 32768};
-    EXPECT_FALSE(pinflate::resolve(past, 2, reinterpret_cast<const uint8_t*>(full.data()), full.size(), three));
+    EXPECT_FALSE(wheel::pinflate::resolve(past, 2, reinterpret_cast<const uint8_t*>(full.data()), full.size(), three));
     // With part of it (the stream's first 32 KiB), only the bytes there.
     const uint16_t near[] = {256 + 32767, 'b'};
-    ASSERT_TRUE(pinflate::resolve(near, 2, reinterpret_cast<const uint8_t*>("xyz"), 3, three));
+    ASSERT_TRUE(wheel::pinflate::resolve(near, 2, reinterpret_cast<const uint8_t*>("xyz"), 3, three));
     EXPECT_EQ(std::string(reinterpret_cast<const char*>(three), 2), "zb");
 }
 
@@ -350,7 +362,7 @@ TEST(MarkedDecoder, ArbitraryStartsInDataOrNoiseNeverReachOutsideTheirBuffers) {
         std::vector<uint16_t> sym;
         for (int i = 0; i < 3000; ++i) {
             const uint64_t bit = rng() % (src->size() * 8);
-            auto r = pinflate::decode_marked(in.data(), src->size(), bit, bit + 4096, false, sym, 1u << 16);
+            auto r = wheel::pinflate::decode_marked(in.data(), src->size(), bit, bit + 4096, false, sym, 1u << 16);
             EXPECT_LE(r.size, size_t{1} << 16);
             EXPECT_LE(r.end_bit, src->size() * 8 + 64);
         }
@@ -472,8 +484,8 @@ TEST(InflateHelpers, LentWhereFewWheelsDownloadNotInAColdInstall) {
 namespace {
 
 // A deflate entry of `c` at offset 0 of the archive `c`, and what reads it.
-ZipEntry entry_of(const std::string& data, const std::string& c) {
-    ZipEntry e;
+wheel::ZipEntry entry_of(const std::string& data, const std::string& c) {
+    wheel::ZipEntry e;
     e.name = "torch/lib/libtorch_cuda.so";
     e.method = 8;
     e.crc32 = static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size())));
@@ -494,20 +506,20 @@ struct HandedOver {
 HandedOver hand_over(const std::string& data, const std::string& c, size_t at, unsigned workers, size_t in_size = 128u << 10,
                      size_t out_size = 128u << 10) {
     HandedOver h;
-    const ZipEntry e = entry_of(data, c);
-    const ZipReadAt read = [&](uint64_t off, char* into, size_t n) -> Expected<size_t> {
+    const wheel::ZipEntry e = entry_of(data, c);
+    const wheel::ZipReadAt read = [&](uint64_t off, char* into, size_t n) -> Expected<size_t> {
         if (off >= c.size()) return size_t{0};
         n = std::min<size_t>(n, c.size() - off);
         std::memcpy(into, c.data() + off, n);
         return n;
     };
-    const ZipLendWorkers lend{[&](uint64_t decoded) -> unsigned {
-                                  EXPECT_LT(decoded, c.size());
-                                  return ++h.asked == at ? workers : 0;
-                              },
-                              [&] { ++h.unused; }};
+    const wheel::ZipLendWorkers lend{[&](uint64_t decoded) -> unsigned {
+                                         EXPECT_LT(decoded, c.size());
+                                         return ++h.asked == at ? workers : 0;
+                                     },
+                                     [&] { ++h.unused; }};
     std::vector<char> in(in_size), out(out_size);
-    auto r = stream_zip_entry_handing_over(e, "torch.whl", read, in, out, lend, [&](std::string_view s) -> Expected<void> {
+    auto r = wheel::stream_zip_entry_handing_over(e, "torch.whl", read, in, out, lend, [&](std::string_view s) -> Expected<void> {
         h.out.append(s);
         return {};
     });

@@ -8,7 +8,7 @@
 
 #include "envfix/common/hash.hpp"
 #include "envfix/probe/interpreter_facts.hpp"
-#include "envfix/resolver/installed.hpp"
+#include "envfix/standards/installed.hpp"
 #include "install_fixtures.hpp"
 
 using namespace envfix;
@@ -91,7 +91,7 @@ TEST_F(InstallCli, InstallsFilesScriptsAndMetadataAsPipWould) {
     auto du = Json::parse(read_text(di / "direct_url.json"));
     EXPECT_EQ(du["url"], "file://" + w.string());
     EXPECT_EQ(du["archive_info"]["hashes"]["sha256"], sha256_hex(read_text(w)));
-    auto rows = resolver::parse_record(read_text(di / "RECORD"), "RECORD");
+    auto rows = standards::parse_record(read_text(di / "RECORD"), "RECORD");
     ASSERT_TRUE(rows);
     size_t listed = 0;
     for (const auto& row : *rows) {

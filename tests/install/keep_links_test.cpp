@@ -19,7 +19,7 @@ using Json = nlohmann::ordered_json;
 namespace {
 
 TEST(KeepLinks, SameContentNeedsTheSameDigestAlgorithmAndSize) {
-    using resolver::RecordEntry;
+    using standards::RecordEntry;
     const RecordEntry wheel{"p/a.py", "sha256", "abc", 10};
     struct Case {
         const char* what;
@@ -41,7 +41,7 @@ TEST(KeepLinks, SameContentNeedsTheSameDigestAlgorithmAndSize) {
 }
 
 TEST(KeepLinks, InPlaceNeedsTheSnapshotsDigestSizeAndModeAndAReplacedRow) {
-    using resolver::RecordEntry;
+    using standards::RecordEntry;
     namespace stdfs = std::filesystem;
     const stdfs::path root = "/venv";
     // One 32-byte digest, as the snapshot writes it (hex) and as RECORD does (urlsafe base64).

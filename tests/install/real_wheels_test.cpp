@@ -8,7 +8,7 @@
 #include <regex>
 
 #include "envfix/common/strings.hpp"
-#include "envfix/resolver/installed.hpp"
+#include "envfix/standards/installed.hpp"
 #include "install_fixtures.hpp"
 
 using namespace envfix;
@@ -83,9 +83,9 @@ int python_minor(const stdfs::path& python) {
     return r.code == 0 ? std::stoi(r.out) : 0;
 }
 
-std::map<std::string, resolver::RecordEntry> record_rows(const std::string& text) {
-    std::map<std::string, resolver::RecordEntry> out;
-    auto rows = resolver::parse_record(text, "RECORD");
+std::map<std::string, standards::RecordEntry> record_rows(const std::string& text) {
+    std::map<std::string, standards::RecordEntry> out;
+    auto rows = standards::parse_record(text, "RECORD");
     EXPECT_TRUE(rows);
     if (rows)
         for (auto& r : *rows) out[r.path] = r;

@@ -19,7 +19,7 @@
 #include "envfix/common/strings.hpp"
 #include "envfix/installer/unpacked_cache.hpp"
 #include "envfix/installer/wheel_cache.hpp"
-#include "envfix/resolver/downloader.hpp"
+#include "envfix/network/downloader.hpp"
 #include "install_fixtures.hpp"
 #include "zip_builder.hpp"
 
@@ -301,23 +301,23 @@ size_t files_under(const stdfs::path& p) { return regular_files(p).size(); }
 
 TEST_F(UnpackedCache, ACachedWheelBesideItsUnsyncedMarkerIsTakenOnlyOnceItsBytesMatchItsName) {
     // A download renamed into the wheel cache before its batch was flushed, then a crash: the next
-    // run checks it against its hash before it trusts it (resolver::DownloadFlush::Batch).
+    // run checks it against its hash before it trusts it (network::DownloadFlush::Batch).
     auto home = dir / "home";
     auto root = home / ".cache/envfix/wheels";
     auto cached = into_wheel_cache(whl, sha, home);
-    std::ofstream(resolver::unsynced_marker(cached)).flush();
+    std::ofstream(network::unsynced_marker(cached)).flush();
     ASSERT_EQ(installer::list_cached_wheels(root).size(), 1u) << "the marker is not a wheel";
     auto hit = installer::cached_wheel(root, sha, whl.filename().string());
     ASSERT_TRUE(hit);
     EXPECT_EQ(*hit, cached);
-    EXPECT_FALSE(stdfs::exists(resolver::unsynced_marker(cached)));
+    EXPECT_FALSE(stdfs::exists(network::unsynced_marker(cached)));
     EXPECT_EQ(sha256_hex(read_text(cached)), sha);
     // Bytes that never reached the disk: zeros where the wheel was. Not taken, and gone.
     std::ofstream(cached, std::ios::binary | std::ios::trunc) << std::string(stdfs::file_size(whl), '\0');
-    std::ofstream(resolver::unsynced_marker(cached)).flush();
+    std::ofstream(network::unsynced_marker(cached)).flush();
     EXPECT_FALSE(installer::cached_wheel(root, sha, whl.filename().string()));
     EXPECT_FALSE(stdfs::exists(cached));
-    EXPECT_FALSE(stdfs::exists(resolver::unsynced_marker(cached)));
+    EXPECT_FALSE(stdfs::exists(network::unsynced_marker(cached)));
     // Without a marker a cached wheel is taken as it is (it was flushed before its rename).
     cached = into_wheel_cache(whl, sha, home);
     EXPECT_TRUE(installer::cached_wheel(root, sha, whl.filename().string()));
@@ -530,7 +530,7 @@ Json library_spec(uint32_t seed) {
 // downloader plans it when a reader watches; its .part made at full size.
 struct Download {
     stdfs::path part, dest;
-    std::shared_ptr<resolver::PartProgress> progress;
+    std::shared_ptr<network::PartProgress> progress;
 };
 Download start_download(const std::string& bytes, const stdfs::path& dest, uint64_t tail = 0) {
     const uint64_t total = bytes.size();
@@ -538,8 +538,8 @@ Download start_download(const std::string& bytes, const stdfs::path& dest, uint6
     const uint64_t half = (total - tail) / 2;
     Download d{dest, dest, nullptr};
     d.part += ".part";
-    d.progress = std::make_shared<resolver::PartProgress>(
-        std::vector<resolver::PartProgress::Range>{{0, half, 0}, {half, total - tail - half, 0}, {total - tail, tail, 0}}, total);
+    d.progress = std::make_shared<network::PartProgress>(
+        std::vector<network::PartProgress::Range>{{0, half, 0}, {half, total - tail - half, 0}, {total - tail, tail, 0}}, total);
     stdfs::create_directories(dest.parent_path());
     write_text(d.part, "");
     stdfs::resize_file(d.part, total);

@@ -33,7 +33,7 @@ nlohmann::ordered_json spec() {
 
 std::string metadata_of(const WheelFile& w) {
     for (const auto& e : w.zip.entries)
-        if (e.name == w.dist_info + "/METADATA") return read_zip_entry_text(w.bytes(), e, w.source()).value();
+        if (e.name == w.dist_info + "/METADATA") return wheel::read_zip_entry_text(w.bytes(), e, w.source()).value();
     return {};
 }
 
@@ -100,7 +100,7 @@ TEST_F(WheelDirectory, DecodesToWhatOpeningTheArchiveGives) {
     EXPECT_FALSE(kept->map);
     EXPECT_EQ(kept->bytes(), test::read_text(file));
     const auto& so = kept->zip.entries[kept->files.at(1)];
-    EXPECT_TRUE(read_zip_entry_text(kept->bytes(), so, kept->source()));
+    EXPECT_TRUE(wheel::read_zip_entry_text(kept->bytes(), so, kept->source()));
 }
 
 TEST_F(WheelDirectory, AnythingOffDecodesAsNothing) {
@@ -161,7 +161,7 @@ TEST_F(WheelDirectory, AFileThatCannotBeMappedGivesNoBytes) {
     ASSERT_TRUE(kept);
     stdfs::remove(file);
     EXPECT_TRUE(kept->bytes().empty());
-    EXPECT_FALSE(read_zip_entry_text(kept->bytes(), kept->zip.entries.front(), kept->source()));
+    EXPECT_FALSE(wheel::read_zip_entry_text(kept->bytes(), kept->zip.entries.front(), kept->source()));
 }
 
 TEST(WheelDirectoryLarge, ALongListIsReadInPiecesAsItWasWrittenAndDamageInAnyPieceIsNothing) {

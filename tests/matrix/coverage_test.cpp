@@ -1,10 +1,10 @@
 // The coverage rule on its own: which SASS/PTX entry serves which GPU, and why not.
 #include <gtest/gtest.h>
 
-#include "envfix/resolver/coverage.hpp"
+#include "envfix/matrix/coverage.hpp"
 
 using namespace envfix;
-using namespace envfix::resolver;
+using namespace envfix::matrix;
 using probe::ArchTarget;
 using probe::ComputeCapability;
 

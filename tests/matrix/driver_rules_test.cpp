@@ -1,11 +1,11 @@
 // The driver rules on their own: GPU support per branch, exact minimum, minor-version floor.
 #include <gtest/gtest.h>
 
-#include "envfix/resolver/driver_rules.hpp"
+#include "envfix/matrix/driver_rules.hpp"
 #include "matrix_fixture.hpp"
 
 using namespace envfix;
-using namespace envfix::resolver;
+using namespace envfix::matrix;
 
 namespace {
 

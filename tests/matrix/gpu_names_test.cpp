@@ -1,11 +1,11 @@
 // --gpu accepts capabilities, sm tags, PCI ids, chips and forgiving names.
 #include <gtest/gtest.h>
 
-#include "envfix/resolver/gpu_names.hpp"
+#include "envfix/matrix/gpu_names.hpp"
 #include "matrix_fixture.hpp"
 
 using namespace envfix;
-using namespace envfix::resolver;
+using namespace envfix::matrix;
 
 namespace {
 struct NameCase {

@@ -8,24 +8,24 @@
 
 namespace envfix::test {
 
-std::vector<resolver::ProfileText> real_profile_texts() {
-    std::vector<resolver::ProfileText> out;
-    for (auto name : resolver::kProfileFiles)
+std::vector<matrix::ProfileText> real_profile_texts() {
+    std::vector<matrix::ProfileText> out;
+    for (auto name : matrix::kProfileFiles)
         out.push_back({std::string(name), "profiles/" + std::string(name),
                        read_text(source_dir() / "profiles" / std::string(name))});
     return out;
 }
 
-const resolver::Matrix& real_matrix() {
-    static const resolver::Matrix m = [] {
-        auto r = resolver::parse_profiles(real_profile_texts());
+const matrix::Matrix& real_matrix() {
+    static const matrix::Matrix m = [] {
+        auto r = matrix::parse_profiles(real_profile_texts());
         if (!r) ADD_FAILURE() << render(r.error().message, Lang::En);
-        return r ? *r : resolver::Matrix{};
+        return r ? *r : matrix::Matrix{};
     }();
     return m;
 }
 
-std::vector<resolver::ProfileText> edited_profiles(const std::string& name, const std::string& from, const std::string& to) {
+std::vector<matrix::ProfileText> edited_profiles(const std::string& name, const std::string& from, const std::string& to) {
     auto texts = real_profile_texts();
     auto it = std::find_if(texts.begin(), texts.end(), [&](const auto& t) { return t.name == name; });
     EXPECT_NE(it, texts.end()) << name;

@@ -3,15 +3,15 @@
 #include <string>
 #include <vector>
 
-#include "envfix/resolver/matrix.hpp"
-#include "envfix/resolver/matrix_loader.hpp"
+#include "envfix/matrix/matrix.hpp"
+#include "envfix/matrix/matrix_loader.hpp"
 
 namespace envfix::test {
 
-std::vector<resolver::ProfileText> real_profile_texts();
-const resolver::Matrix& real_matrix();
+std::vector<matrix::ProfileText> real_profile_texts();
+const matrix::Matrix& real_matrix();
 // The texts with `from` replaced by `to` (once) in file `name`; fails the test when absent.
-std::vector<resolver::ProfileText> edited_profiles(const std::string& name, const std::string& from, const std::string& to);
+std::vector<matrix::ProfileText> edited_profiles(const std::string& name, const std::string& from, const std::string& to);
 // 1-based line of the first occurrence of `needle` in the real file `name`.
 int line_of(const std::string& name, const std::string& needle);
 

@@ -9,7 +9,7 @@
 #include "support.hpp"
 
 using namespace envfix;
-using namespace envfix::resolver;
+using namespace envfix::matrix;
 
 namespace {
 

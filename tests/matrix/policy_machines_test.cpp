@@ -5,12 +5,12 @@
 #include <algorithm>
 
 #include "envfix/common/strings.hpp"
-#include "envfix/resolver/gpu_names.hpp"
-#include "envfix/resolver/policy.hpp"
+#include "envfix/matrix/gpu_names.hpp"
+#include "envfix/matrix/policy.hpp"
 #include "matrix_fixture.hpp"
 
 using namespace envfix;
-using namespace envfix::resolver;
+using namespace envfix::matrix;
 
 namespace {
 

@@ -2,11 +2,11 @@
 // so each rule is seen deciding alone.
 #include <gtest/gtest.h>
 
-#include "envfix/resolver/policy.hpp"
+#include "envfix/matrix/policy.hpp"
 #include "matrix_fixture.hpp"
 
 using namespace envfix;
-using namespace envfix::resolver;
+using namespace envfix::matrix;
 
 namespace {
 

@@ -4,10 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "envfix/resolver/plan.hpp"
+#include "envfix/plan/plan.hpp"
 
 using namespace envfix;
-using namespace envfix::resolver;
+using namespace envfix::plan;
 
 namespace {
 

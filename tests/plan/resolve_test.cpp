@@ -6,11 +6,12 @@
 #include <algorithm>
 #include <map>
 
-#include "envfix/resolver/names.hpp"
-#include "envfix/resolver/resolve.hpp"
+#include "envfix/plan/resolve.hpp"
+#include "envfix/standards/names.hpp"
 
 using namespace envfix;
-using namespace envfix::resolver;
+using namespace envfix::standards;
+using namespace envfix::plan;
 
 namespace {
 

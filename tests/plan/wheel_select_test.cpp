@@ -1,10 +1,12 @@
 // Which file of a project page an interpreter installs (wheel_select.hpp): table-driven.
 #include <gtest/gtest.h>
 
-#include "envfix/resolver/wheel_select.hpp"
+#include "envfix/plan/wheel_select.hpp"
 
 using namespace envfix;
-using namespace envfix::resolver;
+using namespace envfix::standards;
+using namespace envfix::network;
+using namespace envfix::plan;
 
 namespace {
 

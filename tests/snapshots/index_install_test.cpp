@@ -16,7 +16,7 @@
 
 #include "envfix/common/fs.hpp"
 #include "envfix/common/hash.hpp"
-#include "envfix/resolver/downloader.hpp"
+#include "envfix/network/downloader.hpp"
 #include "index_fixtures.hpp"
 #include "install_fixtures.hpp"
 #include "support.hpp"
@@ -241,9 +241,9 @@ TEST_F(IndexInstall, EachWheelIsUnpackedWhileTheOthersDownloadAndTheInstallLinks
     EXPECT_EQ(at("flushed to disk together"), std::string::npos) << r.err;
     size_t marked = 0;
     for (const auto& dl : j["downloads"]) {
-        auto marker = envfix::resolver::unsynced_marker(dl["path"].get<std::string>());
+        auto marker = envfix::network::unsynced_marker(dl["path"].get<std::string>());
         ASSERT_TRUE(stdfs::exists(marker)) << marker;
-        marked += *envfix::fs::read_file(marker) == envfix::resolver::unsynced_marker_text();
+        marked += *envfix::fs::read_file(marker) == envfix::network::unsynced_marker_text();
     }
     EXPECT_EQ(marked, wheels);
     if (envfix::fs::flushes_file_by_file(venv)) {

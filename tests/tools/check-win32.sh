@@ -6,8 +6,10 @@ set -euo pipefail
 cxx=${1:-x86_64-w64-mingw32-g++-posix}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
+# The code folders, bottom up (docs/architecture.md).
+layers=(common probe standards network wheel matrix diagnosis apps plan installer cli)
 inc=()
-for d in common probe resolver installer cli; do inc+=(-I"$d/include" -I"$d/src"); done
+for d in "${layers[@]}"; do inc+=(-I"$d/include" -I"$d/src"); done
 inc+=(-Icommon)
 # Third-party headers that are the same for Windows (curl's system.h picks the Windows types):
 # only those folders, not the Linux include tree.
@@ -22,7 +24,7 @@ while IFS= read -r f; do
     echo "FAILED: $f" >&2
     status=1
   fi
-done < <(find common probe resolver installer cli tests -name '*_win32.cpp' -not -path '*/build*' | sort)
+done < <(find "${layers[@]}" tests -name '*_win32.cpp' -not -path '*/build*' | sort)
 # The portable sources that branch on the platform's paths (native strings are wide on Windows;
 # `if constexpr` outside a template compiles both branches) or on _WIN32: each one whose headers
 # are all here (a library's own headers, such as OpenSSL's or libarchive's, are not: that file is
@@ -38,7 +40,7 @@ while IFS= read -r f; do
       status=1
     fi
   fi
-done < <(find common/src probe/src resolver/src installer/src cli/src -name '*.cpp' -not -name '*_posix.cpp' -not -name '*_win32.cpp' |
+done < <(find "${layers[@]/%//src}" -name '*.cpp' -not -name '*_posix.cpp' -not -name '*_win32.cpp' |
          xargs grep -l "preferred_separator\|_WIN32\|native()\|join_generic\|generic_of\|relative_generic\|normal_ref\|normal_text" | sort)
 [[ ${#skipped[@]} -eq 0 ]] || echo "not compiled for Windows here (a library's headers missing): ${skipped[*]}"
 exit $status

@@ -6,7 +6,7 @@
 
 using namespace envfix;
 using namespace envfix::installer;
-using resolver::ReproOutcome;
+using diagnosis::ReproOutcome;
 
 namespace {
 
@@ -52,7 +52,7 @@ TEST_P(Parse, ReadsTheScriptsLines) {
     const Case& k = GetParam();
     FrameworkCheck c = parse_framework_check(k.exit_code, k.signal, k.timed_out, k.out, k.err);
     EXPECT_EQ(c.passed(), k.passed);
-    EXPECT_EQ(c.outcome(), k.outcome) << resolver::repro_outcome_name(c.outcome());
+    EXPECT_EQ(c.outcome(), k.outcome) << diagnosis::repro_outcome_name(c.outcome());
     auto e = framework_error(c, env());
     if (k.code == ExitCode::Ok) {
         EXPECT_FALSE(e.has_value()) << e->message.key;
@@ -160,10 +160,10 @@ TEST(Explain, ArchListThatMissesTheGpuIsNamed) {
 
 TEST(Explain, DiagnosisThatPredictedItIsConfirmedWithItsFix) {
     FrameworkCheck c = parse_framework_check(0, 0, false, kStart + kTorchSm80 + kDevice + kNoKernel + kDone, "");
-    resolver::Diagnosis d;
+    diagnosis::Diagnosis d;
     d.code = ExitCode::GpuNotServed;
     d.verdict = msg("verify.result.failed");
-    d.fix = resolver::FixCommand{};
+    d.fix = diagnosis::FixCommand{};
     d.fix->argv = {"envfix", "install", "--python", "/v/bin/python", "torch"};
     auto lines = explain_failure(c, &d, false);
     ASSERT_EQ(lines.size(), 3u);
@@ -175,7 +175,7 @@ TEST(Explain, DiagnosisThatPredictedItIsConfirmedWithItsFix) {
 TEST(Explain, KernelMissingWhereDoctorReadsNothingWrong) {
     // torch's arch list covers the GPU, doctor finds nothing: the kernel is in code doctor does not read.
     FrameworkCheck c = parse_framework_check(0, 0, false, kStart + kTorch + kDevice + kNoKernel + kDone, "");
-    resolver::Diagnosis d;
+    diagnosis::Diagnosis d;
     auto lines = explain_failure(c, &d, false);
     ASSERT_EQ(lines.size(), 1u);
     EXPECT_EQ(lines[0].key, "verify.explain.kernel_not_predicted");

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "envfix/common/error.hpp"
-#include "envfix/resolver/reproduction.hpp"
+#include "envfix/diagnosis/reproduction.hpp"
 
 namespace envfix::installer {
 
@@ -47,7 +47,7 @@ struct OpCheck {
     double tolerance = 0;
     std::optional<double> first_ms;   // first call: lazy loading, library handles, PTX JIT included
     std::optional<double> ms;         // best of three later calls (failed ops: time until the error)
-    resolver::ReproOutcome error_class = resolver::ReproOutcome::Ok;  // doctor's classes of the error
+    diagnosis::ReproOutcome error_class = diagnosis::ReproOutcome::Ok;  // doctor's classes of the error
     bool ok() const { return status == OpStatus::Passed || status == OpStatus::Skipped; }
     std::string label() const;        // "matmul (float16)", "module kernpkg", "import torchvision"
 };
@@ -96,7 +96,7 @@ struct FrameworkCheck {
     const OpCheck* first_failure() const;
     const TorchDevice* device(int index) const;
     // The failure in doctor's classes (no kernel image, driver too old, ...); Ok when passed.
-    resolver::ReproOutcome outcome() const;
+    diagnosis::ReproOutcome outcome() const;
     // The error text that classified it ("" when passed).
     std::string error_line() const;
 };

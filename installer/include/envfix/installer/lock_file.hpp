@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "envfix/common/error.hpp"
-#include "envfix/resolver/installed.hpp"
-#include "envfix/resolver/plan.hpp"
+#include "envfix/plan/plan.hpp"
+#include "envfix/standards/installed.hpp"
 
 namespace envfix::installer {
 
@@ -41,7 +41,7 @@ struct LockFile {
 // The plan's wheels as a lock. A wheel without sha256 (nightly pages) must have it filled in by
 // the caller first (it downloads the file); Errors: BadInput "apply.lock_no_hash" naming it;
 // the plan's failure when it has one.
-Expected<LockFile> lock_from_plan(const resolver::Plan& plan);
+Expected<LockFile> lock_from_plan(const plan::Plan& plan);
 
 std::string serialize_lock(const LockFile& lock);
 // Errors: BadInput naming `source` and what is wrong (not JSON, another kind of file, a newer
@@ -64,6 +64,6 @@ struct LockChanges {
     size_t unchanged = 0;  // locked wheels installed at their exact version
     bool empty() const { return install.empty() && remove.empty(); }
 };
-LockChanges lock_changes(const LockFile& lock, const resolver::InstalledSet& installed);
+LockChanges lock_changes(const LockFile& lock, const standards::InstalledSet& installed);
 
 }  // namespace envfix::installer

@@ -18,9 +18,9 @@
 #include "envfix/common/reporter.hpp"
 #include "envfix/installer/install.hpp"
 #include "envfix/installer/lock_file.hpp"
+#include "envfix/network/http_client.hpp"
+#include "envfix/plan/plan.hpp"
 #include "envfix/probe/environment.hpp"
-#include "envfix/resolver/http_client.hpp"
-#include "envfix/resolver/plan.hpp"
 
 namespace envfix::installer {
 
@@ -35,8 +35,8 @@ struct WheelToInstall {
     bool requested = true;     // REQUESTED: the framework packages the plan asked for
 };
 
-std::vector<WheelToInstall> planned_wheels(const resolver::Plan& plan);
-std::vector<std::string> planned_removals(const resolver::Plan& plan);  // RemovedDist names
+std::vector<WheelToInstall> planned_wheels(const plan::Plan& plan);
+std::vector<std::string> planned_removals(const plan::Plan& plan);  // RemovedDist names
 std::vector<WheelToInstall> locked_wheels(const std::vector<LockChange>& changes);
 
 struct WheelSources {
@@ -45,7 +45,7 @@ struct WheelSources {
     std::optional<std::string> folder;
     std::string layout = "auto";         // auto (a local folder: either), flat, pep503
     std::filesystem::path download_dir;  // downloads kept here, <sha256>/<file name>
-    resolver::HttpOptions http;          // offline: nothing is downloaded (NotCached)
+    network::HttpOptions http;  // offline: nothing is downloaded (NotCached)
     int parallel = 4;
 };
 

@@ -14,7 +14,7 @@
 
 #include "envfix/common/error.hpp"
 #include "envfix/common/message.hpp"
-#include "envfix/resolver/installed.hpp"
+#include "envfix/standards/installed.hpp"
 
 namespace envfix::installer {
 
@@ -23,7 +23,7 @@ struct RemovalPlan {
     std::vector<Message> skipped;              // rows not followed, and why (warnings)
     // The RECORD rows with a hash among `files` (by index): what a switch compares with the new
     // wheel's rows (keep_links.hpp) without reading the RECORD again.
-    std::vector<std::pair<size_t, resolver::RecordEntry>> rows;
+    std::vector<std::pair<size_t, standards::RecordEntry>> rows;
 };
 
 // Paths by their native string (absolute, lexically normal): torch's stack holds 17 000, looked
@@ -34,8 +34,7 @@ using PathSet = std::unordered_set<std::filesystem::path::string_type>;
 // distribution installed, as pip refuses too); a RECORD that cannot be parsed (BadInput).
 // `protect`: files that stay whatever RECORD says (the interpreter, pyvenv.cfg, files other
 // installed distributions list).
-Expected<RemovalPlan> plan_removal(const resolver::InstalledDist& dist, const std::filesystem::path& env_root,
-                                   const PathSet& protect);
+Expected<RemovalPlan> plan_removal(const standards::InstalledDist& dist, const std::filesystem::path& env_root, const PathSet& protect);
 
 // The absolute, lexically normal path of a RECORD row of a distribution in `site_packages`
 // (rows may climb out: "../../../bin/torchrun"). Where both are already plainly normal (POSIX,
@@ -46,6 +45,7 @@ std::filesystem::path::string_type record_row_text(const std::filesystem::path& 
 
 // The files the RECORDs of `dists` list, each with the name of (the first) distribution listing
 // it: what must stay when another distribution goes, and whose file a new one replaces.
-std::unordered_map<std::filesystem::path::string_type, std::string> recorded_owners(const std::vector<const resolver::InstalledDist*>& dists);
+std::unordered_map<std::filesystem::path::string_type, std::string> recorded_owners(
+    const std::vector<const standards::InstalledDist*>& dists);
 
 }  // namespace envfix::installer

@@ -37,7 +37,7 @@
 
 #include "envfix/common/error.hpp"
 #include "envfix/installer/wheel_cache.hpp"
-#include "envfix/resolver/installed.hpp"
+#include "envfix/standards/installed.hpp"
 
 namespace envfix::installer {
 
@@ -64,7 +64,7 @@ Expected<CleanResult> clean_unpacked_cache(const std::filesystem::path& root);
 struct InstalledContent {
     struct File {
         std::filesystem::path::string_type path;  // native: a switch's 17 000, no path made for each
-        resolver::RecordEntry row;  // what the installed RECORD says of it
+        standards::RecordEntry row;  // what the installed RECORD says of it
     };
     std::unordered_map<std::string, File> by_hash;
 };
@@ -112,9 +112,9 @@ ReadyTreesMade make_ready_trees(const std::filesystem::path& root);
 
 class EarlyUnpack;
 }  // namespace envfix::installer
-namespace envfix::resolver {
+namespace envfix::network {
 class PartProgress;
-}  // namespace envfix::resolver
+}  // namespace envfix::network
 namespace envfix::installer {
 
 class InflateHelpers;
@@ -152,11 +152,11 @@ public:
 
     // Thread-safe: called from the downloader's threads.
     void add(std::filesystem::path wheel, std::string sha256);
-    // A wheel fetched in byte ranges (resolver::DownloadOptions::on_split): its large entries are
+    // A wheel fetched in byte ranges (network::DownloadOptions::on_split): its large entries are
     // inflated as their bytes arrive, into the entry add() then completes; nothing of it is used
     // before the wheel is checked and each file matches its checked RECORD row. Thread-safe, quick
     // (on the transfer thread). Not on Windows, nor with ENVFIX_UNPACK_EARLY=0.
-    void early(const std::filesystem::path& part, const std::string& sha256, std::shared_ptr<resolver::PartProgress> progress);
+    void early(const std::filesystem::path& part, const std::string& sha256, std::shared_ptr<network::PartProgress> progress);
     // Whether early() reads anything here (so a caller need not ask for ranges with a tail).
     bool reads_early() const;
     // Threads lent, in all, to inflating the largest entries early() reads one stream on several

@@ -17,11 +17,11 @@
 
 #include "envfix/common/error.hpp"
 #include "envfix/common/reporter.hpp"
+#include "envfix/diagnosis/diagnosis.hpp"
 #include "envfix/installer/framework_check.hpp"
 #include "envfix/probe/environment.hpp"
 #include "envfix/probe/gpu_probe.hpp"
 #include "envfix/probe/kernel_check.hpp"
-#include "envfix/resolver/diagnosis.hpp"
 
 namespace envfix::installer {
 
@@ -50,7 +50,7 @@ struct FrameworkLevel {
     // when torch is not installed and no --check-module was asked for; EnvBroken (24) when the
     // interpreter cannot start.
     std::optional<Error> error;
-    std::optional<resolver::Diagnosis> diagnosis;  // made when it failed (and options.diagnose)
+    std::optional<diagnosis::Diagnosis> diagnosis;  // made when it failed (and options.diagnose)
     // What ties the failure to the build and the diagnosis: torch's own arch list against the
     // GPU, doctor's verdict (confirmed or not), doctor's fix. Empty when it passed.
     std::vector<Message> explanation;
@@ -74,7 +74,7 @@ VerifyReport verify_environment(const probe::Environment& env, const probe::Mach
 // The framework level's error from its check (nullopt when it passed).
 std::optional<Error> framework_error(const FrameworkCheck& c, const probe::Environment& env);
 // The explanation of a failed check; `d` may be null (no diagnosis could be made).
-std::vector<Message> explain_failure(const FrameworkCheck& c, const resolver::Diagnosis* d, bool windows_command);
+std::vector<Message> explain_failure(const FrameworkCheck& c, const diagnosis::Diagnosis* d, bool windows_command);
 // "GPU 0 (NVIDIA H200, sm_90)" as torch named it; "GPU 3" when the check never listed it.
 std::string torch_gpu_label(const FrameworkCheck& c, int index);
 

@@ -17,25 +17,25 @@
 #include "envfix/common/error.hpp"
 #include "envfix/common/fs.hpp"
 #include "envfix/common/reporter.hpp"
-#include "envfix/installer/zip.hpp"
-#include "envfix/resolver/core_metadata.hpp"
-#include "envfix/resolver/installed.hpp"
-#include "envfix/resolver/wheel_name.hpp"
+#include "envfix/standards/core_metadata.hpp"
+#include "envfix/standards/installed.hpp"
+#include "envfix/standards/wheel_name.hpp"
+#include "envfix/wheel/zip_read.hpp"
 
 namespace envfix::installer {
 
 struct WheelFile {
     std::filesystem::path path;
-    resolver::WheelName name;           // from the file name
+    standards::WheelName name;  // from the file name
     std::optional<fs::MappedFile> map;   // the archive's bytes
-    ZipDirectory zip;
+    wheel::ZipDirectory zip;
     std::string dist_info;               // "pip-24.2.dist-info" (as in the archive)
     std::string data_dir;                // "pip-24.2.data" ("" when the wheel has none)
-    resolver::CoreMetadata metadata;
+    standards::CoreMetadata metadata;
     std::string metadata_text;           // METADATA as in the archive (kept with the directory)
     std::string wheel_version;           // WHEEL's Wheel-Version, "1.0"
     bool root_is_purelib = true;
-    std::vector<resolver::RecordEntry> record;  // the wheel's RECORD rows
+    std::vector<standards::RecordEntry> record;  // the wheel's RECORD rows
     std::vector<int> record_row;         // per zip entry: its row in `record`, -1 when none
     std::string entry_points;            // entry_points.txt ("" when absent)
     std::vector<size_t> files;           // zip entries to install, in archive order
@@ -67,7 +67,7 @@ Expected<WheelFile> open_wheel(const std::filesystem::path& file);
 std::optional<std::string> unsafe_entry_name(std::string_view name);
 
 // Whether a "{name}-{version}" folder stem (of .dist-info or .data) belongs to the wheel.
-bool wheel_folder_matches(std::string_view stem, const resolver::WheelName& w);
+bool wheel_folder_matches(std::string_view stem, const standards::WheelName& w);
 
 // Hash rows RECORD may use: "sha256", "sha384", "sha512" (md5 and sha1 are refused).
 bool record_hash_supported(std::string_view algorithm);

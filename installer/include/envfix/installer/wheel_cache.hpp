@@ -17,8 +17,8 @@
 
 #include "envfix/common/error.hpp"
 #include "envfix/common/reporter.hpp"
-#include "envfix/resolver/downloader.hpp"
-#include "envfix/resolver/http_client.hpp"
+#include "envfix/network/downloader.hpp"
+#include "envfix/network/http_client.hpp"
 
 namespace envfix::installer {
 
@@ -32,7 +32,7 @@ struct CachedWheel {
 };
 
 // The cached file of a wheel with this hash and name, when present (one left beside an unsynced
-// marker is checked against the hash first: resolver::settle_unsynced).
+// marker is checked against the hash first: network::settle_unsynced).
 std::optional<std::filesystem::path> cached_wheel(const std::filesystem::path& root, const std::string& sha256,
                                                   const std::string& filename);
 // Where an accepted wheel with this hash and name lives; empty for a bad hash or name. A file
@@ -67,17 +67,17 @@ struct FetchedWheel {
 // on_ready(file, sha256): a wheel with a known hash is in the cache, checked (at
 // once for cached ones, on the downloader's threads for the others, while the rest download).
 // on_split(part, sha256, progress): a wheel with a known hash is fetched in byte ranges into
-// `part`, of which `progress` tells what is written (resolver::DownloadOptions::on_split).
+// `part`, of which `progress` tells what is written (network::DownloadOptions::on_split).
 using WheelReady = std::function<void(const std::filesystem::path&, const std::string&)>;
-using WheelSplit = std::function<void(const std::filesystem::path&, const std::string&, std::shared_ptr<resolver::PartProgress>)>;
-// flush: how the downloads reach the disk (resolver::DownloadFlush); Leave and flush_later hold
+using WheelSplit = std::function<void(const std::filesystem::path&, const std::string&, std::shared_ptr<network::PartProgress>)>;
+// flush: how the downloads reach the disk (network::DownloadFlush); Leave and flush_later hold
 // only where every wheel's hash is known (a hash-less download is renamed after, away from its
 // marker: flushed first, as Batch waited for). flush_later set: the downloads' flush is left
-// running (resolver::DownloadOptions::flush_later): *flush_later holds it, or null.
+// running (network::DownloadOptions::flush_later): *flush_later holds it, or null.
 Expected<std::vector<FetchedWheel>> fetch_wheels(const std::filesystem::path& root, const std::vector<WheelFetch>& wheels,
-                                                 const resolver::HttpOptions& http, bool offline, int parallel,
-                                                 Reporter& reporter, const WheelReady& on_ready = {}, const WheelSplit& on_split = {},
-                                                 resolver::DownloadFlush flush = resolver::DownloadFlush::Batch,
-                                                 std::unique_ptr<resolver::PendingFlush>* flush_later = nullptr);
+                                                 const network::HttpOptions& http, bool offline, int parallel, Reporter& reporter,
+                                                 const WheelReady& on_ready = {}, const WheelSplit& on_split = {},
+                                                 network::DownloadFlush flush = network::DownloadFlush::Batch,
+                                                 std::unique_ptr<network::PendingFlush>* flush_later = nullptr);
 
 }  // namespace envfix::installer

@@ -2,7 +2,7 @@
 // Recognising an app's folder (ComfyUI, A1111, Forge, InvokeAI ...) from its files, and finding
 // such folders in the current folder and the usual places. Files only: a Windows layout is
 // recognised on Linux too. The data (which files mark which app, where its environment is) comes
-// from the app profiles (profiles/apps/*.yaml, loaded by resolver/app_profiles.hpp); docs/apps.md
+// from the app profiles (profiles/apps/*.yaml, loaded by apps/app_profiles.hpp); docs/apps.md
 // describes the rules.
 //
 //   auto matches = match_app_folder("/home/me/ComfyUI", signatures);   // every app x layout that fits

@@ -30,7 +30,7 @@ struct TargetSpec {
 struct ResolveOptions {
     FactsOptions facts;
     Reporter* reporter = nullptr;  // notes (several environments in an app folder ...)
-    // App profiles (resolver/app_profiles.hpp, AppCatalog::signatures()): an app folder is then
+    // App profiles (apps/app_profiles.hpp, AppCatalog::signatures()): an app folder is then
     // read with its app's layout, and --path alone names the app it finds. nullptr: generic layout.
     const std::vector<AppSignature>* apps = nullptr;
 };
