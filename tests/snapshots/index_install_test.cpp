@@ -668,16 +668,16 @@ TEST_F(IndexInstall, BadIndexAnswersLeaveTheEnvironmentAsItWas) {
     EXPECT_EQ(r.code, 55) << r.err;
     EXPECT_EQ(tree_diff(before, snapshot(venv)), "");
 
-    // No libcurl to load (envfix loads it when it first downloads): one line naming it, the
-    // Internal exit code, nothing changed.
+    // No libcurl to load (envfix loads it when it first downloads): one line naming it and its
+    // packages, exit 5 library-missing, nothing changed.
     r = run_envfix(install_args("cu128", {"--refresh"}), {{"ENVFIX_LIBCURL", "/nonexistent/libcurl.so.4"}}, empty_home.path());
-    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_EQ(r.code, 5) << r.err;
     EXPECT_NE(first_error_line(r).find("/nonexistent/libcurl.so.4 could not be loaded"), std::string::npos) << r.err;
     EXPECT_NE(first_error_line(r).find("install libcurl4"), std::string::npos) << r.err;
     EXPECT_EQ(tree_diff(before, snapshot(venv)), "");
     // A library that loads but lacks an entry point envfix calls (an old libcurl) is refused alike.
     r = run_envfix(install_args("cu128", {"--refresh"}), {{"ENVFIX_LIBCURL", "libz.so.1"}}, empty_home.path());
-    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_EQ(r.code, 5) << r.err;
     EXPECT_NE(first_error_line(r).find("libz.so.1 could not be loaded: it has no curl_"), std::string::npos) << r.err;
     EXPECT_EQ(tree_diff(before, snapshot(venv)), "");
 }
