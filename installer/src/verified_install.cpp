@@ -31,13 +31,15 @@ bool undo_rejected_install(const VerifyReport& report, const std::optional<Error
     return report.framework.error.has_value() && !failed_before;
 }
 
-// The framework level of the environment as it is, before the change.
+// The framework level of the environment as it is, before the change, where its check ran.
 std::optional<Error> framework_failure_now(const probe::Environment& env, const probe::MachineProbe& machine, const VerifyOptions& checks) {
     VerifyOptions o = checks;
     o.driver = false;
     o.diagnose = false;
     o.framework_options.modules.clear();  // a --check-module package may come with the change
-    return verify_environment(env, machine, o).framework.error;
+    // An interpreter that cannot start says nothing of the framework: not a failure before.
+    auto level = verify_environment(env, machine, o).framework;
+    return level.ran ? level.error : std::nullopt;
 }
 
 }  // namespace
