@@ -29,9 +29,8 @@ void add_target_options(CLI::App& cmd, TargetOptions& opts) {
 namespace {
 
 // The app folder at or above `dir` (app_folder.hpp), as --app and --path; nullopt where none.
-std::optional<TargetOptions> app_folder_around(const std::filesystem::path& dir) {
-    auto catalog = load_app_catalog();
-    auto found = apps::find_apps(*catalog, {.cwd = dir, .usual_places = false});
+std::optional<TargetOptions> app_folder_around(const apps::AppCatalog& catalog, const std::filesystem::path& dir) {
+    auto found = apps::find_apps(catalog, {.cwd = dir, .usual_places = false});
     if (found.empty()) return std::nullopt;
     return TargetOptions{.app = found.front().profile->app.name, .path = found.front().folder.string()};
 }
@@ -40,7 +39,7 @@ std::optional<TargetOptions> app_folder_around(const std::filesystem::path& dir)
 
 void settle_bare_target(TargetOptions& opts, const std::filesystem::path& cwd) {
     if (cwd.empty() || opts.given() || env::get(EnvVar::VirtualEnv) || env::get(EnvVar::CondaPrefix)) return;
-    if (auto app = app_folder_around(cwd)) {
+    if (auto app = app_folder_around(*load_app_catalog(), cwd)) {
         opts.app = app->app;
         opts.path = app->path;
         opts.from_current_folder = true;
@@ -50,11 +49,12 @@ void settle_bare_target(TargetOptions& opts, const std::filesystem::path& cwd) {
 std::optional<TargetOptions> app_holding(const TargetOptions& given, const probe::Environment& env) {
     if (!given.app.empty() || !given.path.empty()) return given;
     if (env.root.empty()) return std::nullopt;
-    auto app = app_folder_around(env.root);
+    const auto catalog = load_app_catalog();
+    auto app = app_folder_around(*catalog, env.root);
     if (!app) return std::nullopt;
     // Only where that app's environment is this one (not a venv that merely lies below it).
     std::error_code ec;
-    const auto sigs = load_app_catalog()->signatures();
+    const auto sigs = catalog->signatures();
     for (const auto& e : probe::app_environments(app->app, app->path, &sigs))
         if (std::filesystem::equivalent(e.root, env.root, ec)) return app;
     return std::nullopt;
