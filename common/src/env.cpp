@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include "envfix/common/utf8.hpp"
+
 namespace envfix::env {
 
 const std::vector<EnvVarInfo>& table() {
@@ -102,15 +104,15 @@ std::string_view name(EnvVar v) {
 
 std::optional<std::string> get(EnvVar v) {
     std::string n(name(v));
-    const char* value = std::getenv(n.c_str());
+    auto value = utf8::environment_variable(n);
     // Proxy variables are also read in lower case, as curl and pip do.
-    if ((!value || !*value) && n.size() > 6 && n.ends_with("_PROXY")) {
+    if ((!value || value->empty()) && n.size() > 6 && n.ends_with("_PROXY")) {
         std::string lowered;
         for (char c : n) lowered += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-        value = std::getenv(lowered.c_str());
+        value = utf8::environment_variable(lowered);
     }
-    if (!value || !*value) return std::nullopt;
-    return std::string(value);
+    if (!value || value->empty()) return std::nullopt;
+    return value;
 }
 
 std::string get_or(EnvVar v, std::string_view fallback) {
@@ -118,11 +120,6 @@ std::string get_or(EnvVar v, std::string_view fallback) {
     return value ? *value : std::string(fallback);
 }
 
-std::optional<std::string> get_raw(EnvVar v) {
-    std::string n(name(v));
-    const char* value = std::getenv(n.c_str());
-    if (!value) return std::nullopt;
-    return std::string(value);
-}
+std::optional<std::string> get_raw(EnvVar v) { return utf8::environment_variable(std::string(name(v))); }
 
 }  // namespace envfix::env

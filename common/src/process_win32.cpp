@@ -7,8 +7,9 @@
 
 #include "envfix/common/env.hpp"
 #include "envfix/common/process.hpp"
-#include "envfix/common/win32_error.hpp"
 #include "envfix/common/strings.hpp"
+#include "envfix/common/utf8.hpp"
+#include "envfix/common/win32_error.hpp"
 
 namespace envfix {
 
@@ -16,13 +17,7 @@ namespace stdfs = std::filesystem;
 
 namespace {
 
-std::wstring widen(const std::string& s) {
-    if (s.empty()) return {};
-    int n = MultiByteToWideChar(CP_UTF8, 0, s.data(), static_cast<int>(s.size()), nullptr, 0);
-    std::wstring w(static_cast<size_t>(n), L'\0');
-    MultiByteToWideChar(CP_UTF8, 0, s.data(), static_cast<int>(s.size()), w.data(), n);
-    return w;
-}
+using utf8::widen;
 
 // CommandLineToArgvW-compatible quoting.
 void append_quoted(std::wstring& cmd, const std::wstring& arg) {

@@ -7,17 +7,12 @@
 #include <string>
 
 #include "dynlib.hpp"
+#include "envfix/common/utf8.hpp"
 
 namespace envfix::probe {
 
 namespace {
-std::string narrow(const std::wstring& w) {
-    if (w.empty()) return {};
-    int n = ::WideCharToMultiByte(CP_UTF8, 0, w.data(), static_cast<int>(w.size()), nullptr, 0, nullptr, nullptr);
-    std::string s(static_cast<size_t>(n), '\0');
-    ::WideCharToMultiByte(CP_UTF8, 0, w.data(), static_cast<int>(w.size()), s.data(), n, nullptr, nullptr);
-    return s;
-}
+using utf8::narrow;
 
 std::string nvsmi_folder() {
     PWSTR folder = nullptr;
@@ -31,7 +26,7 @@ std::string nvsmi_folder() {
 std::string system32() {
     wchar_t buf[MAX_PATH];
     UINT n = ::GetSystemDirectoryW(buf, MAX_PATH);
-    return n ? narrow(std::wstring(buf, n)) + "\\" : std::string();
+    return n ? narrow({buf, n}) + "\\" : std::string();
 }
 }  // namespace
 

@@ -6,32 +6,20 @@
 #include <iterator>
 
 #include "dynlib.hpp"
+#include "envfix/common/utf8.hpp"
 
 namespace envfix::probe {
 
 namespace {
-std::wstring widen(const std::string& s) {
-    if (s.empty()) return {};
-    int n = ::MultiByteToWideChar(CP_UTF8, 0, s.data(), static_cast<int>(s.size()), nullptr, 0);
-    std::wstring w(static_cast<size_t>(n), L'\0');
-    ::MultiByteToWideChar(CP_UTF8, 0, s.data(), static_cast<int>(s.size()), w.data(), n);
-    return w;
-}
-
-std::string narrow(const wchar_t* w, size_t len) {
-    if (len == 0) return {};
-    int n = ::WideCharToMultiByte(CP_UTF8, 0, w, static_cast<int>(len), nullptr, 0, nullptr, nullptr);
-    std::string s(static_cast<size_t>(n), '\0');
-    ::WideCharToMultiByte(CP_UTF8, 0, w, static_cast<int>(len), s.data(), n, nullptr, nullptr);
-    return s;
-}
+using utf8::narrow;
+using utf8::widen;
 
 std::string last_error_text(DWORD code) {
     wchar_t* buf = nullptr;
     DWORD len = ::FormatMessageW(FORMAT_MESSAGE_ALLOCATE_BUFFER | FORMAT_MESSAGE_FROM_SYSTEM |
                                      FORMAT_MESSAGE_IGNORE_INSERTS,
                                  nullptr, code, 0, reinterpret_cast<wchar_t*>(&buf), 0, nullptr);
-    std::string text = buf ? narrow(buf, len) : std::string();
+    std::string text = buf ? narrow({buf, len}) : std::string();
     if (buf) ::LocalFree(buf);
     // System messages end in a full stop and a line break; the reason goes inside a sentence.
     while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ' || text.back() == '.')) text.pop_back();
@@ -61,7 +49,7 @@ void* DynLib::symbol(const char* name) const {
 std::string DynLib::path() const {
     wchar_t buf[MAX_PATH * 4];
     DWORD n = ::GetModuleFileNameW(reinterpret_cast<HMODULE>(handle_), buf, static_cast<DWORD>(std::size(buf)));
-    return n ? narrow(buf, n) : std::string();
+    return n ? narrow({buf, n}) : std::string();
 }
 
 }  // namespace envfix::probe

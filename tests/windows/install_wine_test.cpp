@@ -108,5 +108,43 @@ TEST_F(Installs, FixComfyUiBatInstallsAndUndoesWhatItsVerificationRefuses) {
     EXPECT_EQ(tree_diff(before, snapshot(app, {"python_embeded/.envfix"})), "");
 }
 
+// A portable folder under a Windows user's folder named in Chinese with a space, and the caches
+// under that user's AppData: every path envfix makes from an argument, a variable or a file's text
+// is UTF-8 turned into the same UTF-16 name (docs/windows.md, "Non-ASCII paths").
+class InstallsUnderChineseNames : public Installs {
+protected:
+    InstallsUnderChineseNames() {
+        app = dir / "用户 张三/下载/ComfyUI_windows_portable";
+        site = app / "python_embeded/Lib/site-packages";
+    }
+    EnvList caches() const {
+        const auto local = dir / "用户 张三/AppData/Local/envfix";
+        return {{"ENVFIX_CACHE_DIR", winpath(local / "cache")},
+                {"ENVFIX_CONFIG_DIR", winpath(local / "config")},
+                {"ENVFIX_DATA_DIR", winpath(local / "data")}};
+    }
+};
+
+TEST_F(InstallsUnderChineseNames, DoctorPlanInstallHistoryRollback) {
+    auto before = snapshot(app);
+    auto doctor = envfix(args({"doctor"}), caches());
+    EXPECT_TRUE(has(doctor.out + doctor.err, "下载")) << doctor.out << doctor.err;
+    EXPECT_FALSE(has(doctor.out + doctor.err, "no ComfyUI")) << doctor.out << doctor.err;
+
+    auto env = caches();
+    for (const auto& v : standin(rtx5090())) env.push_back(v);
+    auto r = envfix(args({"install", "--no-verify"}, index_args("cu128")), env, 300);
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    EXPECT_TRUE(stdfs::exists(site / "torch-2.7.0+cu128.dist-info/RECORD"));
+    EXPECT_TRUE(stdfs::exists(dir / "用户 张三/AppData/Local/envfix/cache")) << "the cache where the variable names it";
+
+    auto h = envfix(args({"history"}), caches());
+    ASSERT_EQ(h.code, 0) << h.out << h.err;
+    EXPECT_TRUE(has(h.out, "2.7.0+cu128")) << h.out;
+    auto back = envfix(args({"rollback"}), caches());
+    ASSERT_EQ(back.code, 0) << back.out << back.err;
+    EXPECT_EQ(tree_diff(before, snapshot(app, {"python_embeded/.envfix"})), "");
+}
+
 }  // namespace
 }  // namespace envfix::test::wine
