@@ -115,6 +115,9 @@ const CatalogEntry entries[] = {
     {"install.record_kept", "{name}: {count} files are kept because the environment or other distributions need them",
      "{name}：保留了 {count} 个文件，因为环境本身或其他发行包需要它们"},
     // The lock and the transaction
+    {"install.files_in_use",
+     "{program} (process {pid}) has {file} loaded{more}: close it (for ComfyUI, its window) and run the command again; nothing was changed",
+     "{program}（进程 {pid}）正在使用 {file}{more}：请先关闭它（ComfyUI 请关闭其窗口），再重新运行此命令；未做任何更改"},
     {"install.locked", "{path} is being changed by another envfix (process {pid}); try again when it has finished, or pass --wait",
      "{path} 正被另一个 envfix（进程 {pid}）修改；请等它完成后再试，或加上 --wait"},
     {"install.lock_waiting", "waiting for envfix (process {pid}) to finish with {path}", "正在等待 envfix（进程 {pid}）完成对 {path} 的操作"},

@@ -38,9 +38,18 @@ Expected<void> move_beneath(const stdfs::path& root, std::string_view from, std:
     ENVFIX_TRY_VOID(check_no_links(root, from));
     ENVFIX_TRY_VOID(check_no_links(root, to));
     const auto a = root / stdfs::u8path(std::string(from)), b = root / stdfs::u8path(std::string(to));
+    // Antivirus scanners and the search indexer open a new or changed file for a moment without
+    // letting it be moved: a sharing violation is waited out, about 3 s at most, before it fails.
     // Without MOVEFILE_REPLACE_EXISTING the move fails when `b` exists.
-    if (!MoveFileExW(a.c_str(), b.c_str(), MOVEFILE_WRITE_THROUGH)) return win32::write_error(b, GetLastError());
-    return {};
+    DWORD err = 0;
+    for (DWORD wait_ms : {0, 20, 50, 100, 200, 400, 800, 1500}) {
+        Sleep(wait_ms);
+        if (MoveFileExW(a.c_str(), b.c_str(), MOVEFILE_WRITE_THROUGH)) return {};
+        err = GetLastError();
+        if (err != ERROR_SHARING_VIOLATION && err != ERROR_LOCK_VIOLATION && err != ERROR_ACCESS_DENIED) break;
+    }
+    if (err == ERROR_SHARING_VIOLATION || err == ERROR_LOCK_VIOLATION) return fail(ExitCode::Locked, "fs.in_use", {{"path", a.string()}});
+    return win32::write_error(b, err);
 }
 
 }  // namespace envfix::fs

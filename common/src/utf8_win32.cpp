@@ -9,8 +9,8 @@
 // narrow-to-wide conversion in the C++ library is UTF-8 <-> UTF-16 (unpaired surrogates, which
 // Windows file names may hold, pass as 3-byte sequences both ways). This object is linked because
 // main() calls arguments() from it.
-#include <windows.h>
 #include <shellapi.h>
+#include <windows.h>
 
 #include <cwchar>
 #include <locale>

@@ -17,6 +17,7 @@
 #include "envfix/common/beneath.hpp"
 #include "envfix/common/env.hpp"
 #include "envfix/common/fs.hpp"
+#include "envfix/common/held_files.hpp"
 #include "envfix/common/interrupt.hpp"
 #include "envfix/installer/fault.hpp"
 #include "file_ops.hpp"
@@ -85,6 +86,18 @@ Expected<void> op_forward(const std::vector<Area>& areas, const JournalOp& op) {
     const Area& a = areas[op.area];
     if (op.kind == JournalOp::Kind::Out) return fs::move_beneath(a.root, op.path, a.stage_rel("old/", op.path));
     return fs::move_beneath(a.root, a.stage_rel("new/", op.path), op.path);
+}
+
+Expected<void> check_not_held(const std::vector<Area>& areas, const std::vector<JournalOp>& ops) {
+    std::vector<stdfs::path> out;
+    for (const auto& op : ops)
+        if (op.kind == JournalOp::Kind::Out) out.push_back(areas[op.area].dest(op.path));
+    const auto held = fs::programs_holding(out);
+    if (held.empty()) return {};
+    const auto& h = held.front();
+    std::string more = held.size() > 1 ? " (+" + std::to_string(held.size() - 1) + ")" : "";
+    return fail(ExitCode::Locked, "install.files_in_use",
+                {{"program", h.program}, {"pid", std::to_string(h.pid)}, {"file", h.file.string()}, {"more", more}});
 }
 
 Expected<void> op_backward(const std::vector<Area>& areas, const JournalOp& op) {
@@ -498,6 +511,7 @@ Expected<void> Transaction::prepare_planned(std::vector<JournalOp> ops, const st
                                             const std::vector<char>& on_disk) {
     Impl& m = *impl_;
     ENVFIX_TRY_VOID(begun());  // one journal write at a time
+    ENVFIX_TRY_VOID(tx::check_not_held(m.areas, ops));
     {
         // The backups' folders (a rollback moves out files of 400 folders).
         std::vector<std::pair<size_t, std::string>> out;

@@ -57,6 +57,9 @@ Expected<std::vector<JournalOp>> plan_moves(const std::vector<Area>& areas, cons
 bool op_done(const std::vector<Area>& areas, const JournalOp& op);
 Expected<void> op_forward(const std::vector<Area>& areas, const JournalOp& op);
 Expected<void> op_backward(const std::vector<Area>& areas, const JournalOp& op);
+// Before any move: no running program has a file the moves take out loaded (Windows; Locked,
+// "install.files_in_use", naming the program, its process and the first such file).
+Expected<void> check_not_held(const std::vector<Area>& areas, const std::vector<JournalOp>& ops);
 // Whether the operation's paths, at the area and in its staging folder, are reached without a
 // link on the way: checked for every operation of a journal read back before any is acted on.
 Expected<void> op_check(const std::vector<Area>& areas, const JournalOp& op);

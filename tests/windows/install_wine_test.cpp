@@ -3,6 +3,9 @@
 // history, rollback to the files as they were.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include "index_fixtures.hpp"
 #include "install_fixtures.hpp"
 #include "layouts.hpp"
@@ -105,6 +108,80 @@ TEST_F(Installs, FixComfyUiBatInstallsAndUndoesWhatItsVerificationRefuses) {
     EXPECT_TRUE(has(all, "driver check passed")) << all;
     EXPECT_TRUE(has(all, "so it was undone")) << all;
     EXPECT_TRUE(has(all, "Press any key")) << all;
+    EXPECT_EQ(tree_diff(before, snapshot(app, {"python_embeded/.envfix"})), "");
+}
+
+// holder.exe (tests/windows/dlls/holder.c) holding `file` until `stop` appears or `ms` have
+// passed: a running ComfyUI ("load": a DLL loaded) or a scanner ("open": no moving or deleting).
+class Holder {
+public:
+    Holder(WineTest& t, const std::string& how, const stdfs::path& file, const stdfs::path& dir, int ms = 0)
+        : ready_(dir / "holder-ready"), stop_(dir / "holder-stop") {
+        stdfs::remove(ready_);
+        stdfs::remove(stop_);
+        std::vector<std::string> argv{(build_dir() / "standin/holder.exe").string(), how, winpath(file), winpath(ready_), winpath(stop_)};
+        if (ms) argv.push_back(std::to_string(ms));
+        thread_ = std::thread([&t, argv, dir] { t.wine(argv, {}, dir, 150); });
+        for (int i = 0; i < 300 && !stdfs::exists(ready_); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    ~Holder() { release(); }
+    bool holds() const { return stdfs::exists(ready_); }
+    void release() {
+        if (!thread_.joinable()) return;
+        write_text(stop_, "");
+        thread_.join();
+    }
+
+private:
+    stdfs::path ready_, stop_;
+    std::thread thread_;
+};
+
+// A ComfyUI left running holds torch's DLLs: the install that would replace them says which
+// program holds which file and changes nothing; once the program has ended, it goes through.
+TEST_F(Installs, FileLoadedByARunningProgramStopsTheChangeBeforeIt) {
+    pip_install_target(
+        site,
+        {build_wheel(
+            torch_wheel({.version = "2.6.0+cu124", .cuda = "12.4", .lib_fixture = "win_long_names_86.dll", .lib_name = "torch_cuda.dll"}),
+            dir / "wheels")});
+    auto before = snapshot(app);
+    Holder holder(*this, "load", site / "torch/lib/torch_cuda.dll", dir.path());
+    ASSERT_TRUE(holder.holds()) << "holder.exe did not load the DLL";
+
+    auto r = envfix(args({"install", "--no-verify"}, index_args("cu128")), standin(rtx5090()), 300);
+    holder.release();
+    EXPECT_EQ(r.code, 64) << r.out << r.err;
+    EXPECT_TRUE(has(r.err, "holder.exe (process ")) << r.err;
+    EXPECT_TRUE(has(r.err, "torch_cuda.dll loaded")) << r.err;
+    EXPECT_TRUE(has(r.err, "nothing was changed")) << r.err;
+    EXPECT_EQ(tree_diff(before, snapshot(app, {"python_embeded/.envfix"})), "");
+
+    auto again = envfix(args({"install", "--no-verify"}, index_args("cu128")), standin(rtx5090()), 300);
+    EXPECT_EQ(again.code, 0) << again.out << again.err;
+}
+
+// A file a scanner holds for a moment is moved once it lets go; one held past the retries stops
+// the change with the file named, and the moves made so far are undone.
+TEST_F(Installs, FileHeldOpenIsWaitedForThenNamed) {
+    auto v1 = build_wheel({{"name", "holdme"}, {"version", "1.0"}, {"files", {{"holdme.py", "v = 1\n"}}}}, dir / "wheels");
+    auto v2 = build_wheel({{"name", "holdme"}, {"version", "2.0"}, {"files", {{"holdme.py", "v = 2\n"}}}}, dir / "wheels");
+    auto v3 = build_wheel({{"name", "holdme"}, {"version", "3.0"}, {"files", {{"holdme.py", "v = 3\n"}}}}, dir / "wheels");
+    pip_install_target(site, {v1});
+    {
+        Holder brief(*this, "open", site / "holdme.py", dir.path(), 1500);
+        ASSERT_TRUE(brief.holds());
+        auto r = envfix(args({"install", "--no-verify", "--no-deps", winpath(v2)}));
+        EXPECT_EQ(r.code, 0) << r.out << r.err;
+        EXPECT_EQ(read_text(site / "holdme.py"), "v = 2\n");
+    }
+    auto before = snapshot(app, {"python_embeded/.envfix"});
+    Holder held(*this, "open", site / "holdme.py", dir.path());
+    ASSERT_TRUE(held.holds());
+    auto r = envfix(args({"install", "--no-verify", "--no-deps", winpath(v3)}));
+    held.release();
+    EXPECT_EQ(r.code, 64) << r.out << r.err;
+    EXPECT_TRUE(has(r.err, "holdme.py is in use by another program")) << r.err;
     EXPECT_EQ(tree_diff(before, snapshot(app, {"python_embeded/.envfix"})), "");
 }
 

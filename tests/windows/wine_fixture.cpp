@@ -43,7 +43,7 @@ RunResult WineTest::wine(const std::vector<std::string>& args, const EnvList& en
     argv.insert(argv.end(), args.begin(), args.end());
     EnvList full{{"WINEPREFIX", prefix.string()},
                  {"WINEDEBUG", "-all"},
-                 {"LC_ALL", "C.UTF-8"},  // Wine turns Unix arguments and variables into UTF-16 by the locale
+                 {"LC_CTYPE", "C.UTF-8"},  // the charset Wine turns Unix arguments and variables into UTF-16 by
                  {"ENVFIX_LANG", "en"},
                  {"ENVFIX_CACHE_DIR", winpath(home / "cache")},
                  {"ENVFIX_CONFIG_DIR", winpath(home / "config")},

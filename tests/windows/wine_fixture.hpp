@@ -22,10 +22,7 @@ stdfs::path build_dir();  // build-windows/exe (stand-in DLLs in standin/)
 std::string winpath(const stdfs::path& p);
 
 class WineTest : public ::testing::Test {
-protected:
-    void SetUp() override;
-    void TearDown() override;
-
+public:
     // envfix.exe with `args`; output with Windows' CR LF turned into LF. Caches and settings are
     // under home/ (ENVFIX_CACHE_DIR & co. as Windows paths), ENVFIX_LANG=en unless `env` says.
     RunResult envfix(const std::vector<std::string>& args, const EnvList& env = {}, int timeout_s = 180);
@@ -36,6 +33,10 @@ protected:
     static EnvList standin(const std::string& gpu);
     static std::string rtx5090(const std::string& extra = "");
     stdfs::path system32() const { return prefix / "drive_c/windows/system32"; }
+
+protected:
+    void SetUp() override;
+    void TearDown() override;
 
     TempDir dir{"wine"};
     stdfs::path prefix = dir / "prefix";

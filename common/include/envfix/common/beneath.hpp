@@ -22,8 +22,10 @@ Expected<void> check_no_links(const std::filesystem::path& root, std::string_vie
 // opened beneath `root` without following a link: a link planted between the check and the move
 // cannot redirect it (Linux: openat2 with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS where the kernel
 // has it, else one part at a time with O_NOFOLLOW; elsewhere check_no_links, then the rename).
-// Errors: UnsafeState "fs.link_on_the_way" for a link on the way; else "fs.write_failed" with the
-// exit code of the system's error, naming root/`to`.
+// Windows waits out a file held by another program for about 3 s (antivirus, the indexer).
+// Errors: UnsafeState "fs.link_on_the_way" for a link on the way; Locked "fs.in_use" naming
+// root/`from` when another program still holds it (Windows); else "fs.write_failed" with the exit
+// code of the system's error, naming root/`to`.
 Expected<void> move_beneath(const std::filesystem::path& root, std::string_view from, std::string_view to);
 
 // Whether `p`, its links followed, lies at or under `root`, its links followed too. A path that

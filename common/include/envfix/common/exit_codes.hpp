@@ -50,7 +50,7 @@ enum class ExitCode : int {
     IncompatibleWheel = 61,  // another platform / Python
     DiskFull = 62,
     PermissionDenied = 63,   // read-only site-packages and the like
-    Locked = 64,             // another envfix holds the environment's lock
+    Locked = 64,             // another envfix holds the environment's lock; a running program holds a file (Windows)
     RolledBack = 65,         // verify failed after install; the environment was rolled back
     NoSnapshot = 66,         // rollback target missing
     NotInstallable = 67,     // sdist or nothing installable for the request
