@@ -1,6 +1,7 @@
 // Which running program has which file loaded: every process's module list (Toolhelp), compared
 // with the files by their full paths, case folded as Windows compares names.
 #include <windows.h>
+// after windows.h, which it needs
 #include <tlhelp32.h>
 
 #include <map>
@@ -49,7 +50,8 @@ std::vector<HeldFile> programs_holding(const std::vector<std::filesystem::path>&
         me.dwSize = sizeof me;
         for (BOOL m = ::Module32FirstW(mods, &me); m; m = ::Module32NextW(mods, &me)) {
             const auto i = entry_holding(wanted, folded(me.szExePath));
-            if (i && !found.count(*i)) found.emplace(*i, HeldFile{std::filesystem::path(me.szExePath), utf8::narrow(pe.szExeFile), pe.th32ProcessID});
+            if (i && !found.count(*i))
+                found.emplace(*i, HeldFile{std::filesystem::path(me.szExePath), utf8::narrow(pe.szExeFile), pe.th32ProcessID});
         }
         ::CloseHandle(mods);
     }

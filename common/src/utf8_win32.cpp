@@ -9,8 +9,9 @@
 // narrow-to-wide conversion in the C++ library is UTF-8 <-> UTF-16 (unpaired surrogates, which
 // Windows file names may hold, pass as 3-byte sequences both ways). This object is linked because
 // main() calls arguments() from it.
-#include <shellapi.h>
 #include <windows.h>
+// after windows.h, which it needs
+#include <shellapi.h>
 
 #include <cwchar>
 #include <locale>

@@ -1,6 +1,7 @@
 #pragma once
 // The launcher files of one entry point on this machine's layout: launchers_posix.cpp writes
-// pip's script, launchers_win32.cpp the .cmd + -script.py pair (scripts.hpp says why).
+// pip's script, launchers_win32.cpp pip's .exe launcher, or the .cmd + -script.py pair where the
+// environment has no pip to take the launcher from (scripts.hpp).
 #include <string>
 #include <vector>
 

@@ -1,7 +1,10 @@
 // Entry points and launcher texts (scripts.hpp).
 #include "envfix/installer/scripts.hpp"
 
+#include <zlib.h>
+
 #include <algorithm>
+#include <cstdint>
 
 #include "envfix/common/strings.hpp"
 
@@ -143,18 +146,83 @@ std::string posix_launcher(const EntryPoint& ep, std::string_view interpreter) {
     return posix_shebang(interpreter) + launcher_body(ep);
 }
 
+namespace {
+
+void put16(std::string& out, uint32_t v) {
+    for (int i = 0; i < 2; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
+}
+void put32(std::string& out, uint32_t v) {
+    for (int i = 0; i < 4; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
+}
+
+// A zip of one stored file, as Python's ZipFile.writestr makes it (its date: 1980-01-01, the
+// zip epoch, instead of the clock's, so the same wheel gives the same launcher).
+std::string stored_zip(std::string_view name, std::string_view data) {
+    const auto crc = static_cast<uint32_t>(::crc32(0, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size())));
+    const auto size = static_cast<uint32_t>(data.size()), name_len = static_cast<uint32_t>(name.size());
+    constexpr uint32_t kDate = (0 << 9) | (1 << 5) | 1;  // 1980-01-01
+    auto fields = [&](std::string& out) {
+        put16(out, 20);  // version needed: 2.0
+        put16(out, 0);  // flags
+        put16(out, 0);  // stored
+        put16(out, 0);  // time
+        put16(out, kDate);
+        put32(out, crc);
+        put32(out, size);
+        put32(out, size);
+        put16(out, name_len);
+        put16(out, 0);  // extra
+    };
+    std::string out;
+    put32(out, 0x04034b50);
+    fields(out);
+    out += name;
+    out += data;
+    const auto central = static_cast<uint32_t>(out.size());
+    put32(out, 0x02014b50);
+    put16(out, 20);  // made by: 2.0, MS-DOS attributes
+    fields(out);
+    put16(out, 0);  // comment
+    put16(out, 0);  // disk
+    put16(out, 0);  // internal attributes
+    put32(out, 0600u << 16);  // external attributes: rw------- as writestr sets them
+    put32(out, 0);  // the local header's offset
+    out += name;
+    const auto central_size = static_cast<uint32_t>(out.size()) - central;
+    put32(out, 0x06054b50);
+    put16(out, 0);
+    put16(out, 0);
+    put16(out, 1);
+    put16(out, 1);
+    put32(out, central_size);
+    put32(out, central);
+    put16(out, 0);
+    return out;
+}
+
+// distlib's _get_alternate_executable: a GUI script runs pythonw.exe beside python.exe.
+std::string gui_interpreter(std::string exe) {
+    auto slash = exe.find_last_of('\\');
+    std::string leaf = slash == std::string::npos ? exe : exe.substr(slash + 1);
+    if (str::lower(leaf) == "python.exe") exe = exe.substr(0, exe.size() - leaf.size()) + "pythonw.exe";
+    return exe;
+}
+
+}  // namespace
+
+std::string windows_exe_launcher(const EntryPoint& ep, std::string_view launcher, std::string_view interpreter_abs) {
+    std::string exe = ep.gui ? gui_interpreter(std::string(interpreter_abs)) : std::string(interpreter_abs);
+    if (exe.find(' ') != std::string::npos && !exe.starts_with('"')) exe = "\"" + exe + "\"";  // enquote_executable
+    // _build_shebang ends the line with "\n"; _write_script adds os.linesep ("\r\n") after it.
+    return std::string(launcher) + "#!" + exe + "\n\r\n" + stored_zip("__main__.py", launcher_body(ep));
+}
+
 WindowsLauncher windows_launcher(const EntryPoint& ep, std::string_view interpreter_from_scripts,
                                  std::string_view interpreter_abs) {
     WindowsLauncher w;
     w.cmd_name = ep.name + ".cmd";
     w.script_name = ep.name + (ep.gui ? "-script.pyw" : "-script.py");
-    std::string exe(interpreter_from_scripts);
-    if (ep.gui) {
-        // python.exe -> pythonw.exe beside it
-        auto slash = exe.find_last_of('\\');
-        std::string leaf = slash == std::string::npos ? exe : exe.substr(slash + 1);
-        if (str::lower(leaf) == "python.exe") exe = exe.substr(0, exe.size() - leaf.size()) + "pythonw.exe";
-    }
+    const std::string exe = ep.gui ? gui_interpreter(std::string(interpreter_from_scripts)) : std::string(interpreter_from_scripts);
     // %~dp0 is the folder of the .cmd with a trailing backslash; quoting keeps spaces working.
     w.cmd_text = "@echo off\r\n\"%~dp0" + exe + "\" \"%~dp0" + w.script_name + "\" %*\r\n";
     w.script_text = "#!" + std::string(interpreter_abs) + "\r\n" + str::replace_all(launcher_body(ep), "\n", "\r\n");

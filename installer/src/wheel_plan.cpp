@@ -7,6 +7,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "envfix/common/fs.hpp"
+#include "envfix/common/platform.hpp"
 #include "envfix/common/strings.hpp"
 #include "envfix/installer/scripts.hpp"
 #include "envfix/network/url.hpp"
@@ -88,6 +90,13 @@ ScriptTarget script_target(const probe::Environment& env, const InstallScheme& s
     t.python_minor = env.facts.minor;
     auto rel = stdfs::path(t.interpreter).lexically_relative(scheme.scripts);
     t.interpreter_from_scripts = rel.empty() ? t.interpreter : str::replace_all(rel.generic_string(), "/", "\\");
+    if (env.layout_os == probe::LayoutOs::Windows) {
+        const auto distlib = scheme.purelib / "pip/_vendor/distlib";
+        const std::string arm = platform::machine() == "aarch64" ? "-arm" : "";
+        constexpr uint64_t kMost = 4 << 20;  // distlib's launchers are about 100 KiB
+        if (auto t64 = fs::read_file(distlib / ("t64" + arm + ".exe"), kMost)) t.console_launcher = std::move(*t64);
+        if (auto w64 = fs::read_file(distlib / ("w64" + arm + ".exe"), kMost)) t.gui_launcher = std::move(*w64);
+    }
     return t;
 }
 

@@ -2,9 +2,11 @@
 #include <gtest/gtest.h>
 
 #include "envfix/installer/scripts.hpp"
+#include "support.hpp"
 
 using namespace envfix;
 using namespace envfix::installer;
+using namespace envfix::test;
 
 TEST(EntryPoints, ReadsConsoleAndGuiScriptsOnly) {
     auto eps = parse_entry_points(
@@ -106,6 +108,31 @@ TEST(Launchers, WindowsPairRunsThePythonBesideIt) {
     auto g = windows_launcher(gui, "python.exe", "C:\\venv\\Scripts\\python.exe");
     EXPECT_EQ(g.script_name, "viewer-script.pyw");
     EXPECT_EQ(g.cmd_text, "@echo off\r\n\"%~dp0pythonw.exe\" \"%~dp0viewer-script.pyw\" %*\r\n");
+}
+
+// distlib's layout (pip's _vendor/distlib/scripts.py, _write_script): the launcher's bytes, the
+// shebang ("\n" from _build_shebang, then os.linesep), a zip whose __main__.py is the body; Python's
+// own zipfile reads it as the launcher's interpreter will.
+TEST(Launchers, WindowsExeIsDistlibsLauncherShebangAndZip) {
+    const std::string launcher = std::string("MZ\x90\0launcher bytes", 18);
+    EntryPoint ep{"tool", "pkg.cli", "main"};
+    const auto exe = windows_exe_launcher(ep, launcher, "C:\\Program Files\\Py\\python.exe");
+    ASSERT_EQ(exe.rfind(launcher, 0), 0u);
+    const std::string shebang = "#!\"C:\\Program Files\\Py\\python.exe\"\n\r\n";
+    ASSERT_EQ(exe.compare(launcher.size(), shebang.size(), shebang), 0) << exe.substr(launcher.size(), 60);
+    TempDir dir{"launcher"};
+    write_text(dir / "tool.exe", exe);
+    auto r = run_program({ENVFIX_TEST_PYTHON, "-c",
+                          "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); print(z.namelist()); "
+                          "sys.stdout.write(z.read('__main__.py').decode())",
+                          (dir / "tool.exe").string()});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, "['__main__.py']\n" + launcher_body(ep));
+
+    EntryPoint gui{"viewer", "pkg.gui", "start", true};
+    const auto w = windows_exe_launcher(gui, launcher, "D:\\env\\python.exe");
+    const std::string gui_shebang = "#!D:\\env\\pythonw.exe\n\r\n";
+    EXPECT_EQ(w.compare(launcher.size(), gui_shebang.size(), gui_shebang), 0) << w.substr(launcher.size(), 40);
 }
 
 TEST(Scripts, PythonShebangIsRewrittenLikePipDoes) {

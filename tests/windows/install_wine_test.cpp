@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <map>
+#include <regex>
 #include <thread>
 
 #include "index_fixtures.hpp"
@@ -47,6 +49,10 @@ protected:
         for (const auto& a : target()) head.push_back(a);
         head.insert(head.end(), tail.begin(), tail.end());
         return head;
+    }
+    static std::vector<std::string> with_verbose(std::vector<std::string> a) {
+        a.push_back("-v");
+        return a;
     }
     std::vector<std::string> dist_infos() const {
         std::vector<std::string> out;
@@ -183,6 +189,78 @@ TEST_F(Installs, FileHeldOpenIsWaitedForThenNamed) {
     EXPECT_EQ(r.code, 64) << r.out << r.err;
     EXPECT_TRUE(has(r.err, "holdme.py is in use by another program")) << r.err;
     EXPECT_EQ(tree_diff(before, snapshot(app, {"python_embeded/.envfix"})), "");
+}
+
+// A console script goes in as pip writes it on Windows: Scripts\<name>.exe, the launcher of the
+// environment's own pip (distlib's t64.exe; here holder.exe's bytes stand for it) with the shebang
+// and the zipped body after it.
+TEST_F(Installs, ConsoleScriptIsAnExeLauncherFromTheEnvironmentsPip) {
+    const auto distlib = site / "pip/_vendor/distlib";
+    stdfs::create_directories(distlib);
+    stdfs::copy_file(build_dir() / "standin/holder.exe", distlib / "t64.exe");
+    auto wheel = build_wheel({{"name", "demo-tool"},
+                              {"version", "1.0"},
+                              {"files", {{"demo_tool.py", "def main():\n    return 0\n"}}},
+                              {"entry_points", {{"console_scripts", {{"demo-tool", "demo_tool:main"}}}}}},
+                             dir / "wheels");
+    auto r = envfix(args({"install", "--no-verify", "--no-deps", winpath(wheel)}));
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    const auto exe = app / "python_embeded/Scripts/demo-tool.exe";
+    ASSERT_TRUE(stdfs::exists(exe)) << r.out;
+    EXPECT_FALSE(stdfs::exists(app / "python_embeded/Scripts/demo-tool.cmd"));
+    const auto bytes = read_text(exe), launcher = read_text(distlib / "t64.exe");
+    EXPECT_EQ(bytes.rfind(launcher, 0), 0u);
+    const std::string shebang = "#!" + winpath(app / "python_embeded/python.exe") + "\n\r\n";
+    EXPECT_EQ(bytes.compare(launcher.size(), shebang.size(), shebang), 0) << bytes.substr(launcher.size(), 200);
+    EXPECT_TRUE(has(read_text(site / "demo_tool-1.0.dist-info/RECORD"), "../../Scripts/demo-tool.exe,sha256=") ||
+                has(read_text(site / "demo_tool-1.0.dist-info/RECORD"), "Scripts/demo-tool.exe,sha256="))
+        << read_text(site / "demo_tool-1.0.dist-info/RECORD");
+}
+
+// envfix.exe ended by TerminateProcess (ENVFIX_FAULT_AFTER, fault.hpp) at fault points spread
+// over a switch of two wheels with folders, data and a console script, then `recover` or the
+// same install again: the environment is the old one or the new one, never a mix.
+TEST_F(Installs, TerminatedAtFaultPointsLeavesTheOldOrTheNewEnvironment) {
+    auto wheel = [&](const std::string& name, const std::string& version, int files) {
+        nlohmann::ordered_json f;
+        for (int i = 0; i < files; ++i) f[name + "/m" + std::to_string(i) + ".py"] = "v = '" + version + "'\n";
+        return build_wheel({{"name", name},
+                            {"version", version},
+                            {"files", f},
+                            {"entry_points", {{"console_scripts", {{name + "-cli", name + ":main"}}}}}},
+                           dir / "wheels");
+    };
+    ASSERT_EQ(envfix(args({"install", "--no-verify", "--no-deps", winpath(wheel("alpha", "1.0", 6))})).code, 0);
+    const auto model = dir / "model";
+    copy_tree(app, model);
+    auto tree = [&] { return snapshot(app, {"python_embeded/.envfix/snapshots", "python_embeded/.envfix/store"}); };
+    const auto old_tree = tree();
+    const auto new_args =
+        args({"install", "--no-verify", "--no-deps", winpath(wheel("alpha", "2.0", 8)), winpath(wheel("beta", "1.0", 5))});
+    auto once = envfix(with_verbose(new_args));
+    ASSERT_EQ(once.code, 0) << once.err;
+    const auto new_tree = tree();
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(once.err, m, std::regex(R"((\d+) fault points passed)"))) << once.err;
+    const int points = std::stoi(m[1]);
+    ASSERT_GT(points, 10);
+
+    std::map<std::string, int> seen;
+    const int step = std::max(1, points / 8);
+    for (int n = 1; n <= points; n += step) {
+        SCOPED_TRACE("ENVFIX_FAULT_AFTER=" + std::to_string(n));
+        restore_tree(app, model);
+        auto killed = envfix(new_args, {{"ENVFIX_FAULT_AFTER", std::to_string(n)}});
+        EXPECT_EQ(killed.code, 137) << killed.out << killed.err;
+        auto after = n % 2 ? envfix(args({"recover"})) : envfix(new_args);
+        ASSERT_EQ(after.code, 0) << after.out << after.err;
+        const auto now = tree();
+        const std::string state = now == old_tree ? "old" : now == new_tree ? "new" : "neither";
+        ASSERT_NE(state, "neither") << tree_diff(old_tree, now) << "\nagainst new:\n" << tree_diff(new_tree, now);
+        seen[state]++;
+    }
+    EXPECT_GT(seen["old"], 0);
+    EXPECT_GT(seen["new"], 0);
 }
 
 // A portable folder under a Windows user's folder named in Chinese with a space, and the caches

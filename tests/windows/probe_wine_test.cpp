@@ -72,6 +72,22 @@ TEST_F(Probe, DriverInSystem32) {
     EXPECT_EQ(doc["devices"][0]["driver_model"], "WDDM");
 }
 
+// A DCH driver's own folder in the DriverStore (nvcuda64.dll, nvml.dll), with no copy in System32.
+TEST_F(Probe, DriverInTheDriverStore) {
+    const auto store = system32() / "DriverStore/FileRepository/nv_dispi.inf_amd64_5a1f0c2e9b7d4e61";
+    stdfs::create_directories(store);
+    stdfs::copy_file(build_dir() / "standin/nvcuda.dll", store / "nvcuda64.dll");
+    stdfs::copy_file(build_dir() / "standin/nvml.dll", store / "nvml.dll");
+    EnvList env = standin(rtx5090(",model=wddm"));
+    std::erase_if(env, [](const auto& kv) { return kv.first == "ENVFIX_LIBCUDA" || kv.first == "ENVFIX_LIBNVML"; });
+    auto r = envfix({"probe", "--json"}, env);
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    auto doc = r.json();
+    EXPECT_EQ(doc["devices"][0]["name"], "NVIDIA GeForce RTX 5090");
+    EXPECT_TRUE(has(doc["driver"]["library"].get<std::string>(), "nv_dispi.inf_amd64_5a1f0c2e9b7d4e61")) << r.out;
+    EXPECT_TRUE(has(doc["driver"]["nvml_library"].get<std::string>(), "nv_dispi.inf_amd64_5a1f0c2e9b7d4e61\\nvml.dll")) << r.out;
+}
+
 // --json is UTF-8 whatever the language (nlohmann's parser rejects anything else); Chinese
 // messages come from ENVFIX_LANG or the locale Wine takes from LANG.
 TEST_F(Probe, ChineseMessagesAndUtf8Json) {

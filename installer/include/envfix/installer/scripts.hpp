@@ -46,8 +46,13 @@ std::string launcher_body(const EntryPoint& ep);
 // A POSIX launcher: posix_shebang + launcher_body; byte for byte what pip writes.
 std::string posix_launcher(const EntryPoint& ep, std::string_view interpreter);
 
-// Windows: pip writes a launcher .exe with the script appended; envfix has no such .exe to
-// ship, so a command goes in as two files: "<name>.cmd", which runs the environment's own
+// Windows, as pip writes it: "<name>.exe", distlib's launcher (`launcher`: t64.exe for console
+// scripts, w64.exe for GUI ones, the bytes of the environment's own pip) followed by
+// "#!<interpreter>\n\r\n" (pythonw.exe for GUI scripts, quoted when it holds a space) and a zip
+// holding the body as __main__.py, which the launcher runs the interpreter on.
+std::string windows_exe_launcher(const EntryPoint& ep, std::string_view launcher, std::string_view interpreter_abs);
+
+// Windows without a launcher to copy (an environment without pip): two files, "<name>.cmd", which runs the environment's own
 // python.exe (pythonw.exe for GUI scripts) by a path relative to the .cmd itself (so a moved
 // portable folder keeps working), and "<name>-script.py" (".pyw" for GUI) with the body.
 struct WindowsLauncher {

@@ -37,6 +37,9 @@ struct ScriptTarget {
     probe::LayoutOs layout = probe::LayoutOs::Posix;
     int python_major = 3, python_minor = 0;
     std::string interpreter_from_scripts;  // Windows: the interpreter relative to Scripts ("python.exe")
+    // Windows: distlib's launchers in the environment's own pip (pip\_vendor\distlib\t64.exe,
+    // w64.exe; -arm on ARM64), the bytes pip would put before a script; empty without pip.
+    std::string console_launcher, gui_launcher;
 };
 ScriptTarget script_target(const probe::Environment& env, const InstallScheme& scheme);
 
