@@ -78,9 +78,14 @@ std::optional<std::vector<FolderEntry>> list_folder(const std::wstring& dir) {
     return out;
 }
 
-bool remove_text(const std::wstring& p, bool) {
+bool remove_text(const std::wstring& p, bool folder) {
     std::error_code ec;
-    return std::filesystem::remove(p, ec);
+    if (std::filesystem::remove(p, ec)) return true;
+    // Windows deletes no file marked read-only (a portable package unpacked from a read-only
+    // medium, a file a tool protected): the mark is cleared first, as pip's rmtree does.
+    const DWORD attrs = GetFileAttributesW(p.c_str());
+    if (folder || attrs == INVALID_FILE_ATTRIBUTES || !(attrs & FILE_ATTRIBUTE_READONLY)) return false;
+    return SetFileAttributesW(p.c_str(), attrs & ~FILE_ATTRIBUTE_READONLY) && std::filesystem::remove(p, ec);
 }
 
 // Each file by its whole path (Windows opens a handle per file in stat_path anyway).

@@ -217,6 +217,19 @@ TEST_F(Installs, ConsoleScriptIsAnExeLauncherFromTheEnvironmentsPip) {
         << read_text(site / "demo_tool-1.0.dist-info/RECORD");
 }
 
+// A replaced file marked read-only (Wine: no write bit) goes like any other: the old copy is
+// removed with its staging folder, nothing left behind.
+TEST_F(Installs, ReadOnlyFilesAreReplacedAndTheirOldCopiesRemoved) {
+    auto v1 = build_wheel({{"name", "holdme"}, {"version", "1.0"}, {"files", {{"holdme.py", "v = 1\n"}}}}, dir / "wheels");
+    auto v2 = build_wheel({{"name", "holdme"}, {"version", "2.0"}, {"files", {{"holdme.py", "v = 2\n"}}}}, dir / "wheels");
+    pip_install_target(site, {v1});
+    stdfs::permissions(site / "holdme.py", stdfs::perms::owner_read | stdfs::perms::group_read | stdfs::perms::others_read);
+    auto r = envfix(args({"install", "--no-verify", "--no-deps", winpath(v2)}));
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    EXPECT_EQ(read_text(site / "holdme.py"), "v = 2\n");
+    for (const auto& e : stdfs::directory_iterator(site)) EXPECT_FALSE(has(e.path().filename().string(), ".envfix-tx-")) << e.path();
+}
+
 // envfix.exe ended by TerminateProcess (ENVFIX_FAULT_AFTER, fault.hpp) at fault points spread
 // over a switch of two wheels with folders, data and a console script, then `recover` or the
 // same install again: the environment is the old one or the new one, never a mix.
