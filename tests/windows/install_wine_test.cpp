@@ -8,6 +8,7 @@
 #include <regex>
 #include <thread>
 
+#include "fixtures.hpp"
 #include "index_fixtures.hpp"
 #include "install_fixtures.hpp"
 #include "layouts.hpp"
@@ -215,6 +216,33 @@ TEST_F(Installs, ConsoleScriptIsAnExeLauncherFromTheEnvironmentsPip) {
     EXPECT_TRUE(has(read_text(site / "demo_tool-1.0.dist-info/RECORD"), "../../Scripts/demo-tool.exe,sha256=") ||
                 has(read_text(site / "demo_tool-1.0.dist-info/RECORD"), "Scripts/demo-tool.exe,sha256="))
         << read_text(site / "demo_tool-1.0.dist-info/RECORD");
+}
+
+// A conda environment as conda lays it out on Windows (conda-meta, python.exe and python312.dll
+// at the top, Lib\site-packages, Library\): read from its files, planned, installed into and
+// rolled back like the portable one.
+TEST_F(Installs, CondaEnvironmentFromItsFiles) {
+    const auto conda = dir / "miniconda3/envs/comfy";
+    stdfs::create_directories(conda / "Lib/site-packages");
+    stdfs::create_directories(conda / "Library/bin");
+    stdfs::copy_file(fatbin_fixture("win_short_names_86.dll"), conda / "python.exe");
+    write_text(conda / "python312.dll", "MZ");
+    write_text(conda / "conda-meta/python-3.12.7-h14ffc60_0.json", R"({"name": "python", "version": "3.12.7", "build": "h14ffc60_0"})");
+    write_text(conda / "conda-meta/history", "");
+    const auto before = snapshot(conda);
+    auto a = envfix({"archs", "--json", "--env", winpath(conda)});
+    ASSERT_EQ(a.code, 0) << a.out << a.err;
+    EXPECT_EQ(a.json()["environment"]["kind"], "conda");
+    EXPECT_EQ(a.json()["environment"]["python"]["version"], "3.12.7") << a.out;
+
+    auto install = index_args("cu128");
+    install.insert(install.begin(), {"install", "--no-verify", "--env", winpath(conda)});
+    auto r = envfix(install, standin(rtx5090()), 300);
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    EXPECT_TRUE(stdfs::exists(conda / "Lib/site-packages/torch-2.7.0+cu128.dist-info/RECORD"));
+    auto back = envfix({"rollback", "--env", winpath(conda)});
+    ASSERT_EQ(back.code, 0) << back.out << back.err;
+    EXPECT_EQ(tree_diff(before, snapshot(conda, {".envfix"})), "");
 }
 
 // A replaced file marked read-only (Wine: no write bit) goes like any other: the old copy is
