@@ -22,8 +22,8 @@ public:
     void task_advance(int task, uint64_t done) override;
     void task_end(int task, bool ok) override;
 
-    // Warnings seen so far, rendered (for --json documents).
-    std::vector<std::string> warnings() const;
+    // Warnings seen so far (for --json documents).
+    std::vector<Message> warnings() const;
 
 private:
     struct Task {
@@ -42,7 +42,7 @@ private:
     int drawn_lines_ = 0;
     std::chrono::steady_clock::time_point last_draw_{};
     std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
-    std::vector<std::string> warnings_;
+    std::vector<Message> warnings_;
 };
 
 }  // namespace envfix::cli

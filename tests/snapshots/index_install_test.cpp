@@ -179,6 +179,42 @@ TEST_F(IndexInstall, NamedRequirementsAndDryRun) {
     EXPECT_FALSE(stdfs::exists(site_packages(venv) / "filelock-3.16.1.dist-info" / "REQUESTED"));
 }
 
+// An ordinary index that does not answer is passed over by the plan; the install says so, as a
+// `warning:` line in text and in the JSON document's warnings, once.
+TEST_F(IndexInstall, ThePlansWarningsReachTheInstallsTextAndJson) {
+    write_text(home / ".config/envfix/config.yaml", "version: 1\nnetwork:\n  retries: 0\n");
+    // The index for everything but the framework does not answer; the extra one has the packages.
+    auto args = [&](std::vector<std::string> extra) {
+        auto a = install_args("cu126", std::move(extra));
+        auto url = std::find(a.begin(), a.end(), "--index-url") + 1;
+        const std::string live = *url;
+        *url = "http://127.0.0.1:9/simple/";
+        a.insert(a.end(), {"--extra-index-url", live});
+        return a;
+    };
+    auto r = envfix(args({"--json"}));
+    ASSERT_EQ(r.code, 0) << r.err;
+    size_t said = 0;
+    const auto doc = r.json();  // kept: a loop over a member of the temporary would read freed memory
+    for (const auto& w : doc["warnings"])
+        if (w["key"] == "plan.warn.index_failed") {
+            ++said;
+            EXPECT_NE(w["message"].get<std::string>().find("127.0.0.1:9"), std::string::npos) << w.dump();
+        }
+    EXPECT_EQ(said, 1u) << r.out;
+
+    // In text, on a fresh environment (one that has the stack already asks no index for it).
+    stdfs::remove_all(venv);
+    make_bare_venv(venv);
+    auto text = envfix(args({}));
+    ASSERT_EQ(text.code, 0) << text.err;
+    const std::string line = "warning: an index could not be read and was passed over: ";
+    auto at = text.err.find(line);
+    ASSERT_NE(at, std::string::npos) << text.err;
+    EXPECT_NE(text.err.find("127.0.0.1:9", at), std::string::npos) << text.err;
+    EXPECT_EQ(text.err.find(line, at + 1), std::string::npos) << text.err;
+}
+
 TEST_F(IndexInstall, AWheelReadWholeForItsMetadataIsNotDownloadedTwice) {
     // No PEP 658 files and a server that ignores Range (python -m http.server): the plan reads
     // each wheel whole; the install then takes it from the wheel cache instead of fetching it again.
