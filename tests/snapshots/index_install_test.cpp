@@ -215,6 +215,32 @@ TEST_F(IndexInstall, ThePlansWarningsReachTheInstallsTextAndJson) {
     EXPECT_EQ(text.err.find(line, at + 1), std::string::npos) << text.err;
 }
 
+// A ComfyUI portable package (python_embeded a venv here) whose ComfyUI folder lacks some of the
+// layout's files: the install still checks ComfyUI/requirements.txt and the custom nodes' files,
+// a node pinning another torch stops it, and each warning is said once although the command reads
+// the folder for the target, the plan and the app's check.
+TEST_F(IndexInstall, APortableFoldersCustomNodesAreCheckedAndEachWarningSaidOnce) {
+    auto portable = dir / "ComfyUI_windows_portable";
+    make_bare_venv(portable / "python_embeded");
+    write_text(portable / "ComfyUI/main.py", "");
+    write_text(portable / "ComfyUI/requirements.txt", "torch\ntorchvision\n");
+    write_text(portable / "ComfyUI/custom_nodes/some-node/requirements.txt", "torch==2.1.2\n");
+    const auto before = snapshot(portable / "python_embeded");
+    std::string r = world->server->url("/");
+    auto run = envfix({"install", "--app", "comfyui", "--path", portable.string(), "--pytorch-index", r, "--index-url", r + "cu128/",
+                       "--gpu", "RTX 4090", "--driver", "570.133.07", "--variant", "cu128"});
+    EXPECT_EQ(run.code, 30) << run.err;
+    EXPECT_NE(run.err.find("ComfyUI/custom_nodes/some-node/requirements.txt:1: torch==2.1.2 does not allow torch 2.7.0+cu128"),
+              std::string::npos)
+        << run.err;
+    EXPECT_EQ(run.err.find("cannot read"), std::string::npos) << run.err;
+    const std::string odd = "does not look like ComfyUI";
+    auto at = run.err.find(odd);
+    EXPECT_NE(at, std::string::npos) << run.err;
+    EXPECT_EQ(run.err.find(odd, at + 1), std::string::npos) << run.err;
+    EXPECT_EQ(tree_diff(before, snapshot(portable / "python_embeded")), "");
+}
+
 TEST_F(IndexInstall, AWheelReadWholeForItsMetadataIsNotDownloadedTwice) {
     // No PEP 658 files and a server that ignores Range (python -m http.server): the plan reads
     // each wheel whole; the install then takes it from the wheel cache instead of fetching it again.
