@@ -18,6 +18,17 @@ const probe::AppLayoutSpec* layout_named(const AppProfile& p, const std::string&
     return nullptr;
 }
 
+// The layout whose environment folder `env` is: where a folder lacks some of its layout's files, the
+// environment found in it still says how the app is laid out (python_embeded/: the portable
+// package, with the code and its requirement files in ComfyUI/). nullptr when none names it.
+const probe::AppLayoutSpec* layout_of_environment(const AppProfile& p, const stdfs::path& folder, const probe::Environment& env) {
+    std::error_code ec;
+    for (const auto& l : p.app.layouts)
+        for (const auto& dir : l.environments)
+            if (stdfs::equivalent(probe::profile_path(folder, dir), env.root, ec)) return &l;
+    return nullptr;
+}
+
 std::string listing(const std::vector<FoundApp>& found) {
     std::vector<std::string> parts;
     for (const auto& f : found) parts.push_back(std::string(f.profile->display()) + " (" + f.folder.string() + ")");
@@ -141,10 +152,11 @@ Expected<AppTarget> resolve_app_target(const AppCatalog& catalog, const AppTarge
         t.layout = layout_named(*t.profile, matches.front().layout->name);
     } else if (named) {
         t.profile = named;
+        t.layout = layout_of_environment(*named, t.folder, env);
         rep.warn(msg("apps.markers_missing", {{"app", std::string(named->display())}, {"path", t.folder.string()}}));
     }
     t.env = std::move(env);
-    if (t.layout) t.start = start_command(*t.layout, t.env);
+    if (t.layout && !matches.empty()) t.start = start_command(*t.layout, t.env);
     return t;
 }
 

@@ -56,7 +56,9 @@ struct Outcome {
     std::string transaction;
     std::string snapshot;  // taken before the change: `envfix rollback` undoes it
     std::optional<bool> verified;  // nullopt: not run
-    std::string verify_detail;
+    int gpus_checked = 0;  // GPUs envfix's kernels were run on
+    int gpus_passed = 0;  // of those, the GPUs whose kernels ran and gave the right results
+    std::optional<Error> verify_error;  // why the check failed (no GPU, a GPU whose kernels failed)
     std::vector<Message> findings;  // the app's, and the plan's warnings
     std::optional<Error> error;
 };
@@ -117,19 +119,23 @@ void verify_into(Outcome& o, Context& ctx) {
     auto machine = probe::probe_machine({.reporter = ctx.reporter, .use_cache = false});
     if (!machine) {
         o.verified = false;
-        o.verify_detail = t(msg("apply.verify_no_gpu", {{"reason", t(machine.error().message)}}));
+        o.verify_error = make_error(machine.error().code, "apply.verify_no_gpu", {{"reason", t(machine.error().message)}});
         return;
     }
     auto check = probe::run_kernel_check(*machine, {.elements = 1u << 20, .repeats = 1, .reporter = ctx.reporter});
     if (!check) {
         o.verified = false;
-        o.verify_detail = t(check.error().message);
+        o.verify_error = check.error();
         return;
     }
     o.verified = check->passed();
-    for (const auto& g : check->gpus)
-        if (g.failure) o.verify_detail = t(g.failure->message);
-    if (*o.verified) o.verify_detail = std::to_string(check->gpus.size());
+    o.gpus_checked = static_cast<int>(check->gpus.size());
+    for (const auto& g : check->gpus) {
+        if (!g.failure)
+            ++o.gpus_passed;
+        else if (!o.verify_error)
+            o.verify_error = g.failure;
+    }
 }
 
 class EnvironmentApplier {
@@ -234,7 +240,8 @@ private:
             verify_into(o, ctx_);
             if (!*o.verified) {
                 o.status = Status::Failed;
-                o.error = make_error(ExitCode::VerifyDriverFailed, "apply.verify_failed", {{"reason", o.verify_detail}});
+                o.error = make_error(ExitCode::VerifyDriverFailed, "apply.verify_failed",
+                                     {{"reason", o.verify_error ? t(o.verify_error->message) : std::string()}});
             }
         }
     }
@@ -268,7 +275,12 @@ Json outcome_json(const Outcome& o) {
     Json findings = Json::array();
     for (const auto& f : o.findings) findings.push_back({{"key", f.key}, {"message", t(f)}});
     Json verify = nullptr;
-    if (o.verified) verify = {{"level", "driver"}, {"passed", *o.verified}, {"detail", o.verify_detail}};
+    if (o.verified)
+        verify = {{"level", "driver"},
+                  {"passed", *o.verified},
+                  {"gpus_checked", o.gpus_checked},
+                  {"gpus_passed", o.gpus_passed},
+                  {"error", o.verify_error ? error_json(*o.verify_error) : Json(nullptr)}};
     return {{"name", o.name},
             {"kind", o.kind},
             {"path", o.path.empty() ? Json(nullptr) : Json(o.path)},
@@ -295,7 +307,7 @@ void print_outcome(const Outcome& o) {
         case Status::Unchanged: print(msg("apply.env_unchanged", {{"name", o.name}, {"torch", o.torch}})); break;
         case Status::Changed:
             print(msg("apply.env_changed", {{"name", o.name}, {"changes", changes.empty() ? o.path : changes}}));
-            if (o.verified) print(msg("apply.verify_passed", {{"name", o.name}, {"gpus", o.verify_detail}}));
+            if (o.verified) print(msg("apply.verify_passed", {{"name", o.name}, {"gpus", std::to_string(o.gpus_passed)}}));
             break;
         case Status::WouldChange:
             print(msg("apply.env_would_change", {{"name", o.name}, {"changes", changes.empty() ? o.path : changes}}));

@@ -101,12 +101,18 @@ void run_index_install(const InstallOptions& o, const probe::Environment& env, b
     auto choice = plan_for_install(ctx, plan_opts, sources, o.items);
     ctx.reporter->debug(msg("install.debug.planned_at", {{"ms", std::to_string(ctx.ms_since_start())}}));
     const auto& plan = choice.plan;
+    // The plan's warnings (an index passed over, a yanked file taken, a package dropped) are the
+    // install's: said as warnings, and in the JSON document. A plan shown in full (--dry-run, or
+    // nothing fits) lists them itself in text.
+    if (ctx.opts.json || !(plan.failure || o.dry_run))
+        for (const auto& w : plan.warnings) ctx.reporter->warn(w);
     if (auto app = plan.failure ? std::nullopt : app_holding(plan_opts.target, env)) check_app_before_install(ctx, o, *app, env, plan);
     if (plan.failure || o.dry_run) {
         if (plan.failure) ctx.exit_code = plan.failure->code;
         if (ctx.opts.json) {
             Json doc = {{"schema_version", kJsonSchemaVersion}, {"environment", environment_json(env)}, {"dry_run", o.dry_run},
                         {"plan", install_plan_json(plan)}, {"error", nullptr}};
+            doc["warnings"] = warnings_json(ctx);
             if (plan.failure) doc["error"] = error_json(Error{plan.failure->code, plan.failure->message});
             print_json(doc);
             if (plan.failure) print_error_line(Error{plan.failure->code, plan.failure->message});

@@ -72,7 +72,7 @@ Json error_json(const Error& e) {
 Json warnings_json(const Context& ctx) {
     Json out = Json::array();
     if (ctx.reporter_impl)
-        for (const auto& w : ctx.reporter_impl->warnings()) out.push_back(w);
+        for (const auto& w : ctx.reporter_impl->warnings()) out.push_back({{"key", w.key}, {"message", render(w)}});
     return out;
 }
 

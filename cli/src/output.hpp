@@ -36,7 +36,8 @@ void print_json(const Json& j);       // stdout, pretty
 std::string t(const Message& m);      // render in the user's language
 // {"exit_code", "name", "key", "message"}: how every JSON document carries an error.
 Json error_json(const Error& e);
-// The warnings the command gave, rendered: with --json they go into the document, not stderr.
+// The warnings the command gave, each {"key", "message"} (rendered): with --json they go into the
+// document, not stderr.
 Json warnings_json(const Context& ctx);
 
 }  // namespace envfix::cli

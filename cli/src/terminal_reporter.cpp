@@ -21,7 +21,12 @@ TerminalReporter::~TerminalReporter() {
 void TerminalReporter::note(Severity sev, const Message& m) {
     std::lock_guard lock(mu_);
     std::string text = render(m);
-    if (sev == Severity::Warning) warnings_.push_back(text);
+    if (sev == Severity::Warning) {
+        // A command that reads the same thing twice (the app's folder for the target, then for its
+        // checks) says what it found once.
+        if (!warned_.insert(text).second) return;
+        warnings_.push_back(m);
+    }
     if (sev == Severity::Debug && opts_.verbosity < 1) return;
     if (sev == Severity::Info && (opts_.quiet || opts_.json)) return;
     if (sev == Severity::Warning && opts_.json) return;
@@ -69,7 +74,7 @@ void TerminalReporter::task_end(int task, bool) {
     redraw_locked();
 }
 
-std::vector<std::string> TerminalReporter::warnings() const {
+std::vector<Message> TerminalReporter::warnings() const {
     std::lock_guard lock(mu_);
     return warnings_;
 }

@@ -1,9 +1,11 @@
 #pragma once
 // The CLI's Reporter: notes to stderr in the user's language, progress bars on a terminal,
-// silence in --json (warnings are kept so a command can put them in its JSON document).
+// silence in --json (warnings are kept so a command can put them in its JSON document). A warning
+// is given once per command: the same sentence again is dropped.
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,8 +24,8 @@ public:
     void task_advance(int task, uint64_t done) override;
     void task_end(int task, bool ok) override;
 
-    // Warnings seen so far, rendered (for --json documents).
-    std::vector<std::string> warnings() const;
+    // Warnings seen so far (for --json documents).
+    std::vector<Message> warnings() const;
 
 private:
     struct Task {
@@ -42,7 +44,8 @@ private:
     int drawn_lines_ = 0;
     std::chrono::steady_clock::time_point last_draw_{};
     std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
-    std::vector<std::string> warnings_;
+    std::vector<Message> warnings_;
+    std::set<std::string> warned_;  // the warnings' sentences, as said
 };
 
 }  // namespace envfix::cli

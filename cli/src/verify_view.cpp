@@ -1,6 +1,7 @@
 // How a verification is shown: tables, JSON, the failure beside doctor's diagnosis (verify_view.hpp).
 #include "verify_view.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "envfix/common/strings.hpp"
@@ -122,10 +123,16 @@ std::string framework_passed_line(const installer::FrameworkCheck& c) {
 Json driver_check_json(const installer::DriverLevel& d) {
     if (!d.check) return nullptr;
     Json devices = Json::array();
-    for (const auto& c : d.check->gpus) devices.push_back(gpu_check_json(c));
+    size_t passed = 0;
+    for (const auto& c : d.check->gpus) {
+        devices.push_back(gpu_check_json(c));
+        passed += c.passed();
+    }
     return {{"passed", d.check->passed()},
+            {"gpus_checked", d.check->gpus.size()},
+            {"gpus_passed", passed},
             {"ptx", {{"isa", "7.0"}, {"target", "sm_50"}}},
-            {"elements", d.check->elements},
+            {"elements_per_array", d.check->elements},
             {"devices", devices}};
 }
 
@@ -173,14 +180,16 @@ Json framework_check_json(const installer::FrameworkLevel& f, const probe::Envir
                        {"status", std::string(installer::op_status_name(op.status))},
                        {"error", opt_str(op.error)},
                        {"error_class", op.ok() ? Json(nullptr) : Json(std::string(diagnosis::repro_outcome_name(op.error_class)))},
-                       {"at", opt_str(op.at)},
-                       {"reason", opt_str(op.reason)},
-                       {"detail", opt_str(op.detail)},
+                       {"raised_at", opt_str(op.at)},
+                       {"skipped_because", opt_str(op.reason)},
+                       {"self_test_returned", opt_str(op.detail)},
                        {"max_error", opt_num(op.max_error)},
                        {"tolerance", op.tolerance},
                        {"first_ms", opt_num(op.first_ms)},
                        {"ms", opt_num(op.ms)}});
     j["ops"] = ops;
+    j["ops_passed"] = op_count(c);
+    j["ops_failed"] = std::count_if(c.ops.begin(), c.ops.end(), [](const auto& op) { return !op.ok(); });
     j["completed"] = c.completed;
     j["process"] = {{"exit_code", c.exit_code}, {"signal", c.signal ? Json(c.signal) : Json(nullptr)},
                     {"timed_out", c.timed_out}, {"seconds", c.elapsed.count() / 1000.0},

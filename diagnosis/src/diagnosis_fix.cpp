@@ -6,20 +6,17 @@ namespace envfix::diagnosis::diag {
 
 namespace {
 
-FixCommand install_command(const Context& c, const std::string& torch, const std::string& variant, matrix::Channel channel) {
+// The install that fixes the stack leaves the choice to plan, which reads the user's index (a
+// mirror may lack the matrix's newest release); `torch` and `variant` say what the matrix expects
+// it to pick. `pin`: the version is the point (the same build again), so the command names it.
+FixCommand install_command(const Context& c, const std::string& torch, const std::string& variant, matrix::Channel channel, bool pin) {
     FixCommand f;
-    f.torch = torch;
+    f.torch = channel == matrix::Channel::Nightly ? "" : torch;  // a nightly line is a prefix the index completes
     f.variant = variant;
     f.channel = channel;
     f.argv = {"envfix", "install"};
     f.argv.insert(f.argv.end(), c.in.target_args.begin(), c.in.target_args.end());
-    if (channel == matrix::Channel::Nightly) {
-        // The nightly line's version is a prefix the index completes: take its newest.
-        f.torch.clear();
-        f.argv.insert(f.argv.end(), {"torch", "--variant", variant, "--channel", "nightly"});
-    } else {
-        f.argv.insert(f.argv.end(), {"torch==" + torch, "--variant", variant});
-    }
+    if (pin) f.argv.insert(f.argv.end(), {"torch==" + torch, "--variant", variant});
     return f;
 }
 
@@ -38,7 +35,7 @@ void propose_fix(Context& c) {
     if (code == ExitCode::EnvInconsistent && c.torch && !c.torch->variant.empty() &&
         (c.torch->kind == BuildKind::Cuda || c.torch->kind == BuildKind::Cpu)) {
         // The build itself runs here: installing it again brings companions and runtimes in line.
-        d.fix = install_command(c, c.torch->public_version, c.torch->variant, matrix::Channel::Stable);
+        d.fix = install_command(c, c.torch->public_version, c.torch->variant, matrix::Channel::Stable, true);
         d.fix->reinstall = true;
         return;
     }
@@ -50,7 +47,7 @@ void propose_fix(Context& c) {
         d.fix_notes = res.hints;
         return;
     }
-    d.fix = install_command(c, res.release->torch, res.variant->name, res.release->channel);
+    d.fix = install_command(c, res.release->torch, res.variant->name, res.release->channel, false);
     d.fix_notes = res.warnings;
     if (probe_failed) d.fix_notes.push_back(msg("diag.fix.no_gpu_seen"));
     // A driver too old for the installed build: upgrading it is the other way out.

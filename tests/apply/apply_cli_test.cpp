@@ -288,6 +288,11 @@ TEST_F(ApplyCli, VerifyRunsEnvfixsKernelsAfterAChange) {
     auto v = r.json()["environments"][0]["verify"];
     EXPECT_EQ(v["level"], "driver");
     EXPECT_TRUE(v["passed"].get<bool>()) << v.dump();
+    // Fields named for what they hold: how many GPUs ran envfix's kernels, and passed.
+    EXPECT_EQ(v["gpus_checked"], 1) << v.dump();
+    EXPECT_EQ(v["gpus_passed"], 1) << v.dump();
+    EXPECT_TRUE(v["error"].is_null()) << v.dump();
+    EXPECT_FALSE(v.contains("detail")) << v.dump();
     // Unchanged: nothing to verify.
     EXPECT_TRUE(apply(s).json()["environments"][0]["verify"].is_null());
 }
@@ -303,6 +308,8 @@ TEST_F(ApplyCli, AFailedVerifyFailsTheEnvironmentAndSaysWhatChanged) {
     EXPECT_TRUE(env["changed"].get<bool>());  // the change stays (rollback comes with verify's orchestration)
     EXPECT_TRUE(env["transaction"].is_string());
     EXPECT_FALSE(env["verify"]["passed"].get<bool>());
+    EXPECT_EQ(env["verify"]["gpus_passed"], 0) << env.dump();
+    EXPECT_EQ(env["verify"]["error"]["name"], "verify-driver-failed") << env.dump();
     EXPECT_EQ(env["error"]["name"], "verify-driver-failed") << env.dump();
     EXPECT_TRUE(contains(env["error"]["message"], "verify failed after the change: ")) << env.dump();
 }

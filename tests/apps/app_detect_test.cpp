@@ -102,6 +102,29 @@ TEST(AppDetect, EachAppsLayoutIsRecognised) {
     EXPECT_EQ(detect(dir / "not-there").app, "");
 }
 
+// A portable package whose ComfyUI folder lacks some of the layout's files (no comfy/): the app is
+// named, its python_embeded still says it is the portable package, so its code and requirement
+// files are in ComfyUI/, not in the package folder.
+TEST(AppDetect, AnIncompletePortableFolderIsLaidOutByItsEnvironment) {
+    test::TempDir dir;
+    auto portable = test::make_comfyui_portable(dir / "ComfyUI_windows_portable");
+    stdfs::remove_all(portable / "ComfyUI/comfy");
+    test::write_text(portable / "ComfyUI/custom_nodes/old-node/requirements.txt", "torch==2.1.2\n");
+    ChoosingReporter rep;
+    auto t = resolve({.app = "comfyui", .path = portable}, &rep);
+    ASSERT_TRUE(t.profile);
+    ASSERT_TRUE(t.layout);
+    EXPECT_EQ(t.layout->name, "portable");
+    EXPECT_EQ(t.code_dir(), portable / "ComfyUI");
+    ASSERT_EQ(rep.warnings.size(), 1u);
+    EXPECT_EQ(rep.warnings[0].key, "apps.markers_missing");
+    auto reqs = apps::read_app_requirements(*t.profile, t.folder, t.code_dir(), platform::Os::Windows);
+    EXPECT_TRUE(reqs.problems.empty()) << (reqs.problems.empty() ? "" : render(reqs.problems[0].message, Lang::En));
+    std::vector<std::string> read;
+    for (const auto& f : reqs.files) read.push_back(f.source);
+    EXPECT_EQ(read, (std::vector<std::string>{"ComfyUI/requirements.txt", "ComfyUI/custom_nodes/old-node/requirements.txt"}));
+}
+
 TEST(AppDetect, PortableComfyUIFromFiles) {
     test::TempDir dir;
     auto portable = test::make_comfyui_portable(dir / "ComfyUI_windows_portable");
@@ -223,7 +246,11 @@ TEST(AppDetect, NamedAppWithoutItsFilesStillFindsTheEnvironment) {
     ChoosingReporter rep;
     auto t = resolve({.app = "comfyui", .path = dir / "my-comfy"}, &rep);
     ASSERT_TRUE(t.profile);
-    EXPECT_EQ(t.layout, nullptr);
+    // venv/ is the environment folder of a git checkout: its code (and requirement files) are here.
+    ASSERT_TRUE(t.layout);
+    EXPECT_EQ(t.layout->name, "git");
+    EXPECT_EQ(t.code_dir(), dir / "my-comfy");
+    EXPECT_TRUE(t.start.empty());  // no main.py here to start
     EXPECT_EQ(t.env.root, dir / "my-comfy/venv");
     ASSERT_EQ(rep.warnings.size(), 1u);
     EXPECT_EQ(rep.warnings[0].key, "apps.markers_missing");

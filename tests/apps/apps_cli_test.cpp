@@ -256,6 +256,29 @@ TEST(AppsCli, PrintedNextCommandsNameTheTargetTheUserGave) {
     EXPECT_NE(bare.out.find("--app comfyui --path " + portable.string() + "`"), std::string::npos) << bare.out;
 }
 
+// The package copied to Linux with its ComfyUI folder incomplete (no comfy/): named as ComfyUI, its
+// requirement files are read where ComfyUI keeps them, and what does not fit is said once.
+TEST(AppsCli, APortableFoldersRequirementFilesAreReadInItsComfyUIFolder) {
+    test::TempDir dir;
+    auto portable = make_portable_with_venv(dir / "ComfyUI_windows_portable");
+    stdfs::remove_all(portable / "ComfyUI/comfy");
+    test::write_text(portable / "ComfyUI/requirements.txt", "torch\ntorchvision\n");
+    test::write_text(portable / "ComfyUI/custom_nodes/some-node/requirements.txt", "torch==2.1.2\n");
+    auto r = envfix_in(portable, dir / "home", {"apps", "--app", "comfyui", "--path", portable.string(), "--torch", "2.8.0"});
+    EXPECT_EQ(r.code, 30) << r.out << r.err;
+    EXPECT_NE(r.out.find("conflict: ComfyUI/custom_nodes/some-node/requirements.txt:1: torch==2.1.2 does not allow torch 2.8.0"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("requirement files checked: ComfyUI/requirements.txt, ComfyUI/custom_nodes/some-node/requirements.txt"),
+              std::string::npos)
+        << r.out;
+    EXPECT_EQ((r.out + r.err).find("cannot read"), std::string::npos) << r.out << r.err;
+    const std::string odd = "does not look like ComfyUI";
+    auto at = r.err.find(odd);
+    EXPECT_NE(at, std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find(odd, at + 1), std::string::npos) << r.err;
+}
+
 TEST(AppsCli, BrokenProfilesAreOneLineErrors) {
     test::TempDir dir;
     test::write_text(dir / "profiles/apps/demo.yaml", "schema_version: 1\nname: demo\ndisplay: [Demo\n");

@@ -76,7 +76,7 @@ TEST(DoctorCli, Cu124OnRtx5090HasNoKernelImage) {
     EXPECT_EQ(argv[0], "envfix");
     EXPECT_EQ(argv[1], "install");
     EXPECT_EQ(argv[2], "--python");
-    EXPECT_EQ(argv[4].get<std::string>().rfind("torch==", 0), 0u);
+    EXPECT_EQ(argv.size(), 4u) << argv.dump();  // plan picks the version from the index
     // The libraries as read from the fatbins, the companion consistent with torch.
     EXPECT_EQ(j["libraries"][0]["arch_list"], Json::array({"sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"}));
     EXPECT_EQ(finding(j, "companion-mismatch"), nullptr);
@@ -86,7 +86,6 @@ TEST(DoctorCli, Cu124OnRtx5090HasNoKernelImage) {
     EXPECT_EQ(text.code, 20);
     EXPECT_EQ(text.out.rfind("torch 2.6.0+cu124 has no kernels for your GeForce RTX 5090 (sm_120)", 0), 0u) << text.out;
     EXPECT_NE(text.out.find("Fix: envfix install --python "), std::string::npos) << text.out;
-    EXPECT_NE(text.out.find("--variant cu128"), std::string::npos) << text.out;
     EXPECT_NE(text.out.find("CUDA runtime"), std::string::npos) << text.out;
     // Chinese too.
     auto zh = test::run_envfix({"doctor", "--lang", "zh", "--python", python.string()}, standin::env("rtx5090-570"), d / "home");

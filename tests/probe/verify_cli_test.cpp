@@ -40,7 +40,9 @@ TEST(VerifyCli, H200PassesWithTimings) {
     EXPECT_TRUE(check["passed"].get<bool>());
     EXPECT_EQ(check["ptx"]["isa"], "7.0");
     EXPECT_EQ(check["ptx"]["target"], "sm_50");
-    EXPECT_EQ(check["elements"], 1u << 23);
+    EXPECT_EQ(check["elements_per_array"], 1u << 23);
+    EXPECT_EQ(check["gpus_checked"], 1);
+    EXPECT_EQ(check["gpus_passed"], 1);
     ASSERT_EQ(check["devices"].size(), 1u);
     auto gpu = check["devices"][0];
     EXPECT_EQ(gpu["name"], "NVIDIA H200");

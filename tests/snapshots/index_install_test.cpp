@@ -179,6 +179,68 @@ TEST_F(IndexInstall, NamedRequirementsAndDryRun) {
     EXPECT_FALSE(stdfs::exists(site_packages(venv) / "filelock-3.16.1.dist-info" / "REQUESTED"));
 }
 
+// An ordinary index that does not answer is passed over by the plan; the install says so, as a
+// `warning:` line in text and in the JSON document's warnings, once.
+TEST_F(IndexInstall, ThePlansWarningsReachTheInstallsTextAndJson) {
+    write_text(home / ".config/envfix/config.yaml", "version: 1\nnetwork:\n  retries: 0\n");
+    // The index for everything but the framework does not answer; the extra one has the packages.
+    auto args = [&](std::vector<std::string> extra) {
+        auto a = install_args("cu126", std::move(extra));
+        auto url = std::find(a.begin(), a.end(), "--index-url") + 1;
+        const std::string live = *url;
+        *url = "http://127.0.0.1:9/simple/";
+        a.insert(a.end(), {"--extra-index-url", live});
+        return a;
+    };
+    auto r = envfix(args({"--json"}));
+    ASSERT_EQ(r.code, 0) << r.err;
+    size_t said = 0;
+    const auto doc = r.json();  // kept: a loop over a member of the temporary would read freed memory
+    for (const auto& w : doc["warnings"])
+        if (w["key"] == "plan.warn.index_failed") {
+            ++said;
+            EXPECT_NE(w["message"].get<std::string>().find("127.0.0.1:9"), std::string::npos) << w.dump();
+        }
+    EXPECT_EQ(said, 1u) << r.out;
+
+    // In text, on a fresh environment (one that has the stack already asks no index for it).
+    stdfs::remove_all(venv);
+    make_bare_venv(venv);
+    auto text = envfix(args({}));
+    ASSERT_EQ(text.code, 0) << text.err;
+    const std::string line = "warning: an index could not be read and was passed over: ";
+    auto at = text.err.find(line);
+    ASSERT_NE(at, std::string::npos) << text.err;
+    EXPECT_NE(text.err.find("127.0.0.1:9", at), std::string::npos) << text.err;
+    EXPECT_EQ(text.err.find(line, at + 1), std::string::npos) << text.err;
+}
+
+// A ComfyUI portable package (python_embeded a venv here) whose ComfyUI folder lacks some of the
+// layout's files: the install still checks ComfyUI/requirements.txt and the custom nodes' files,
+// a node pinning another torch stops it, and each warning is said once although the command reads
+// the folder for the target, the plan and the app's check.
+TEST_F(IndexInstall, APortableFoldersCustomNodesAreCheckedAndEachWarningSaidOnce) {
+    auto portable = dir / "ComfyUI_windows_portable";
+    make_bare_venv(portable / "python_embeded");
+    write_text(portable / "ComfyUI/main.py", "");
+    write_text(portable / "ComfyUI/requirements.txt", "torch\ntorchvision\n");
+    write_text(portable / "ComfyUI/custom_nodes/some-node/requirements.txt", "torch==2.1.2\n");
+    const auto before = snapshot(portable / "python_embeded");
+    std::string r = world->server->url("/");
+    auto run = envfix({"install", "--app", "comfyui", "--path", portable.string(), "--pytorch-index", r, "--index-url", r + "cu128/",
+                       "--gpu", "RTX 4090", "--driver", "570.133.07", "--variant", "cu128"});
+    EXPECT_EQ(run.code, 30) << run.err;
+    EXPECT_NE(run.err.find("ComfyUI/custom_nodes/some-node/requirements.txt:1: torch==2.1.2 does not allow torch 2.7.0+cu128"),
+              std::string::npos)
+        << run.err;
+    EXPECT_EQ(run.err.find("cannot read"), std::string::npos) << run.err;
+    const std::string odd = "does not look like ComfyUI";
+    auto at = run.err.find(odd);
+    EXPECT_NE(at, std::string::npos) << run.err;
+    EXPECT_EQ(run.err.find(odd, at + 1), std::string::npos) << run.err;
+    EXPECT_EQ(tree_diff(before, snapshot(portable / "python_embeded")), "");
+}
+
 TEST_F(IndexInstall, AWheelReadWholeForItsMetadataIsNotDownloadedTwice) {
     // No PEP 658 files and a server that ignores Range (python -m http.server): the plan reads
     // each wheel whole; the install then takes it from the wheel cache instead of fetching it again.

@@ -184,7 +184,9 @@ TEST_F(FrameworkCheck, WithoutTorchThereIsNoFrameworkUnlessAModuleIsNamed) {
     auto ops = r.json()["framework_check"]["ops"];
     ASSERT_EQ(ops.size(), 1u);
     EXPECT_EQ(ops[0]["module"], "kernpkg");
-    EXPECT_EQ(ops[0]["detail"], "sm_90 ok");
+    EXPECT_EQ(ops[0]["self_test_returned"], "sm_90 ok");
+    EXPECT_EQ(r.json()["framework_check"]["ops_passed"], 1);
+    EXPECT_EQ(r.json()["framework_check"]["ops_failed"], 0);
 
     r = verify({"--check-module", "kernpkg:missing_function"});
     EXPECT_EQ(r.code, 71);

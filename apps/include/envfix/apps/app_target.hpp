@@ -38,7 +38,9 @@ struct AppTargetOptions {
 
 struct AppTarget {
     const AppProfile* profile = nullptr;  // nullptr: a folder no profile recognises (--path alone)
-    const probe::AppLayoutSpec* layout = nullptr;  // the layout its files match; nullptr when none does
+    // The layout its files match; where none matches, the layout whose environment folder holds
+    // `env` (its code folder is still where the requirement files are); nullptr when neither.
+    const probe::AppLayoutSpec* layout = nullptr;
     std::filesystem::path folder;  // absolute
     probe::Environment env;  // facts loaded (status says whether it ran)
     std::vector<std::string> start;  // the start command, "{python}" replaced; empty if unknown

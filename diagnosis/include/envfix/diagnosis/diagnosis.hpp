@@ -73,10 +73,11 @@ struct LayerReport {
     Message note;  // why the status (empty when nothing to add)
 };
 
-// `envfix install` as the fix; docs/cli.md has the syntax.
+// `envfix install` as the fix; docs/cli.md has the syntax. The command leaves the choice to plan,
+// which reads the user's index; only the same build again (`reinstall`) names its version.
 struct FixCommand {
-    std::vector<std::string> argv;  // {"envfix", "install", "--python", "/x/bin/python", "torch==2.11.0", "--variant", "cu128"}
-    std::string torch;  // "2.11.0" ("" for a nightly: the newest)
+    std::vector<std::string> argv;  // {"envfix", "install", "--python", "/x/bin/python"}
+    std::string torch;  // what the matrix expects plan to pick: "2.11.0" ("" for a nightly: the newest)
     std::string variant;  // "cu128"
     matrix::Channel channel = matrix::Channel::Stable;
     bool reinstall = false;  // the installed build again, to bring the rest in line
