@@ -13,6 +13,7 @@
 #include "install_fixtures.hpp"
 #include "layouts.hpp"
 #include "pip_envs.hpp"
+#include "verify_fixtures.hpp"
 #include "wine_fixture.hpp"
 
 namespace envfix::test::wine {
@@ -243,6 +244,29 @@ TEST_F(Installs, CondaEnvironmentFromItsFiles) {
     auto back = envfix({"rollback", "--env", winpath(conda)});
     ASSERT_EQ(back.code, 0) << back.out << back.err;
     EXPECT_EQ(tree_diff(before, snapshot(conda, {".envfix"})), "");
+}
+
+// Verify after install runs the environment's python.exe (the stand-in: tests/windows/dlls/
+// python_standin.c) on envfix's framework check: a torch whose operations pass is kept, one that
+// fails with the seed's error is undone and the folder is as it was.
+TEST_F(Installs, FrameworkCheckThroughTheEnvironmentsPythonKeepsOrUndoes) {
+    stdfs::copy_file(build_dir() / "standin/python.exe", app / "python_embeded/python.exe", stdfs::copy_options::overwrite_existing);
+    EnvList env = standin(rtx5090());
+    env.push_back({"ENVFIX_STANDIN_PYTHON", winpath(ENVFIX_TEST_PYTHON)});
+    env.push_back({"ENVFIX_STANDIN_PYTHON_RUNNER", winpath(source_dir() / "tests/windows/standin_python.py")});
+    env.push_back({"ENVFIX_STANDIN_PYTHON_TEMP", winpath(dir / "python-tmp")});
+    auto good = verify::fake_torch_wheel({.version = "2.7.0+cu128"}, dir / "good");
+    auto r = envfix(args({"install", "--no-deps", winpath(good)}), env, 300);
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    EXPECT_TRUE(has(r.out + r.err, "framework check passed")) << r.out << r.err;
+    EXPECT_TRUE(stdfs::exists(site / "torch-2.7.0+cu128.dist-info"));
+
+    auto before = snapshot(app, {"python_embeded/.envfix"});
+    auto bad = verify::fake_torch_wheel({.version = "2.7.1+cu128", .mode = "no_kernel_image"}, dir / "bad");
+    auto undone = envfix(args({"install", "--no-deps", winpath(bad)}), env, 300);
+    EXPECT_EQ(undone.code, 65) << undone.out << undone.err;
+    EXPECT_TRUE(has(undone.out + undone.err, "no kernel image")) << undone.out << undone.err;
+    EXPECT_EQ(tree_diff(before, snapshot(app, {"python_embeded/.envfix"})), "");
 }
 
 // A replaced file marked read-only (Wine: no write bit) goes like any other: the old copy is
