@@ -9,6 +9,7 @@
 #include "envfix/common/fs.hpp"
 #include "envfix/common/interrupt.hpp"
 #include "envfix/installer/app_alignment.hpp"
+#include "envfix/installer/apply_spec.hpp"
 #include "envfix/installer/lock_file.hpp"
 #include "envfix/installer/planned_install.hpp"
 #include "envfix/installer/venv.hpp"
@@ -310,6 +311,8 @@ void print_outcome(const Outcome& o) {
 void run_apply(Context& ctx, const installer::ApplySpec& spec, const ApplySources& sources, bool check) {
     PlanCliOptions none;
     auto matrix = load_plan_matrix(none);
+    // A policy no known release satisfies is the spec's error, before any environment is touched.
+    value_or_throw(installer::check_apply_policies(spec, matrix));
     EnvironmentApplier applier(ctx, sources, matrix, check);
     std::vector<Outcome> outcomes;
     size_t changed = 0, unchanged = 0, failed = 0;

@@ -19,7 +19,8 @@ void add_plan_options(CLI::App& cmd, PlanCliOptions& o) {
     cmd.add_option("--channel", o.channel, "stable, nightly, or auto (nightly only when no stable release fits)")
         ->check(CLI::IsMember({"auto", "stable", "nightly"}));
     cmd.add_option("--variant", o.variant, "force a variant (cu128, cpu); still checked against the GPU and driver");
-    cmd.add_option("--torch", o.torch, "only torch versions within this specifier (\">=2.7,<2.10\", \"==2.9.1\")");
+    cmd.add_option("--torch", o.torch,
+                   "only torch versions within this specifier (\">=2.7,<2.10\", \"==2.9.1\"), or this release line (2.9)");
     cmd.add_option("--torch-from", o.torch_from,
                    "where torch and its companions come from: pytorch (the variant's index on the PyTorch index) or index "
                    "(--index-url like any package: PyPI's builds, a mirror, a local index)")

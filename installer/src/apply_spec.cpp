@@ -5,6 +5,8 @@
 
 #include <set>
 
+#include "envfix/plan/torch_filter.hpp"
+
 namespace envfix::installer {
 
 namespace {
@@ -67,17 +69,37 @@ std::string place(const YAML::Node& n, const std::string& key, const stdfs::path
 const std::set<std::string> kPolicyKeys = {"channel", "variant", "torch", "torch-from", "verify"};
 
 void read_policy_key(const std::string& key, const YAML::Node& v, ApplyPolicy& p) {
-    if (key == "channel") p.channel = one_of(v, key, {"auto", "stable", "nightly"});
-    if (key == "variant") p.variant = text(v, key);
-    if (key == "torch") p.torch = text(v, key);
+    if (key == "channel") {
+        p.channel = one_of(v, key, {"auto", "stable", "nightly"});
+        p.channel_line = line_of(v);
+    }
+    if (key == "variant") {
+        p.variant = text(v, key);
+        p.variant_line = line_of(v);
+    }
+    if (key == "torch") {
+        p.torch = text(v, key);
+        p.torch_line = line_of(v);
+        if (auto f = plan::parse_torch_filter(*p.torch); !f)
+            bad(v, render(msg("apply.spec.torch_invalid", {{"value", *p.torch}, {"reason", render(f.error().message)}})));
+    }
     if (key == "torch-from") p.torch_from = one_of(v, key, {"pytorch", "index"});
     if (key == "verify") p.verify = flag(v, key);
 }
 
 void inherit(ApplyPolicy& p, const ApplyPolicy& from) {
-    if (!p.channel) p.channel = from.channel;
-    if (!p.variant) p.variant = from.variant;
-    if (!p.torch) p.torch = from.torch;
+    if (!p.channel) {
+        p.channel = from.channel;
+        p.channel_line = from.channel_line;
+    }
+    if (!p.variant) {
+        p.variant = from.variant;
+        p.variant_line = from.variant_line;
+    }
+    if (!p.torch) {
+        p.torch = from.torch;
+        p.torch_line = from.torch_line;
+    }
     if (!p.torch_from) p.torch_from = from.torch_from;
     if (!p.verify) p.verify = from.verify;
 }

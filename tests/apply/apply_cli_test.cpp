@@ -8,6 +8,7 @@
 
 #include "app_trees.hpp"
 #include "apply_world.hpp"
+#include "verify_fixtures.hpp"
 
 using namespace envfix;
 using Json = nlohmann::ordered_json;
@@ -317,6 +318,37 @@ TEST_F(ApplyCli, ABadSpecIsOneLineAndExit3) {
     auto j = test::run_as_h200({"apply", "--json", s.string()}, dir_.path());
     EXPECT_EQ(j.code, 3);
     EXPECT_EQ(j.json()["error"]["exit_code"], 3);
+}
+
+// A policy value no release satisfies is the spec's error (exit 3, file:line) before any
+// environment is touched: the missing venv is not made, the existing one keeps every byte.
+TEST_F(ApplyCli, AWrongPolicyValueIsRefusedBeforeAnyEnvironmentIsTouched) {
+    auto existing = dir_ / "existing";
+    test::make_venv(existing, true);
+    auto before = test::verify::tree(existing);
+    auto fresh = dir_ / "fresh";
+    // Lines 1-4: version and index; 5: environments; 6-8: existing; 9-11: fresh; then the value.
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"    torch: \"2.99\"\n", ":12: \"torch\" is \"2.99\": no framework release envfix knows matches it"},
+        {"    variant: cu999\n", ":12: \"variant\" is \"cu999\": no framework release envfix knows has this variant"},
+        {"    torch: \"2.7\"\n    variant: cu130\n", ":13: \"variant\" is \"cu130\": none of the releases the policy allows"}};
+    for (const auto& [bad, said] : cases) {
+        SCOPED_TRACE(bad);
+        auto s = spec("environments:\n" + venv_entry("existing", existing) + venv_entry("fresh", fresh) + bad);
+        auto r = test::run_as_h200({"apply", s.string()}, dir_.path());
+        EXPECT_EQ(r.code, 3) << r.out << r.err;
+        EXPECT_TRUE(r.out.empty()) << r.out;
+        EXPECT_TRUE(contains(r.err, s.string() + said)) << r.err;
+        EXPECT_FALSE(stdfs::exists(fresh));
+        EXPECT_EQ(test::verify::tree(existing), before);
+        auto j = test::run_as_h200({"apply", "--json", s.string()}, dir_.path());
+        EXPECT_EQ(j.code, 3);
+        EXPECT_EQ(j.json()["error"]["name"], "bad-input");
+    }
+    // A release line the matrix knows is a policy, not an error.
+    auto line = spec("environments:\n" + venv_entry("fresh", fresh) + "    torch: \"2.11\"\n");
+    auto ok = apply(line, {"--check"});
+    EXPECT_EQ(ok.code, 80) << ok.out << ok.err;
 }
 
 TEST_F(ApplyCli, ALockFromAMirrorServingTheFetchedFolder) {
