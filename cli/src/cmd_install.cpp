@@ -108,21 +108,6 @@ Error rolled_back_error(const installer::VerifiedInstall& v, const probe::Enviro
     return make_error(ExitCode::RolledBack, "verify.install.rolled_back", {{"env", env.root.string()}, {"error", why}});
 }
 
-Json verification_json(const installer::VerifiedInstall& v, const probe::Environment& env) {
-    if (!v.verify)
-        return {{"ran", false}, {"skipped", v.skipped.empty() ? Json(nullptr) : Json(t(v.skipped))},
-                {"skipped_key", v.skipped.empty() ? Json(nullptr) : Json(v.skipped.key)}};
-    const auto& rep = *v.verify;
-    auto error = rep.error();
-    return {{"ran", true},
-            {"passed", rep.passed()},
-            {"driver_check", driver_check_json(rep.driver)},
-            {"driver_error", rep.driver.error ? error_json(*rep.driver.error) : Json(nullptr)},
-            {"framework_check", framework_check_json(rep.framework, env)},
-            {"failed_before", v.failed_before ? error_json(*v.failed_before) : Json(nullptr)},
-            {"error", error ? error_json(*error) : Json(nullptr)}};
-}
-
 // After the install's lines: the verification in short when it passed, in full when it failed,
 // and the undo.
 void print_verification(const installer::VerifiedInstall& v, const probe::Environment& env, const std::string& target) {

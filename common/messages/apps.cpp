@@ -150,7 +150,7 @@ const CatalogEntry entries[] = {
     {"apply.env_created", "{name}: created the virtual environment {path}", "{name}：已创建虚拟环境 {path}"},
     {"apply.env_would_create", "{name}: would create the virtual environment {path} from {python}",
      "{name}：将用 {python} 创建虚拟环境 {path}"},
-    {"apply.verify_passed", "{name}: verify passed ({gpus} GPU(s) ran envfix's kernels)", "{name}：验证通过（{gpus} 个 GPU 运行了 envfix 的内核）"},
+    {"apply.verify_passed", "{name}: verified: {summary}", "{name}：已验证：{summary}"},
     {"apply.verify_failed", "verify failed after the change: {reason}", "更改后验证失败：{reason}"},
     {"install.app_blocked",
      "the change would break {app} at {path} (the lines above say which requirement file or package asks for what); "
@@ -171,7 +171,6 @@ const CatalogEntry entries[] = {
     {"apply.fetched", "{dest}: {count} wheel(s) ({fetched} fetched, {present} already there), {layout} layout",
      "{dest}：{count} 个 wheel（新获取 {fetched} 个，已有 {present} 个），{layout} 布局"},
     {"apply.fetch_bad_layout", "--layout must be flat or pep503, not \"{value}\"", "--layout 必须是 flat 或 pep503，而不是“{value}”"},
-    {"apply.verify_no_gpu", "no GPU to verify on: {reason}", "没有可用于验证的 GPU：{reason}"},
     // Requirements files
     {"reqfile.option_needs_value", "{source} line {line}: {option} needs a value (\"{text}\")",
      "{source} 第 {line} 行：{option} 需要一个值（“{text}”）"},

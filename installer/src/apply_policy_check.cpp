@@ -43,13 +43,15 @@ Expected<void> check_policy(const ApplySpec& spec, const ApplyPolicy& p, const m
     if (p.torch) {
         auto filter = plan::parse_torch_filter(*p.torch);
         if (!filter)
-            return unexpected(invalid(spec, p.torch_line, msg("apply.spec.torch_invalid", {{"value", *p.torch}, {"reason", render(filter.error().message)}})));
+            return unexpected(invalid(spec, p.torch_line,
+                                      msg("apply.spec.torch_invalid", {{"value", *p.torch}, {"reason", render(filter.error().message)}})));
         auto passes = plan::release_filter(filter->spec);
         std::vector<const matrix::Release*> named;
         for (const auto* r : releases)
             if (passes(*r)) named.push_back(r);
         if (named.empty())
-            return unexpected(invalid(spec, p.torch_line, msg("apply.spec.torch_matches_nothing", {{"value", *p.torch}, {"known", span_of(releases)}})));
+            return unexpected(
+                invalid(spec, p.torch_line, msg("apply.spec.torch_matches_nothing", {{"value", *p.torch}, {"known", span_of(releases)}})));
         releases = named;
     }
     if (!p.variant) return {};
@@ -59,7 +61,8 @@ Expected<void> check_policy(const ApplySpec& spec, const ApplyPolicy& p, const m
     bool anywhere = false;
     for (const auto* r : all) anywhere = anywhere || r->variant(*p.variant);
     if (!anywhere)
-        return unexpected(invalid(spec, p.variant_line, msg("apply.spec.variant_unknown", {{"value", *p.variant}, {"known", variants_of(all)}})));
+        return unexpected(
+            invalid(spec, p.variant_line, msg("apply.spec.variant_unknown", {{"value", *p.variant}, {"known", variants_of(all)}})));
     // The variant exists, only not for the releases the channel and torch leave.
     return unexpected(invalid(spec, p.variant_line,
                               msg("apply.spec.variant_not_in_releases",

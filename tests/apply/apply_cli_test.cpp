@@ -281,19 +281,50 @@ TEST_F(ApplyCli, InstallForAnAppRefusesAPlanThatBreaksIt) {
     EXPECT_TRUE(contains(anyway.out, "`envfix rollback 1 " + target + "`")) << anyway.out;
 }
 
-TEST_F(ApplyCli, VerifyRunsEnvfixsKernelsAfterAChange) {
+TEST_F(ApplyCli, VerifyRunsBothLevelsAfterAChange) {
     auto venv = dir_ / "ws";
     auto s = spec("policy:\n  verify: true\nenvironments:\n" + venv_entry("ws", venv));
     auto r = apply(s);
     ASSERT_EQ(r.code, 80) << r.out << r.err;
     auto v = r.json()["environments"][0]["verify"];
-    EXPECT_EQ(v["level"], "driver");
+    EXPECT_TRUE(v["ran"].get<bool>()) << v.dump();
     EXPECT_TRUE(v["passed"].get<bool>()) << v.dump();
+    EXPECT_TRUE(v["driver_check"]["passed"].get<bool>()) << v.dump();
+    EXPECT_TRUE(v["framework_check"]["passed"].get<bool>()) << v.dump();
+    EXPECT_FALSE(v["rolled_back"].get<bool>());
     // Unchanged: nothing to verify.
     EXPECT_TRUE(apply(s).json()["environments"][0]["verify"].is_null());
 }
 
-TEST_F(ApplyCli, AFailedVerifyFailsTheEnvironmentAndSaysWhatChanged) {
+// As `envfix install` does: a change after which the framework fails, where it passed before, is
+// undone, byte for byte; the environment fails with install's code (rolled-back, 65).
+TEST_F(ApplyCli, AChangeTheFrameworkFailsIsUndone) {
+    auto venv = dir_ / "ws";
+    ASSERT_EQ(apply(spec("policy:\n  verify: true\nenvironments:\n" + venv_entry("ws", venv))).code, 80);
+    auto before = test::verify::tree(venv);
+    // 2.9.0's build on this index has no kernels for the GPU.
+    auto s = spec("policy:\n  verify: true\n  torch: \"==2.9.0\"\nenvironments:\n" + venv_entry("ws", venv));
+    auto r = apply(s);
+    ASSERT_EQ(r.code, 81) << r.out << r.err;
+    auto env = r.json()["environments"][0];
+    EXPECT_EQ(env["status"], "failed");
+    EXPECT_FALSE(env["changed"].get<bool>()) << env.dump();
+    EXPECT_TRUE(env["transaction"].is_null());
+    EXPECT_TRUE(env["verify"]["rolled_back"].get<bool>()) << env.dump();
+    EXPECT_EQ(env["verify"]["framework_check"]["outcome"], "no-kernel-image") << env.dump();
+    EXPECT_EQ(env["error"]["name"], "rolled-back") << env.dump();
+    EXPECT_EQ(env["error"]["exit_code"], 65);
+    EXPECT_TRUE(contains(env["error"]["message"], "no kernel image is available")) << env.dump();
+    EXPECT_EQ(test::verify::tree(venv), before);
+    EXPECT_EQ(test::installed_version(venv, "torch"), "2.11.0+cu130");
+
+    auto text = test::run_as_h200({"apply", s.string()}, dir_.path());
+    EXPECT_EQ(text.code, 81);
+    EXPECT_TRUE(contains(text.out, "ws: failed: the framework check failed after the install, so it was undone")) << text.out;
+    EXPECT_EQ(test::verify::tree(venv), before);
+}
+
+TEST_F(ApplyCli, AFailedDriverCheckFailsTheEnvironmentAndKeepsTheChange) {
     auto venv = dir_ / "ws";
     auto s = spec("policy:\n  verify: true\nenvironments:\n" + venv_entry("ws", venv));
     // The stand-in driver returns wrong SAXPY results, as a broken GPU or driver would.
@@ -301,11 +332,14 @@ TEST_F(ApplyCli, AFailedVerifyFailsTheEnvironmentAndSaysWhatChanged) {
     ASSERT_EQ(r.code, 81) << r.out << r.err;
     auto env = r.json()["environments"][0];
     EXPECT_EQ(env["status"], "failed");
-    EXPECT_TRUE(env["changed"].get<bool>());  // the change stays (rollback comes with verify's orchestration)
+    // The driver level judges the driver and the GPU, not the change: kept, as install keeps it.
+    EXPECT_TRUE(env["changed"].get<bool>());
     EXPECT_TRUE(env["transaction"].is_string());
     EXPECT_FALSE(env["verify"]["passed"].get<bool>());
+    EXPECT_FALSE(env["verify"]["rolled_back"].get<bool>());
     EXPECT_EQ(env["error"]["name"], "verify-driver-failed") << env.dump();
     EXPECT_TRUE(contains(env["error"]["message"], "verify failed after the change: ")) << env.dump();
+    EXPECT_EQ(test::installed_version(venv, "torch"), "2.11.0+cu130");
 }
 
 TEST_F(ApplyCli, ABadSpecIsOneLineAndExit3) {
