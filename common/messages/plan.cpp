@@ -298,7 +298,7 @@ const CatalogEntry entries[] = {
     {"plan.index.nothing_fits", "none of the torch builds that fit this machine is on the index for Python {python} ({tag})",
      "适合本机的 torch 构建在索引上都没有 Python {python}（{tag}）可用的版本"},
     {"plan.reason.index_fallback", "the index lacks {skipped} newer build(s) that fit (listed below); torch {torch} {variant} is the best one it has",
-     "索引缺少 {skipped} 个更新的可用构建（见下文）；torch {torch} {variant} 是其中最好的一个"},
+     "索引上没有 {skipped} 个更新的、能在本机运行的构建（见下文）；在索引已有的构建中，torch {torch} {variant} 是能在本机运行的最佳选择"},
     {"plan.reason.index_found", "torch {torch} is on {url}: {file} (for {tag})", "{url} 上有 torch {torch}：{file}（适用于 {tag}）"},
     {"plan.reason.backtracked", "dependencies resolved after trying other versions {count} time(s)", "依赖解析过程中回溯了 {count} 次后得到结果"},
     {"plan.warn.dropped", "no {name} fits torch {torch} on the index: the plan goes without it",
