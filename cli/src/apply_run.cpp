@@ -1,6 +1,7 @@
 // envfix apply / lock: each environment planned (or its lock compared), an app's constraints
-// checked before anything changes, the wheels installed in one transaction, then verified when
-// the spec asks (docs/provisioning.md). One environment failing does not stop the others.
+// checked before anything changes, the wheels installed in one transaction, verified when the
+// spec asks and undone as `envfix install` undoes a change the framework fails
+// (docs/provisioning.md). One environment failing does not stop the others.
 #include <algorithm>
 #include <filesystem>
 
@@ -9,17 +10,17 @@
 #include "envfix/common/fs.hpp"
 #include "envfix/common/interrupt.hpp"
 #include "envfix/installer/app_alignment.hpp"
+#include "envfix/installer/apply_spec.hpp"
 #include "envfix/installer/lock_file.hpp"
 #include "envfix/installer/planned_install.hpp"
 #include "envfix/installer/venv.hpp"
 #include "envfix/network/downloader.hpp"
-#include "envfix/probe/gpu_probe.hpp"
-#include "envfix/probe/kernel_check.hpp"
 #include "envfix/standards/installed.hpp"
 #include "output.hpp"
 #include "plan_request.hpp"
 #include "target_options.hpp"
 #include "terminal_reporter.hpp"
+#include "verify_view.hpp"
 
 #ifndef ENVFIX_VERSION
 #define ENVFIX_VERSION "0.0.0"
@@ -55,10 +56,8 @@ struct Outcome {
     std::vector<Change> changes;
     std::string transaction;
     std::string snapshot;  // taken before the change: `envfix rollback` undoes it
-    std::optional<bool> verified;  // nullopt: not run
-    int gpus_checked = 0;  // GPUs envfix's kernels were run on
-    int gpus_passed = 0;  // of those, the GPUs whose kernels ran and gave the right results
-    std::optional<Error> verify_error;  // why the check failed (no GPU, a GPU whose kernels failed)
+    Json verify = nullptr;  // verification_json(); null: not asked for, or nothing changed
+    std::string verified;  // verify_summary() when both levels passed
     std::vector<Message> findings;  // the app's, and the plan's warnings
     std::optional<Error> error;
 };
@@ -111,31 +110,6 @@ installer::WheelSources wheel_sources(const ApplySources& s) {
     w.http = s.http;
     w.parallel = s.plan.parallel;
     return w;
-}
-
-// Driver-level verify (envfix's own kernels on every GPU). The framework-level check and the
-// rollback on failure come with verify's orchestration around install_planned_wheels().
-void verify_into(Outcome& o, Context& ctx) {
-    auto machine = probe::probe_machine({.reporter = ctx.reporter, .use_cache = false});
-    if (!machine) {
-        o.verified = false;
-        o.verify_error = make_error(machine.error().code, "apply.verify_no_gpu", {{"reason", t(machine.error().message)}});
-        return;
-    }
-    auto check = probe::run_kernel_check(*machine, {.elements = 1u << 20, .repeats = 1, .reporter = ctx.reporter});
-    if (!check) {
-        o.verified = false;
-        o.verify_error = check.error();
-        return;
-    }
-    o.verified = check->passed();
-    o.gpus_checked = static_cast<int>(check->gpus.size());
-    for (const auto& g : check->gpus) {
-        if (!g.failure)
-            ++o.gpus_passed;
-        else if (!o.verify_error)
-            o.verify_error = g.failure;
-    }
 }
 
 class EnvironmentApplier {
@@ -232,17 +206,48 @@ private:
         auto env = resolve_target(target, ctx_, TargetNeed::Interpreter);
         o.interpreter = env.interpreter.string();
         req.snapshot_reason = "apply " + e.name;
+        o.status = Status::Changed;
+        if (e.policy.verify.value_or(false)) {
+            verified_change(env, target, req, o);
+            return;
+        }
         auto result = value_or_throw(installer::install_planned_wheels(env, req, *ctx_.reporter));
         o.transaction = result.transaction;
         o.snapshot = result.snapshot;
-        o.status = Status::Changed;
-        if (e.policy.verify.value_or(false)) {
-            verify_into(o, ctx_);
-            if (!*o.verified) {
-                o.status = Status::Failed;
-                o.error = make_error(ExitCode::VerifyDriverFailed, "apply.verify_failed",
-                                     {{"reason", o.verify_error ? t(o.verify_error->message) : std::string()}});
-            }
+    }
+
+    // The change verified as `envfix install` verifies it: undone when the framework fails after
+    // it and did not before; kept, and said, when it already failed; a driver-level failure is the
+    // driver's, not the change's: kept, and the environment fails.
+    void verified_change(const probe::Environment& env, const TargetOptions& target, const installer::PlannedInstallRequest& req,
+                         Outcome& o) {
+        installer::VerifiedInstallOptions vo;
+        vo.checks.reporter = ctx_.reporter;
+        vo.checks.target_args = target_args(target, env);
+        auto v = value_or_throw(installer::install_planned_verified(env, req, vo, *ctx_.reporter));
+        o.verify = verification_json(v, env);
+        o.verify["rolled_back"] = v.rolled_back;
+        if (!v.skipped.empty()) o.findings.push_back(v.skipped);
+        if (v.rolled_back) {
+            std::string why = v.verify && v.verify->framework.error ? render(v.verify->framework.error->message) : std::string();
+            o.status = Status::Failed;
+            o.error = make_error(ExitCode::RolledBack, "verify.install.rolled_back", {{"env", env.root.string()}, {"error", why}});
+            return;
+        }
+        o.transaction = v.install.transaction;
+        o.snapshot = v.install.snapshot;
+        if (!v.verify) return;
+        if (v.verify->passed()) {
+            o.verified = verify_summary(*v.verify);
+            return;
+        }
+        if (v.failed_before)
+            o.findings.push_back(
+                msg("verify.install.failed_before", {{"error", render(v.failed_before->message)}, {"target", target_words(target, env)}}));
+        if (v.verify->driver.error) {
+            o.status = Status::Failed;
+            o.error =
+                make_error(ExitCode::VerifyDriverFailed, "apply.verify_failed", {{"reason", render(v.verify->driver.error->message)}});
         }
     }
 
@@ -274,20 +279,13 @@ Json outcome_json(const Outcome& o) {
                            {"after", c.after.empty() ? Json(nullptr) : Json(c.after)}});
     Json findings = Json::array();
     for (const auto& f : o.findings) findings.push_back({{"key", f.key}, {"message", t(f)}});
-    Json verify = nullptr;
-    if (o.verified)
-        verify = {{"level", "driver"},
-                  {"passed", *o.verified},
-                  {"gpus_checked", o.gpus_checked},
-                  {"gpus_passed", o.gpus_passed},
-                  {"error", o.verify_error ? error_json(*o.verify_error) : Json(nullptr)}};
     return {{"name", o.name},
             {"kind", o.kind},
             {"path", o.path.empty() ? Json(nullptr) : Json(o.path)},
             {"interpreter", o.interpreter.empty() ? Json(nullptr) : Json(o.interpreter)},
             {"status", std::string(status_name(o.status))},
-            {"changed", o.status == Status::Changed || o.status == Status::WouldChange ||
-                            (o.status == Status::Failed && !o.transaction.empty())},
+            {"changed",
+             o.status == Status::Changed || o.status == Status::WouldChange || (o.status == Status::Failed && !o.transaction.empty())},
             {"created", o.created},
             {"source", o.source},
             {"torch", o.torch.empty() ? Json(nullptr) : Json(o.torch)},
@@ -296,7 +294,7 @@ Json outcome_json(const Outcome& o) {
             {"changes", changes},
             {"transaction", o.transaction.empty() ? Json(nullptr) : Json(o.transaction)},
             {"snapshot", o.snapshot.empty() ? Json(nullptr) : Json(o.snapshot)},
-            {"verify", verify},
+            {"verify", o.verify},
             {"findings", findings},
             {"error", o.error ? error_json(*o.error) : Json(nullptr)}};
 }
@@ -307,7 +305,7 @@ void print_outcome(const Outcome& o) {
         case Status::Unchanged: print(msg("apply.env_unchanged", {{"name", o.name}, {"torch", o.torch}})); break;
         case Status::Changed:
             print(msg("apply.env_changed", {{"name", o.name}, {"changes", changes.empty() ? o.path : changes}}));
-            if (o.verified) print(msg("apply.verify_passed", {{"name", o.name}, {"gpus", std::to_string(o.gpus_passed)}}));
+            if (!o.verified.empty()) print(msg("apply.verify_passed", {{"name", o.name}, {"summary", o.verified}}));
             break;
         case Status::WouldChange:
             print(msg("apply.env_would_change", {{"name", o.name}, {"changes", changes.empty() ? o.path : changes}}));
@@ -322,6 +320,8 @@ void print_outcome(const Outcome& o) {
 void run_apply(Context& ctx, const installer::ApplySpec& spec, const ApplySources& sources, bool check) {
     PlanCliOptions none;
     auto matrix = load_plan_matrix(none);
+    // A policy no known release satisfies is the spec's error, before any environment is touched.
+    value_or_throw(installer::check_apply_policies(spec, matrix));
     EnvironmentApplier applier(ctx, sources, matrix, check);
     std::vector<Outcome> outcomes;
     size_t changed = 0, unchanged = 0, failed = 0;

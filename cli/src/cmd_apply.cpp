@@ -6,6 +6,7 @@
 #include "apply_command.hpp"
 #include "envfix/common/fs.hpp"
 #include "envfix/installer/apply_spec.hpp"
+#include "help_text.hpp"
 #include "index_options.hpp"
 
 namespace envfix::cli {
@@ -45,10 +46,10 @@ ApplySources spec_sources(const installer::ApplySpec& spec, bool refresh) {
 
 void register_apply(CLI::App& app, Context& ctx) {
     auto o = std::make_shared<ApplyOptions>();
-    auto* cmd = app.add_subcommand("apply", "bring the environments a spec file names to it (idempotent; exit 0 unchanged, 80 changed, 81 failed)");
-    cmd->add_option("spec", o->file, "the spec (YAML, docs/provisioning.md)")->required();
-    cmd->add_flag("--check", o->check, "say what would change, change nothing (exit 80 when something would)");
-    cmd->add_flag("--refresh", o->refresh, "ask the indexes again for every page, even one still fresh in the cache");
+    auto* cmd = app.add_subcommand("apply", help_text("help.apply"));
+    cmd->add_option("spec", o->file, help_text("help.apply.spec"))->required();
+    cmd->add_flag("--check", o->check, help_text("help.apply.check"));
+    cmd->add_flag("--refresh", o->refresh, help_text("help.apply.refresh"));
     cmd->callback([o, &ctx] {
         auto text = value_or_throw(fs::read_file(o->file));
         auto base = std::filesystem::absolute(o->file).parent_path();

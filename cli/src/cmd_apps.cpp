@@ -11,6 +11,7 @@
 #include "envfix/probe/interpreter_facts.hpp"
 #include "envfix/standards/requirement.hpp"
 #include "envfix/standards/version.hpp"
+#include "help_text.hpp"
 #include "output.hpp"
 
 namespace envfix::cli {
@@ -297,13 +298,13 @@ void run_apps(const AppsOptions& o, Context& ctx) {
 
 void register_apps(CLI::App& app, Context& ctx) {
     auto opts = std::make_shared<AppsOptions>();
-    auto* cmd = app.add_subcommand("apps", "list the apps envfix knows, find their folders, and check what a framework change means for them");
-    cmd->add_option("--app", opts->app, "only this app (comfyui, a1111, forge, sdnext, invokeai, fooocus, kohya_ss)");
-    cmd->add_option("--path", opts->paths, "an app folder to show (repeatable)");
-    cmd->add_flag("--search", opts->search, "look for app folders in the current folder and the usual places");
-    cmd->add_option("--torch", opts->torch, "with --search/--path: what installing this torch version would mean for each app");
-    cmd->add_option("--with", opts->with, "a companion version the change installs too, NAME==VERSION (repeatable)");
-    cmd->add_option("--profiles", opts->profiles, "profiles folder to read (DIR/apps/*.yaml) instead of the built-in copy");
+    auto* cmd = app.add_subcommand("apps", help_text("help.apps"));
+    cmd->add_option("--app", opts->app, help_text("help.apps.app"));
+    cmd->add_option("--path", opts->paths, help_text("help.apps.path"));
+    cmd->add_flag("--search", opts->search, help_text("help.apps.search"));
+    cmd->add_option("--torch", opts->torch, help_text("help.apps.torch"));
+    cmd->add_option("--with", opts->with, help_text("help.apps.with"));
+    cmd->add_option("--profiles", opts->profiles, help_text("help.apps.profiles"));
     cmd->callback([opts, &ctx] { run_apps(*opts, ctx); });
 }
 

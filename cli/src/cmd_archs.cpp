@@ -6,6 +6,7 @@
 #include "env_json.hpp"
 #include "envfix/common/strings.hpp"
 #include "envfix/probe/arch_cache.hpp"
+#include "help_text.hpp"
 #include "output.hpp"
 #include "target_options.hpp"
 
@@ -129,9 +130,9 @@ void run_archs(const ArchsOptions& o, Context& ctx) {
 
 void register_archs(CLI::App& app, Context& ctx) {
     auto opts = std::make_shared<ArchsOptions>();
-    auto* cmd = app.add_subcommand("archs", "list the GPU architectures libraries hold (SASS and PTX), read from their fatbins");
-    cmd->add_option("files", opts->files, "libraries or .fatbin files (default: the GPU libraries of the environment)");
-    cmd->add_flag("--all", opts->all, "also list libraries without GPU code");
+    auto* cmd = app.add_subcommand("archs", help_text("help.archs"));
+    cmd->add_option("files", opts->files, help_text("help.archs.files"));
+    cmd->add_flag("--all", opts->all, help_text("help.archs.all"));
     add_target_options(*cmd, opts->target);
     cmd->callback([opts, &ctx] { run_archs(*opts, ctx); });
 }

@@ -6,6 +6,7 @@
 #include "envfix/common/strings.hpp"
 #include "envfix/installer/unpacked_cache.hpp"
 #include "envfix/installer/wheel_cache.hpp"
+#include "help_text.hpp"
 #include "output.hpp"
 #include "ready_trees.hpp"
 
@@ -92,16 +93,15 @@ void run_ready(const ReadyOptions& o, Context& ctx) {
 }  // namespace
 
 void register_cache(CLI::App& app, Context& ctx) {
-    auto* cmd = app.add_subcommand("cache", "the wheel cache shared by every environment: where it is, what it holds, emptying it");
+    auto* cmd = app.add_subcommand("cache", help_text("help.cache"));
     cmd->require_subcommand(1);
-    cmd->add_subcommand("dir", "print the wheel cache's folder")->callback([&ctx] { run_dir(ctx); });
-    cmd->add_subcommand("list", "list the cached wheels and unpacked wheels")->callback([&ctx] { run_list(ctx); });
-    cmd->add_subcommand("clean", "remove every cached wheel, partial download and unpacked wheel")->callback([&ctx] { run_clean(ctx); });
+    cmd->add_subcommand("dir", help_text("help.cache.dir"))->callback([&ctx] { run_dir(ctx); });
+    cmd->add_subcommand("list", help_text("help.cache.list"))->callback([&ctx] { run_list(ctx); });
+    cmd->add_subcommand("clean", help_text("help.cache.clean"))->callback([&ctx] { run_clean(ctx); });
     auto ready = std::make_shared<ReadyOptions>();
-    auto* r = cmd->add_subcommand("ready", "make the ready trees installs asked for, and learn again the facts of interpreters an install "
-                                           "changed (run in the background after an install)");
-    r->add_option("--facts", ready->facts, "an interpreter to run again for its facts (its .pth files changed)");
-    r->add_flag("--no-trees", ready->no_trees, "only the facts: no ready trees");
+    auto* r = cmd->add_subcommand("ready", help_text("help.cache.ready"));
+    r->add_option("--facts", ready->facts, help_text("help.cache.ready.facts"));
+    r->add_flag("--no-trees", ready->no_trees, help_text("help.cache.ready.no_trees"));
     r->callback([&ctx, ready] { run_ready(*ready, ctx); });
 }
 

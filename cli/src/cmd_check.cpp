@@ -7,6 +7,7 @@
 #include "env_json.hpp"
 #include "envfix/standards/installed.hpp"
 #include "envfix/standards/requirements_check.hpp"
+#include "help_text.hpp"
 #include "output.hpp"
 #include "target_options.hpp"
 
@@ -63,7 +64,7 @@ void run_check(const CheckOptions& o, Context& ctx) {
 
 void register_check(CLI::App& app, Context& ctx) {
     auto opts = std::make_shared<CheckOptions>();
-    auto* cmd = app.add_subcommand("check", "check that every installed distribution's requirements hold (like pip check)");
+    auto* cmd = app.add_subcommand("check", help_text("help.check"));
     add_target_options(*cmd, opts->target);
     cmd->callback([opts, &ctx] { run_check(*opts, ctx); });
 }

@@ -6,13 +6,14 @@
 #include "command_model.hpp"
 #include "context.hpp"
 #include "envfix/common/fs.hpp"
+#include "help_text.hpp"
 
 namespace envfix::cli {
 
 void register_completion(CLI::App& app, Context&) {
     auto shell = std::make_shared<std::string>();
-    auto* cmd = app.add_subcommand("completion", "print a completion script for bash, zsh, fish or powershell (docs/cli.md)");
-    cmd->add_option("shell", *shell, "bash, zsh, fish or powershell")
+    auto* cmd = app.add_subcommand("completion", help_text("help.completion"));
+    cmd->add_option("shell", *shell, help_text("help.completion.shell"))
         ->required()
         ->check(CLI::IsMember({"bash", "zsh", "fish", "powershell"}));
     cmd->callback([shell, &app] {

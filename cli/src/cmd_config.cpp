@@ -4,6 +4,7 @@
 
 #include "context.hpp"
 #include "envfix/network/url.hpp"
+#include "help_text.hpp"
 #include "index_options.hpp"
 #include "output.hpp"
 
@@ -100,9 +101,9 @@ void show(Context& ctx, const network::IndexCliOptions& cli) {
 }  // namespace
 
 void register_config(CLI::App& app, Context& ctx) {
-    auto* cmd = app.add_subcommand("config", "envfix's settings: index, mirrors, network, cache (docs/config.md)");
+    auto* cmd = app.add_subcommand("config", help_text("help.config"));
     cmd->require_subcommand(1);
-    auto* show_cmd = cmd->add_subcommand("show", "print each effective setting and where it comes from");
+    auto* show_cmd = cmd->add_subcommand("show", help_text("help.config.show"));
     auto opts = add_index_options(*show_cmd);
     show_cmd->callback([&ctx, opts] { show(ctx, *opts); });
 }

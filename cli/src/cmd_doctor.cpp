@@ -12,6 +12,7 @@
 #include "envfix/diagnosis/framework_stack.hpp"
 #include "envfix/diagnosis/reproduction.hpp"
 #include "envfix/matrix/matrix_loader.hpp"
+#include "help_text.hpp"
 #include "output.hpp"
 #include "probe_view.hpp"
 #include "target_options.hpp"
@@ -127,12 +128,11 @@ void run_doctor(const DoctorOptions& o, Context& ctx) {
 
 void register_doctor(CLI::App& app, Context& ctx) {
     auto opts = std::make_shared<DoctorOptions>();
-    auto* cmd = app.add_subcommand("doctor", "explain what stops the framework from running on this GPU, and the fix");
+    auto* cmd = app.add_subcommand("doctor", help_text("help.doctor"));
     add_target_options(*cmd, opts->target);
-    cmd->add_flag("--run", opts->run,
-                  "also run the minimal reproduction (a matmul on the GPU, CUDA_LAUNCH_BLOCKING=1) in the environment's Python");
-    cmd->add_option("--run-timeout", opts->run_timeout, "seconds the reproduction may take (default 300)")->check(CLI::PositiveNumber);
-    cmd->add_option("--profiles", opts->profiles, "load profiles/*.yaml from this folder instead of the built-in copy");
+    cmd->add_flag("--run", opts->run, help_text("help.doctor.run"));
+    cmd->add_option("--run-timeout", opts->run_timeout, help_text("help.doctor.run_timeout"))->check(CLI::PositiveNumber);
+    cmd->add_option("--profiles", opts->profiles, help_text("help.common.profiles"));
     cmd->callback([opts, &ctx] { run_doctor(*opts, ctx); });
 }
 

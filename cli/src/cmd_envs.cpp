@@ -8,6 +8,7 @@
 #include "envfix/common/strings.hpp"
 #include "envfix/probe/interpreter_facts.hpp"
 #include "envfix/probe/target.hpp"
+#include "help_text.hpp"
 #include "output.hpp"
 
 namespace envfix::cli {
@@ -87,10 +88,10 @@ void run_envs(const EnvsOptions& o, Context& ctx) {
 
 void register_envs(CLI::App& app, Context& ctx) {
     auto opts = std::make_shared<EnvsOptions>();
-    auto* cmd = app.add_subcommand("envs", "list the Python environments envfix finds on this machine");
-    cmd->add_option("--path", opts->paths, "an app folder to look into (repeatable)");
-    cmd->add_option("--app", opts->app, "the app those folders belong to (comfyui, a1111, ...); alone, its folders in the usual places");
-    cmd->add_flag("--no-home", opts->no_home, "skip ~/.virtualenvs and conda's environment list");
+    auto* cmd = app.add_subcommand("envs", help_text("help.envs"));
+    cmd->add_option("--path", opts->paths, help_text("help.envs.path"));
+    cmd->add_option("--app", opts->app, help_text("help.envs.app"));
+    cmd->add_flag("--no-home", opts->no_home, help_text("help.envs.no_home"));
     cmd->callback([opts, &ctx] { run_envs(*opts, ctx); });
 }
 

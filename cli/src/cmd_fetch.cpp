@@ -10,6 +10,7 @@
 #include "envfix/installer/lock_file.hpp"
 #include "envfix/installer/wheel_folder.hpp"
 #include "envfix/network/downloader.hpp"
+#include "help_text.hpp"
 #include "index_options.hpp"
 #include "output.hpp"
 
@@ -82,10 +83,10 @@ void run_fetch(Context& ctx, const FetchOptions& o, const network::IndexConfig& 
 
 void register_fetch(CLI::App& app, Context& ctx) {
     auto o = std::make_shared<FetchOptions>();
-    auto* cmd = app.add_subcommand("fetch", "download the wheels of a lock file into a folder for machines without the index");
-    cmd->add_option("--lock", o->lock, "the lock file (`envfix lock`)")->required();
-    cmd->add_option("--dest", o->dest, "the folder to fill")->required();
-    cmd->add_option("--layout", o->layout, "pep503 (DIR/<project>/<file> with index pages; default) or flat (every wheel in DIR)");
+    auto* cmd = app.add_subcommand("fetch", help_text("help.fetch"));
+    cmd->add_option("--lock", o->lock, help_text("help.fetch.lock"))->required();
+    cmd->add_option("--dest", o->dest, help_text("help.fetch.dest"))->required();
+    cmd->add_option("--layout", o->layout, help_text("help.fetch.layout"));
     auto idx = add_index_options(*cmd);
     cmd->callback([&ctx, o, idx] { run_fetch(ctx, *o, resolve_index_config(*idx)); });
 }

@@ -9,6 +9,7 @@
 #include "envfix/common/strings.hpp"
 #include "envfix/installer/snapshot.hpp"
 #include "envfix/standards/installed.hpp"
+#include "help_text.hpp"
 #include "output.hpp"
 #include "target_options.hpp"
 
@@ -31,6 +32,21 @@ std::vector<std::string> changes(const std::vector<installer::SnapshotDist>& fro
     for (const auto& d : to)
         if (!a.count({d.name, d.version})) out.push_back("+" + d.name + " " + d.version);
     return out;
+}
+
+// The stored reason ("install torch 2.11.0+cu128, ...", "apply ws", "rollback to 3", "snapshot"),
+// kept in English in the snapshot, shown in the user's language.
+Message reason_message(const std::string& reason) {
+    if (reason == "snapshot") return msg("history.reason.snapshot");
+    if (reason == "install (nothing new)") return msg("history.reason.install_nothing");
+    for (const char* verb : {"install", "apply", "rollback to"}) {
+        std::string prefix = std::string(verb) + " ";
+        if (reason.starts_with(prefix)) {
+            std::string key = std::string("history.reason.") + (verb[0] == 'r' ? "rollback" : verb);
+            return msg(key, {{"what", reason.substr(prefix.size())}});
+        }
+    }
+    return msg("history.reason.other", {{"what", reason}});
 }
 
 void run_history(const HistoryOptions& o, Context& ctx) {
@@ -60,8 +76,8 @@ void run_history(const HistoryOptions& o, Context& ctx) {
                             {"files", s.files}, {"bytes", bytes ? Json(*bytes) : Json(nullptr)}, {"changes_after", after}});
             continue;
         }
-        std::string line = s.id + "  " + s.created + "  " + s.reason;
-        if (!s.name.empty()) line += "  [" + s.name + "]";
+        Message line = msg(s.name.empty() ? "history.line" : "history.line_named",
+                           {{"id", s.id}, {"created", s.created}, {"reason", t(reason_message(s.reason))}, {"name", s.name}});
         print(line);
         if (!after.empty()) print("    " + str::join(after, ", "));
     }
@@ -76,7 +92,7 @@ void run_history(const HistoryOptions& o, Context& ctx) {
 
 void register_history(CLI::App& app, Context& ctx) {
     auto o = std::make_shared<HistoryOptions>();
-    auto* cmd = app.add_subcommand("history", "list the environment's snapshots: id, time, why, and what changed after each");
+    auto* cmd = app.add_subcommand("history", help_text("help.history"));
     add_target_options(*cmd, o->target);
     cmd->callback([o, &ctx] { run_history(*o, ctx); });
 }

@@ -12,6 +12,7 @@
 #include "envfix/installer/verified_install.hpp"
 #include "envfix/installer/wheel_plan.hpp"
 #include "envfix/standards/wheel_name.hpp"
+#include "help_text.hpp"
 #include "index_options.hpp"
 #include "install_run.hpp"
 #include "output.hpp"
@@ -64,7 +65,7 @@ std::vector<installer::WheelRequest> wheel_requests(const std::vector<std::strin
         bool file = stdfs::is_regular_file(p, ec);
         if (!file && standards::distribution_kind(p.filename().string()) == standards::DistributionKind::Other)
             throw Failure(ExitCode::Usage, "install.not_a_file", {{"item", item}});
-        if (!file) throw Failure(ExitCode::BadInput, "fs.read_failed", {{"path", item}, {"reason", "no such file"}});
+        if (!file) throw Failure(ExitCode::BadInput, "fs.read_failed", {{"path", item}, {"reason", render(msg("reason.no_such_file"))}});
         installer::WheelRequest r;
         r.file = stdfs::absolute(p).lexically_normal();
         r.direct_url = installer::file_url(r.file);
@@ -106,21 +107,6 @@ void print_result(const installer::InstallResult& r, bool dry_run) {
 Error rolled_back_error(const installer::VerifiedInstall& v, const probe::Environment& env) {
     std::string why = v.verify && v.verify->framework.error ? render(v.verify->framework.error->message) : std::string();
     return make_error(ExitCode::RolledBack, "verify.install.rolled_back", {{"env", env.root.string()}, {"error", why}});
-}
-
-Json verification_json(const installer::VerifiedInstall& v, const probe::Environment& env) {
-    if (!v.verify)
-        return {{"ran", false}, {"skipped", v.skipped.empty() ? Json(nullptr) : Json(t(v.skipped))},
-                {"skipped_key", v.skipped.empty() ? Json(nullptr) : Json(v.skipped.key)}};
-    const auto& rep = *v.verify;
-    auto error = rep.error();
-    return {{"ran", true},
-            {"passed", rep.passed()},
-            {"driver_check", driver_check_json(rep.driver)},
-            {"driver_error", rep.driver.error ? error_json(*rep.driver.error) : Json(nullptr)},
-            {"framework_check", framework_check_json(rep.framework, env)},
-            {"failed_before", v.failed_before ? error_json(*v.failed_before) : Json(nullptr)},
-            {"error", error ? error_json(*error) : Json(nullptr)}};
 }
 
 // After the install's lines: the verification in short when it passed, in full when it failed,
@@ -254,31 +240,25 @@ void report_install(Context& ctx, const probe::Environment& env, const InstallOp
 
 void register_install(CLI::App& app, Context& ctx) {
     auto o = std::make_shared<InstallOptions>();
-    auto* cmd = app.add_subcommand("install", "install the framework build `envfix plan` picks, named framework packages "
-                                              "(torch==2.7.1), or wheel files, atomically (old versions out in the same step)");
-    cmd->add_option("packages", o->items, "wheel files (.whl), or torch / torchvision / torchaudio requirements; none: what plan picks");
+    auto* cmd = app.add_subcommand("install", help_text("help.install"));
+    cmd->add_option("packages", o->items, help_text("help.install.packages"));
     add_plan_options(*cmd, o->plan);
     o->index = add_index_options(*cmd);
-    if (auto* g = cmd->get_option_group("Package index"))
-        if (auto* off = g->get_option_no_throw("--offline")) off->description("only the wheel cache and cached index pages; no network");
-    const char* venv_group = "New environment";
-    cmd->add_option("--venv", o->venv, "install into this venv (with --create: make it first when missing)")->group(venv_group);
-    cmd->add_flag("--create", o->create, "create the --venv folder as a new virtual environment")->group(venv_group);
-    cmd->add_option("--base-python", o->base_python, "interpreter the new venv is made from (default: python3 on PATH)")->group(venv_group);
-    cmd->add_flag("--no-deps", o->no_deps, "install even when requirements of the wheels are missing (they are reported)");
-    cmd->add_flag("--dry-run", o->dry_run, "check everything and print the plan and the changes; change nothing");
-    cmd->add_flag("--no-verify", o->no_verify, "do not run `envfix verify` after installing (and so never undo the install)");
-    cmd->add_option("--check-module", o->check_modules,
-                    "after installing, also run MODULE[:FUNCTION]'s self-test (default function self_test); repeatable")
-        ->allow_extra_args(false);
-    cmd->add_flag("--force-reinstall", o->force_reinstall, "reinstall a wheel whose exact version is installed");
-    cmd->add_flag("--wait", o->wait, "wait for another envfix working on the environment instead of failing (exit 64)");
-    cmd->add_flag("--break-system-packages", o->break_system_packages,
-                  "install into a Python its OS manages (EXTERNALLY-MANAGED), as pip's option of that name");
-    cmd->add_flag("--ignore-app-constraints", o->ignore_app_constraints,
-                  "install even where the app's requirement files or packages ask for another torch (each conflict is "
-                  "still reported; the snapshot taken first brings the environment back)");
-    cmd->add_option("--threads", o->threads, "files written in parallel (default: twice the cores, 4 to 32)");
+    if (auto* g = cmd->get_option_group(help_text("help.group.index")))
+        if (auto* off = g->get_option_no_throw("--offline")) off->description(help_text("help.install.offline"));
+    const std::string venv_group = help_text("help.group.new_env");
+    cmd->add_option("--venv", o->venv, help_text("help.install.venv"))->group(venv_group);
+    cmd->add_flag("--create", o->create, help_text("help.install.create"))->group(venv_group);
+    cmd->add_option("--base-python", o->base_python, help_text("help.install.base_python"))->group(venv_group);
+    cmd->add_flag("--no-deps", o->no_deps, help_text("help.install.no_deps"));
+    cmd->add_flag("--dry-run", o->dry_run, help_text("help.install.dry_run"));
+    cmd->add_flag("--no-verify", o->no_verify, help_text("help.install.no_verify"));
+    cmd->add_option("--check-module", o->check_modules, help_text("help.install.check_module"))->allow_extra_args(false);
+    cmd->add_flag("--force-reinstall", o->force_reinstall, help_text("help.install.force_reinstall"));
+    cmd->add_flag("--wait", o->wait, help_text("help.common.wait"));
+    cmd->add_flag("--break-system-packages", o->break_system_packages, help_text("help.install.break_system_packages"));
+    cmd->add_flag("--ignore-app-constraints", o->ignore_app_constraints, help_text("help.install.ignore_app_constraints"));
+    cmd->add_option("--threads", o->threads, help_text("help.install.threads"));
     cmd->callback([o, &ctx] { run_install(*o, ctx); });
 }
 

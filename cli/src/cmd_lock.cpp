@@ -4,6 +4,7 @@
 
 #include "apply_command.hpp"
 #include "envfix/common/fs.hpp"
+#include "help_text.hpp"
 #include "index_options.hpp"
 
 namespace envfix::cli {
@@ -11,9 +12,9 @@ namespace envfix::cli {
 void register_lock(CLI::App& app, Context& ctx) {
     auto o = std::make_shared<PlanCliOptions>();
     auto out = std::make_shared<std::string>();
-    auto* cmd = app.add_subcommand("lock", "write the exact wheels (URLs and sha256) of the framework stack for an environment to a lock file");
+    auto* cmd = app.add_subcommand("lock", help_text("help.lock"));
     add_plan_options(*cmd, *o);
-    cmd->add_option("-o,--output", *out, "the lock file to write (JSON)")->required();
+    cmd->add_option("-o,--output", *out, help_text("help.lock.output"))->required();
     auto idx = add_index_options(*cmd);
     cmd->callback([&ctx, o, out, idx] {
         auto config = resolve_index_config(*idx);

@@ -14,6 +14,7 @@
 #include "envfix/matrix/gpu_names.hpp"
 #include "envfix/matrix/matrix_loader.hpp"
 #include "envfix/matrix/rule_names.hpp"
+#include "help_text.hpp"
 #include "output.hpp"
 
 namespace envfix::cli {
@@ -365,17 +366,16 @@ void run_matrix(Context& ctx, const MatrixOptions& o) {
 
 void register_matrix(CLI::App& app, Context& ctx) {
     auto opts = std::make_shared<MatrixOptions>();
-    auto* cmd = app.add_subcommand("matrix", "show which framework releases and wheel variants run on which GPUs and drivers");
-    cmd->add_option("--gpu", opts->gpus,
-                    "only builds with kernels for this GPU: a name (\"RTX 5090\"), a compute capability (8.9) or sm_89; repeatable");
-    cmd->add_option("--driver", opts->driver, "judge each build against this NVIDIA driver version (570.133.07)");
-    cmd->add_option("--os", opts->os, "platform to show: linux, windows or macos (default: this machine's)");
-    cmd->add_option("--arch", opts->arch, "CPU to show: x86_64 or aarch64 (default: this machine's)");
-    cmd->add_option("--release", opts->release, "one release (2.7.1), a release line (2.7) or nightly");
-    cmd->add_option("--variant", opts->variant, "one variant (cu128, cpu)");
-    cmd->add_option("--channel", opts->channel, "stable, nightly or all")->check(CLI::IsMember({"stable", "nightly", "all"}));
-    cmd->add_option("--python", opts->python, "only releases with wheels for this Python (3.12, 3.13t)");
-    cmd->add_option("--profiles", opts->profiles, "load profiles/*.yaml from this folder instead of the built-in copy");
+    auto* cmd = app.add_subcommand("matrix", help_text("help.matrix"));
+    cmd->add_option("--gpu", opts->gpus, help_text("help.matrix.gpu"));
+    cmd->add_option("--driver", opts->driver, help_text("help.matrix.driver"));
+    cmd->add_option("--os", opts->os, help_text("help.matrix.os"));
+    cmd->add_option("--arch", opts->arch, help_text("help.matrix.arch"));
+    cmd->add_option("--release", opts->release, help_text("help.matrix.release"));
+    cmd->add_option("--variant", opts->variant, help_text("help.matrix.variant"));
+    cmd->add_option("--channel", opts->channel, help_text("help.matrix.channel"))->check(CLI::IsMember({"stable", "nightly", "all"}));
+    cmd->add_option("--python", opts->python, help_text("help.matrix.python"));
+    cmd->add_option("--profiles", opts->profiles, help_text("help.common.profiles"));
     cmd->callback([&ctx, opts] { run_matrix(ctx, *opts); });
 }
 

@@ -3,13 +3,14 @@
 
 #include "context.hpp"
 #include "envfix/probe/gpu_probe.hpp"
+#include "help_text.hpp"
 #include "output.hpp"
 #include "probe_view.hpp"
 
 namespace envfix::cli {
 
 void register_probe(CLI::App& app, Context& ctx) {
-    auto* cmd = app.add_subcommand("probe", "list the GPUs and the driver, through the CUDA Driver API");
+    auto* cmd = app.add_subcommand("probe", help_text("help.probe"));
     cmd->callback([&ctx] {
         probe::MachineProbe m = probe::inspect_machine({.reporter = ctx.reporter});
         if (ctx.opts.json) {

@@ -5,6 +5,7 @@
 #include "context.hpp"
 #include "env_json.hpp"
 #include "envfix/installer/install.hpp"
+#include "help_text.hpp"
 #include "output.hpp"
 #include "target_options.hpp"
 
@@ -35,9 +36,9 @@ void run_recover(const RecoverOptions& o, Context& ctx) {
 
 void register_recover(CLI::App& app, Context& ctx) {
     auto o = std::make_shared<RecoverOptions>();
-    auto* cmd = app.add_subcommand("recover", "finish or undo an install that was interrupted (crash, kill -9, power cut)");
+    auto* cmd = app.add_subcommand("recover", help_text("help.recover"));
     add_target_options(*cmd, o->target);
-    cmd->add_flag("--wait", o->wait, "wait for another envfix working on the environment instead of failing (exit 64)");
+    cmd->add_flag("--wait", o->wait, help_text("help.common.wait"));
     cmd->callback([o, &ctx] { run_recover(*o, ctx); });
 }
 

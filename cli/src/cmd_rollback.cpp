@@ -6,6 +6,7 @@
 #include "env_json.hpp"
 #include "envfix/common/strings.hpp"
 #include "envfix/installer/snapshot.hpp"
+#include "help_text.hpp"
 #include "output.hpp"
 #include "target_options.hpp"
 
@@ -74,12 +75,11 @@ void run_rollback(const RollbackOptions& o, Context& ctx) {
 
 void register_rollback(CLI::App& app, Context& ctx) {
     auto o = std::make_shared<RollbackOptions>();
-    auto* cmd = app.add_subcommand("rollback", "put the environment back as a snapshot recorded it (default: the last one that differs); "
-                                               "offline, atomic, and itself undoable");
-    cmd->add_option("id", o->id, "the snapshot's id or name (`envfix history` lists them)");
+    auto* cmd = app.add_subcommand("rollback", help_text("help.rollback"));
+    cmd->add_option("id", o->id, help_text("help.rollback.id"));
     add_target_options(*cmd, o->target);
-    cmd->add_flag("--dry-run", o->dry_run, "print what would change; change nothing");
-    cmd->add_flag("--wait", o->wait, "wait for another envfix working on the environment instead of failing (exit 64)");
+    cmd->add_flag("--dry-run", o->dry_run, help_text("help.rollback.dry_run"));
+    cmd->add_flag("--wait", o->wait, help_text("help.common.wait"));
     cmd->callback([o, &ctx] { run_rollback(*o, ctx); });
 }
 

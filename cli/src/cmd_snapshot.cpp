@@ -7,6 +7,7 @@
 #include "envfix/common/strings.hpp"
 #include "envfix/installer/env_lock.hpp"
 #include "envfix/installer/snapshot.hpp"
+#include "help_text.hpp"
 #include "output.hpp"
 #include "target_options.hpp"
 
@@ -61,14 +62,14 @@ void run_gc(const SnapshotOptions& o, Context& ctx) {
 
 void register_snapshot(CLI::App& app, Context& ctx) {
     auto o = std::make_shared<SnapshotOptions>();
-    auto* cmd = app.add_subcommand("snapshot", "record the environment's distributions and files, so `envfix rollback` can bring them back");
+    auto* cmd = app.add_subcommand("snapshot", help_text("help.snapshot"));
     add_target_options(*cmd, o->target);
-    cmd->add_option("--name", o->name, "a name to roll back to later (`envfix rollback NAME`)");
-    cmd->add_flag("--wait", o->wait, "wait for another envfix working on the environment instead of failing (exit 64)");
-    auto* gc = cmd->add_subcommand("gc", "remove old snapshots (named ones stay) and the stored files nothing refers to");
+    cmd->add_option("--name", o->name, help_text("help.snapshot.name"));
+    cmd->add_flag("--wait", o->wait, help_text("help.common.wait"));
+    auto* gc = cmd->add_subcommand("gc", help_text("help.snapshot.gc"));
     add_target_options(*gc, o->target);
-    gc->add_option("--keep", o->keep, "how many of the newest unnamed snapshots to keep (default 10)");
-    gc->add_flag("--wait", o->wait, "wait for another envfix working on the environment instead of failing (exit 64)");
+    gc->add_option("--keep", o->keep, help_text("help.snapshot.gc.keep"));
+    gc->add_flag("--wait", o->wait, help_text("help.common.wait"));
     gc->callback([o, &ctx] { run_gc(*o, ctx); });
     cmd->callback([o, &ctx, gc] {
         if (gc->parsed()) return;

@@ -10,6 +10,7 @@
 #include "context.hpp"
 #include "envfix/installer/verify.hpp"
 #include "envfix/probe/gpu_probe.hpp"
+#include "help_text.hpp"
 #include "output.hpp"
 #include "probe_view.hpp"
 #include "target_options.hpp"
@@ -68,13 +69,11 @@ void run_verify(const VerifyCommandOptions& o, Context& ctx) {
 
 void register_verify(CLI::App& app, Context& ctx) {
     auto o = std::make_shared<VerifyCommandOptions>();
-    auto* cmd = app.add_subcommand("verify", "prove the GPU stack runs: a CUDA kernel through the driver, then the "
-                                             "framework's own GPU operations in the target environment");
+    auto* cmd = app.add_subcommand("verify", help_text("help.verify"));
     add_target_options(*cmd, o->target);
-    cmd->add_flag("--driver-only", o->driver_only, "run only envfix's own kernels through the CUDA driver");
-    cmd->add_option("--check-module", o->modules,
-                    "also import MODULE and run its self-test, MODULE[:FUNCTION] (default function self_test); repeatable");
-    cmd->add_option("--timeout", o->timeout, "seconds the framework check may take (default 300)");
+    cmd->add_flag("--driver-only", o->driver_only, help_text("help.verify.driver_only"));
+    cmd->add_option("--check-module", o->modules, help_text("help.verify.check_module"));
+    cmd->add_option("--timeout", o->timeout, help_text("help.verify.timeout"));
     cmd->callback([&ctx, o] { run_verify(*o, ctx); });
 }
 

@@ -8,6 +8,7 @@
 #include "envfix/matrix/gpu_names.hpp"
 #include "envfix/matrix/matrix_loader.hpp"
 #include "envfix/plan/planner.hpp"
+#include "envfix/plan/torch_filter.hpp"
 #include "envfix/probe/gpu_probe.hpp"
 #include "envfix/standards/tags.hpp"
 #include "output.hpp"
@@ -90,10 +91,10 @@ PlanRequest plan_request(Context& ctx, PlanCliOptions o, const Matrix& matrix, c
     if (o.channel == "nightly") req.channel = ChannelChoice::Nightly;
     if (!o.variant.empty()) req.variant = o.variant;
     if (!o.torch.empty()) {
-        auto spec = SpecifierSet::parse(o.torch);
-        if (!spec) throw Failure(ExitCode::Usage, "plan.bad_torch", {{"value", o.torch}, {"reason", render(spec.error().message)}});
-        req.torch = *spec;
-        req.torch_text = o.torch;
+        auto filter = parse_torch_filter(o.torch);
+        if (!filter) throw Failure(ExitCode::Usage, "plan.bad_torch", {{"value", o.torch}, {"reason", render(filter.error().message)}});
+        req.torch = filter->spec;
+        req.torch_text = filter->text;
     }
     std::optional<DriverVersion> driver;
     if (!o.driver.empty()) {

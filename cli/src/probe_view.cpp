@@ -93,7 +93,7 @@ std::string gpu_table(const std::vector<probe::Gpu>& gpus) {
 }
 
 void print_error_line(const Error& e) {
-    std::string line = "envfix: " + paint_err("error:", Tone::Bad) + " " + render(e.message) + "\n";
+    std::string line = "envfix: " + labelled_err("cli.label.error", Tone::Bad, render(e.message)) + "\n";
     std::fwrite(line.data(), 1, line.size(), stderr);
 }
 

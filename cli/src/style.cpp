@@ -1,6 +1,7 @@
 #include "style.hpp"
 
 #include "envfix/common/env.hpp"
+#include "envfix/common/message.hpp"
 #include "envfix/common/platform.hpp"
 
 namespace envfix::cli {
@@ -32,6 +33,10 @@ void init_style(const GlobalOptions& opts) {
 
 std::string paint_out(std::string_view text, Tone tone) { return paint(text, tone, style.out); }
 std::string paint_err(std::string_view text, Tone tone) { return paint(text, tone, style.err); }
+std::string labelled_err(const char* label_key, Tone tone, const std::string& text) {
+    return render(msg("cli.labelled", {{"label", paint_err(render(msg(label_key)), tone)}, {"text", text}}));
+}
+
 bool cursor_moves() { return !dumb_terminal(); }
 
 }  // namespace envfix::cli

@@ -17,6 +17,9 @@ void init_style(const GlobalOptions& opts);
 // `text` coloured for stdout / stderr where colour is on there, else as it is.
 std::string paint_out(std::string_view text, Tone tone);
 std::string paint_err(std::string_view text, Tone tone);
+// A stderr line's text after its label ("cli.label.error": "error: …", "错误：…"), the label
+// painted.
+std::string labelled_err(const char* label_key, Tone tone, const std::string& text);
 // Whether progress may move the cursor (a terminal other than TERM=dumb).
 bool cursor_moves();
 

@@ -9,17 +9,16 @@
 #include "envfix/installer/install.hpp"
 #include "envfix/probe/interpreter_facts.hpp"
 #include "envfix/probe/target.hpp"
+#include "help_text.hpp"
 
 namespace envfix::cli {
 
 void add_target_options(CLI::App& cmd, TargetOptions& opts) {
-    const char* group = "Environment (default: the active venv/conda env, else python3 on PATH)";
-    cmd.add_option("--python", opts.python, "a Python interpreter: a path, or a name on PATH (python3.12)")->group(group);
-    cmd.add_option("--env", opts.env, "a virtual environment or Python prefix folder")->group(group);
-    cmd.add_option("--app", opts.app, "the app whose environment to use (comfyui, a1111, forge, ...; `envfix apps` lists them); "
-                   "without --path it is looked for in the current folder and the usual places")->group(group);
-    cmd.add_option("--path", opts.path, "the app's folder (ComfyUI_windows_portable, stable-diffusion-webui, ...); alone, the app "
-                   "is recognised from its files")->group(group);
+    const std::string group = help_text("help.group.target");
+    cmd.add_option("--python", opts.python, help_text("help.target.python"))->group(group);
+    cmd.add_option("--env", opts.env, help_text("help.target.env"))->group(group);
+    cmd.add_option("--app", opts.app, help_text("help.target.app"))->group(group);
+    cmd.add_option("--path", opts.path, help_text("help.target.path"))->group(group);
     cmd.parse_complete_callback([&opts] {
         std::error_code ec;
         settle_bare_target(opts, std::filesystem::current_path(ec));

@@ -31,8 +31,9 @@ void TerminalReporter::note(Severity sev, const Message& m) {
     if (sev == Severity::Info && (opts_.quiet || opts_.json)) return;
     if (sev == Severity::Warning && opts_.json) return;
     clear_locked();
-    std::string prefix = sev == Severity::Warning ? paint_err("warning:", Tone::Warn) + " " : sev == Severity::Debug ? "debug: " : "";
-    std::string line = prefix + text + "\n";
+    if (sev == Severity::Warning) text = labelled_err("cli.label.warning", Tone::Warn, text);
+    if (sev == Severity::Debug) text = render(msg("cli.labelled", {{"label", render(msg("cli.label.debug"))}, {"text", text}}));
+    std::string line = text + "\n";
     std::fwrite(line.data(), 1, line.size(), stderr);
     redraw_locked();
 }

@@ -242,4 +242,20 @@ std::string verify_text(const installer::VerifyReport& r, const probe::Environme
     return out;
 }
 
+Json verification_json(const installer::VerifiedInstall& v, const probe::Environment& env) {
+    if (!v.verify)
+        return {{"ran", false},
+                {"skipped", v.skipped.empty() ? Json(nullptr) : Json(t(v.skipped))},
+                {"skipped_key", v.skipped.empty() ? Json(nullptr) : Json(v.skipped.key)}};
+    const auto& rep = *v.verify;
+    auto error = rep.error();
+    return {{"ran", true},
+            {"passed", rep.passed()},
+            {"driver_check", driver_check_json(rep.driver)},
+            {"driver_error", rep.driver.error ? error_json(*rep.driver.error) : Json(nullptr)},
+            {"framework_check", framework_check_json(rep.framework, env)},
+            {"failed_before", v.failed_before ? error_json(*v.failed_before) : Json(nullptr)},
+            {"error", error ? error_json(*error) : Json(nullptr)}};
+}
+
 }  // namespace envfix::cli

@@ -20,9 +20,10 @@ extern const Catalog kVerify;
 extern const Catalog kApps;
 extern const Catalog kCli;
 extern const Catalog kDoctor;
+extern const Catalog kHelp;
 
-inline std::array<Catalog, 11> all_catalogs() {
-    return {kCommon, kProbe, kEnvironment, kStandards, kIndex, kPlan, kInstall, kVerify, kApps, kCli, kDoctor};
+inline std::array<Catalog, 12> all_catalogs() {
+    return {kCommon, kProbe, kEnvironment, kStandards, kIndex, kPlan, kInstall, kVerify, kApps, kCli, kDoctor, kHelp};
 }
 
 }  // namespace envfix::messages

@@ -6,6 +6,17 @@ namespace {
 // A table of sentences, one entry a line or two, as translators read it: laid out by hand.
 // clang-format off
 const CatalogEntry entries[] = {
+    // Reasons inside other messages ({reason}), in the user's language.
+    {"reason.cannot_open", "cannot open", "无法打开"},
+    {"reason.file_and_folder", "a file and a folder of one name", "同名的文件和文件夹"},
+    {"reason.no_facts", "no facts line", "解释器没有输出信息行"},
+    {"reason.no_header", "no header line", "缺少头行"},
+    {"reason.no_such_file", "no such file", "文件不存在"},
+    {"reason.not_detached", "could not start it detached", "无法在后台启动它"},
+    {"reason.not_executable", "not found or not executable", "找不到或不可执行"},
+    {"reason.not_found", "not found", "找不到"},
+    {"reason.read_error", "read error", "读取出错"},
+    {"reason.too_large", "larger than {bytes} bytes", "大于 {bytes} 字节"},
     {"process.start_failed", "cannot start {program}: {reason}", "无法启动 {program}：{reason}"},
     {"fs.read_failed", "cannot read {path}: {reason}", "无法读取 {path}：{reason}"},
     {"fs.write_failed", "cannot write {path}: {reason}", "无法写入 {path}：{reason}"},

@@ -93,7 +93,7 @@ const CatalogEntry entries[] = {
      "{path}:{line}：{key} 必须是一组设置（key: value 形式）"},
     {"config.not_url", "{path}:{line}: {key} is not an http(s) URL: {value}", "{path}:{line}：{key} 不是 http(s) 地址：{value}"},
     {"config.version_missing", "{path}:{line}: the file has no version; add \"version: 1\" at the top",
-     "{path}:{line}：文件缺少版本号；请在开头加上 \"version: 1\""},
+     "{path}:{line}：文件缺少版本号；请在开头加上“version: 1”"},
     {"config.version_newer", "{path}:{line}: version {version} is newer than this envfix understands ({supported}); update envfix",
      "{path}:{line}：版本 {version} 比当前 envfix 支持的版本（{supported}）新；请升级 envfix"},
     {"config.unreadable", "cannot read the configuration file {path}", "无法读取配置文件 {path}"},

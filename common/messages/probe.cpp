@@ -38,12 +38,12 @@ const CatalogEntry entries[] = {
     {"probe.no_device_maybe_hidden",
      "the NVIDIA driver sees no CUDA GPU, and CUDA_VISIBLE_DEVICES is set to \"{value}\", which may hide them. "
      "Unset it (or list GPUs by index, for example 0) and try again.",
-     "NVIDIA 驱动没有检测到可用于 CUDA 的 GPU，而 CUDA_VISIBLE_DEVICES 被设为 \"{value}\"，可能把显卡隐藏了。"
+     "NVIDIA 驱动没有检测到可用于 CUDA 的 GPU，而 CUDA_VISIBLE_DEVICES 被设为“{value}”，可能把显卡隐藏了。"
      "请取消该变量（或按编号列出要用的显卡，例如 0）后重试。"},
     {"probe.devices_hidden_all",
      "CUDA_VISIBLE_DEVICES=\"{value}\" hides every GPU from CUDA programs (this machine has {count}). Unset "
      "it, or list the GPUs to use by index (counting from 0) or by UUID (`nvidia-smi -L` shows them).",
-     "CUDA_VISIBLE_DEVICES=\"{value}\" 让 CUDA 程序看不到任何显卡（本机共有 {count} 块）。"
+     "CUDA_VISIBLE_DEVICES=“{value}”让 CUDA 程序看不到任何显卡（本机共有 {count} 块）。"
      "请取消该变量，或按编号（从 0 开始）或 UUID（`nvidia-smi -L` 可查看）列出要使用的显卡。"},
     {"probe.driver_mismatch",
      "the CUDA driver library {library} (version {library_version}) does not match the NVIDIA kernel module "
@@ -77,7 +77,7 @@ const CatalogEntry entries[] = {
      "中的 Xid 错误。"},
     // Warnings: the probe succeeded but something deserves a word.
     {"probe.hidden_some", "CUDA_VISIBLE_DEVICES=\"{value}\" hides {hidden} of {count} GPUs from CUDA programs: {names}",
-     "CUDA_VISIBLE_DEVICES=\"{value}\" 让 CUDA 程序看不到 {count} 块显卡中的 {hidden} 块：{names}"},
+     "CUDA_VISIBLE_DEVICES=“{value}”让 CUDA 程序看不到 {count} 块显卡中的 {hidden} 块：{names}"},
     {"probe.cuda_sees_fewer",
      "the driver lists {count} GPUs but CUDA programs can use only {visible}; not usable: {names}. They may be "
      "too old for this driver, or in a bad state (see `nvidia-smi`).",

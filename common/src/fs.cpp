@@ -28,9 +28,10 @@ Expected<std::string> read_file(const stdfs::path& p, uint64_t at_most) {
     while (in.read(buf, sizeof buf) || in.gcount() > 0) {
         data.append(buf, static_cast<size_t>(in.gcount()));
         if (data.size() > at_most)
-            return fail(ExitCode::BadInput, "fs.read_failed", {{"path", p.string()}, {"reason", "larger than " + std::to_string(at_most) + " bytes"}});
+            return fail(ExitCode::BadInput, "fs.read_failed",
+                        {{"path", p.string()}, {"reason", render(msg("reason.too_large", {{"bytes", std::to_string(at_most)}}))}});
     }
-    if (in.bad()) return fail(ExitCode::BadInput, "fs.read_failed", {{"path", p.string()}, {"reason", "read error"}});
+    if (in.bad()) return fail(ExitCode::BadInput, "fs.read_failed", {{"path", p.string()}, {"reason", render(msg("reason.read_error"))}});
     return data;
 }
 

@@ -29,7 +29,7 @@ std::string sha256_hex(std::string_view data) {
 
 Expected<std::string> sha256_file_hex(const std::filesystem::path& p) {
     std::ifstream in(p, std::ios::binary);
-    if (!in) return fail(ExitCode::BadInput, "hash.file_failed", {{"path", p.string()}, {"reason", "cannot open"}});
+    if (!in) return fail(ExitCode::BadInput, "hash.file_failed", {{"path", p.string()}, {"reason", render(msg("reason.cannot_open"))}});
     Sha256 h;
     // One buffer per thread, not zero-filled: a snapshot hashes 17 000 files on many threads, and
     // a fresh 1 MiB vector each (mapped and unmapped: bound_allocator's threshold, then zeroed page
@@ -40,7 +40,7 @@ Expected<std::string> sha256_file_hex(const std::filesystem::path& p) {
         in.read(buf.get(), static_cast<std::streamsize>(kBuf));
         if (in.gcount() > 0) h.update(buf.get(), static_cast<size_t>(in.gcount()));
     }
-    if (in.bad()) return fail(ExitCode::BadInput, "hash.file_failed", {{"path", p.string()}, {"reason", "read error"}});
+    if (in.bad()) return fail(ExitCode::BadInput, "hash.file_failed", {{"path", p.string()}, {"reason", render(msg("reason.read_error"))}});
     auto d = h.finish();
     return to_hex(d.data(), d.size());
 }

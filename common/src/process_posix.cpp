@@ -88,7 +88,7 @@ Expected<ProcessResult> run_process(const ProcessSpec& spec) {
     auto program = find_program(spec.argv[0], child_path);
     if (!program)
         return fail(ExitCode::Internal, "process.start_failed",
-                    {{"program", spec.argv[0]}, {"reason", "not found or not executable"}});
+                    {{"program", spec.argv[0]}, {"reason", render(msg("reason.not_executable"))}});
 
     std::vector<std::string> env_strings = build_environment(spec);
     std::vector<char*> envp;
@@ -313,7 +313,7 @@ Expected<void> fork_detached(const std::string& prog, char* const argv[]) {
     if (got == sizeof child_errno)
         return fail(ExitCode::Internal, "process.start_failed", {{"program", prog}, {"reason", std::strerror(child_errno)}});
     if (!WIFEXITED(exit_status) || WEXITSTATUS(exit_status) != 0)
-        return fail(ExitCode::Internal, "process.start_failed", {{"program", prog}, {"reason", "could not start it detached"}});
+        return fail(ExitCode::Internal, "process.start_failed", {{"program", prog}, {"reason", render(msg("reason.not_detached"))}});
     return {};
 }
 
@@ -322,7 +322,9 @@ Expected<void> fork_detached(const std::string& prog, char* const argv[]) {
 Expected<void> start_detached(const std::vector<std::string>& argv_in) {
     if (argv_in.empty()) return fail(ExitCode::Internal, "process.start_failed", {{"program", "(none)"}, {"reason", "empty argv"}});
     auto program = find_program(argv_in[0]);
-    if (!program) return fail(ExitCode::Internal, "process.start_failed", {{"program", argv_in[0]}, {"reason", "not found or not executable"}});
+    if (!program)
+        return fail(ExitCode::Internal, "process.start_failed",
+                    {{"program", argv_in[0]}, {"reason", render(msg("reason.not_executable"))}});
     std::vector<std::string> argv_copy = argv_in;
     std::vector<char*> argv;
     for (auto& s : argv_copy) argv.push_back(s.data());

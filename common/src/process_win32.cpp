@@ -68,8 +68,7 @@ Expected<ProcessResult> run_process(const ProcessSpec& spec) {
         if (str::iequals(k, "PATH")) child_path = v;
     auto program = find_program(spec.argv[0], child_path);
     if (!program)
-        return fail(ExitCode::Internal, "process.start_failed",
-                    {{"program", spec.argv[0]}, {"reason", "not found"}});
+        return fail(ExitCode::Internal, "process.start_failed", {{"program", spec.argv[0]}, {"reason", render(msg("reason.not_found"))}});
 
     std::wstring cmd;
     for (size_t i = 0; i < spec.argv.size(); ++i) {
@@ -185,7 +184,8 @@ Expected<ProcessResult> run_process(const ProcessSpec& spec) {
 Expected<void> start_detached(const std::vector<std::string>& argv) {
     if (argv.empty()) return fail(ExitCode::Internal, "process.start_failed", {{"program", "(none)"}, {"reason", "empty argv"}});
     auto program = find_program(argv[0]);
-    if (!program) return fail(ExitCode::Internal, "process.start_failed", {{"program", argv[0]}, {"reason", "not found or not executable"}});
+    if (!program)
+        return fail(ExitCode::Internal, "process.start_failed", {{"program", argv[0]}, {"reason", render(msg("reason.not_executable"))}});
     std::wstring cmd;
     for (size_t i = 0; i < argv.size(); ++i) {
         if (i) cmd += L' ';

@@ -5,6 +5,8 @@
 
 #include <set>
 
+#include "envfix/plan/torch_filter.hpp"
+
 namespace envfix::installer {
 
 namespace {
@@ -19,27 +21,27 @@ struct SpecError {
 
 int line_of(const YAML::Node& n) { return n.Mark().line >= 0 ? n.Mark().line + 1 : 0; }
 
-[[noreturn]] void bad(const YAML::Node& n, std::string reason) { throw SpecError{line_of(n), std::move(reason)}; }
+[[noreturn]] void bad(const YAML::Node& n, const Message& reason) { throw SpecError{line_of(n), render(reason)}; }
 
 void check_keys(const YAML::Node& map, const std::set<std::string>& allowed, const std::string& where) {
-    if (!map.IsMap()) bad(map, where + " is not a mapping");
+    if (!map.IsMap()) bad(map, msg("apply.spec.not_mapping", {{"where", where}}));
     for (const auto& kv : map) {
         auto key = kv.first.as<std::string>();
-        if (!allowed.count(key)) bad(kv.first, "unknown key \"" + key + "\" in " + where);
+        if (!allowed.count(key)) bad(kv.first, msg("apply.spec.unknown_key", {{"key", key}, {"where", where}}));
     }
 }
 
 std::string text(const YAML::Node& n, const std::string& key) {
-    if (!n.IsScalar() || n.Tag() == "tag:yaml.org,2002:null" || n.Scalar().empty()) bad(n, "\"" + key + "\" is not a string");
+    if (!n.IsScalar() || n.Tag() == "tag:yaml.org,2002:null" || n.Scalar().empty()) bad(n, msg("apply.spec.not_string", {{"key", key}}));
     return n.Scalar();
 }
 
 bool flag(const YAML::Node& n, const std::string& key) {
-    if (!n.IsScalar()) bad(n, "\"" + key + "\" is not true or false");
+    if (!n.IsScalar()) bad(n, msg("apply.spec.not_bool", {{"key", key}}));
     const std::string& s = n.Scalar();
     if (s == "true" || s == "True" || s == "yes") return true;
     if (s == "false" || s == "False" || s == "no") return false;
-    bad(n, "\"" + key + "\" is not true or false");
+    bad(n, msg("apply.spec.not_bool", {{"key", key}}));
 }
 
 std::string one_of(const YAML::Node& n, const std::string& key, const std::set<std::string>& values) {
@@ -47,7 +49,7 @@ std::string one_of(const YAML::Node& n, const std::string& key, const std::set<s
     if (!values.count(s)) {
         std::string list;
         for (const auto& v : values) list += (list.empty() ? "" : ", ") + v;
-        bad(n, "\"" + key + "\" is \"" + s + "\"; expected one of " + list);
+        bad(n, msg("apply.spec.not_one_of", {{"key", key}, {"value", s}, {"list", list}}));
     }
     return s;
 }
@@ -67,17 +69,37 @@ std::string place(const YAML::Node& n, const std::string& key, const stdfs::path
 const std::set<std::string> kPolicyKeys = {"channel", "variant", "torch", "torch-from", "verify"};
 
 void read_policy_key(const std::string& key, const YAML::Node& v, ApplyPolicy& p) {
-    if (key == "channel") p.channel = one_of(v, key, {"auto", "stable", "nightly"});
-    if (key == "variant") p.variant = text(v, key);
-    if (key == "torch") p.torch = text(v, key);
+    if (key == "channel") {
+        p.channel = one_of(v, key, {"auto", "stable", "nightly"});
+        p.channel_line = line_of(v);
+    }
+    if (key == "variant") {
+        p.variant = text(v, key);
+        p.variant_line = line_of(v);
+    }
+    if (key == "torch") {
+        p.torch = text(v, key);
+        p.torch_line = line_of(v);
+        if (auto f = plan::parse_torch_filter(*p.torch); !f)
+            bad(v, msg("apply.spec.torch_invalid", {{"value", *p.torch}, {"reason", render(f.error().message)}}));
+    }
     if (key == "torch-from") p.torch_from = one_of(v, key, {"pytorch", "index"});
     if (key == "verify") p.verify = flag(v, key);
 }
 
 void inherit(ApplyPolicy& p, const ApplyPolicy& from) {
-    if (!p.channel) p.channel = from.channel;
-    if (!p.variant) p.variant = from.variant;
-    if (!p.torch) p.torch = from.torch;
+    if (!p.channel) {
+        p.channel = from.channel;
+        p.channel_line = from.channel_line;
+    }
+    if (!p.variant) {
+        p.variant = from.variant;
+        p.variant_line = from.variant_line;
+    }
+    if (!p.torch) {
+        p.torch = from.torch;
+        p.torch_line = from.torch_line;
+    }
     if (!p.torch_from) p.torch_from = from.torch_from;
     if (!p.verify) p.verify = from.verify;
 }
@@ -106,11 +128,11 @@ ApplyEnvironment read_environment(const YAML::Node& n, size_t i, const stdfs::pa
         read_policy_key(key, v, e.policy);
     }
     int targets = (e.venv ? 1 : 0) + ((e.app || e.path) ? 1 : 0) + (e.python ? 1 : 0);
-    if (targets == 0) bad(n, where + " names no environment (venv, app and path, or python)");
-    if (targets > 1) bad(n, where + " names more than one environment (venv, app/path, python): one per entry");
-    if (e.base_python && !e.venv) bad(n, where + ": base-python goes with venv");
+    if (targets == 0) bad(n, msg("apply.spec.no_target", {{"where", where}}));
+    if (targets > 1) bad(n, msg("apply.spec.two_targets", {{"where", where}}));
+    if (e.base_python && !e.venv) bad(n, msg("apply.spec.base_python_alone", {{"where", where}}));
     if (e.lock && (e.policy.channel || e.policy.variant || e.policy.torch || e.policy.torch_from))
-        bad(n, where + ": a lock fixes the framework; channel, variant, torch and torch-from do not apply");
+        bad(n, msg("apply.spec.lock_and_policy", {{"where", where}}));
     if (e.name.empty()) {
         if (e.venv) e.name = e.venv->string();
         else if (e.path) e.name = e.path->string();
@@ -121,8 +143,9 @@ ApplyEnvironment read_environment(const YAML::Node& n, size_t i, const stdfs::pa
 }
 
 ApplySpec read_spec(const YAML::Node& root, const stdfs::path& source, const stdfs::path& base) {
-    if (!root.IsMap()) bad(root, "the spec is not a mapping");
-    check_keys(root, {"version", "index", "cache-dir", "wheels", "wheels-layout", "policy", "environments"}, "the spec");
+    if (!root.IsMap()) bad(root, msg("apply.spec.not_mapping", {{"where", render(msg("apply.spec.the_spec"))}}));
+    check_keys(root, {"version", "index", "cache-dir", "wheels", "wheels-layout", "policy", "environments"},
+               render(msg("apply.spec.the_spec")));
     ApplySpec s;
     s.file = source;
     ApplyPolicy defaults;
@@ -139,7 +162,7 @@ ApplySpec read_spec(const YAML::Node& root, const stdfs::path& source, const std
                 if (ik == "cert") s.index.cert = path_at(iv, ik, base).string();
                 if (ik == "offline") s.index.offline = flag(iv, ik);
                 if (ik == "extra-index-urls") {
-                    if (!iv.IsSequence()) bad(iv, "\"extra-index-urls\" is not a list");
+                    if (!iv.IsSequence()) bad(iv, msg("apply.spec.not_list", {{"key", "extra-index-urls"}}));
                     for (const auto& u : iv) s.index.extra_index_urls.push_back(text(u, ik));
                 }
             }
@@ -152,15 +175,15 @@ ApplySpec read_spec(const YAML::Node& root, const stdfs::path& source, const std
             for (const auto& pkv : v) read_policy_key(pkv.first.as<std::string>(), pkv.second, defaults);
         }
         if (key == "environments") {
-            if (!v.IsSequence()) bad(v, "\"environments\" is not a list");
+            if (!v.IsSequence()) bad(v, msg("apply.spec.not_list", {{"key", "environments"}}));
             for (size_t i = 0; i < v.size(); ++i) s.environments.push_back(read_environment(v[i], i, base));
         }
     }
-    if (s.environments.empty()) bad(root, "no environments");
+    if (s.environments.empty()) bad(root, msg("apply.spec.no_environments"));
     std::set<std::string> names;
     for (auto& e : s.environments) {
         inherit(e.policy, defaults);
-        if (!names.insert(e.name).second) throw SpecError{e.line, "two environments are named \"" + e.name + "\""};
+        if (!names.insert(e.name).second) throw SpecError{e.line, render(msg("apply.spec.same_name", {{"name", e.name}}))};
     }
     return s;
 }
@@ -176,7 +199,7 @@ Expected<ApplySpec> parse_apply_spec(std::string_view text, const std::filesyste
     try {
         root = YAML::Load(std::string(text));
     } catch (const YAML::Exception& e) {
-        return invalid(e.mark.line + 1, e.msg);
+        return invalid(e.mark.line + 1, render(msg("apply.spec.yaml", {{"what", e.msg}})));
     }
     if (!root.IsMap() || !root["version"])
         return fail(ExitCode::BadInput, "apply.spec_version",

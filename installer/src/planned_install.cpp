@@ -107,7 +107,10 @@ Expected<std::vector<stdfs::path>> obtain_wheels(const std::vector<WheelToInstal
     return out;
 }
 
-Expected<InstallResult> install_planned_wheels(const probe::Environment& env, const PlannedInstallRequest& request, Reporter& reporter) {
+namespace {
+
+// The install() request for the planned wheels, once each is here.
+Expected<InstallRequest> install_request(const PlannedInstallRequest& request, Reporter& reporter) {
     InstallRequest req;
     req.remove = request.remove;
     req.wait_for_lock = request.wait_for_lock;
@@ -120,7 +123,20 @@ Expected<InstallResult> install_planned_wheels(const probe::Environment& env, co
         w.requested = request.wheels[i].requested;
         req.wheels.push_back(std::move(w));  // index installs: no direct_url.json (PEP 610)
     }
+    return req;
+}
+
+}  // namespace
+
+Expected<InstallResult> install_planned_wheels(const probe::Environment& env, const PlannedInstallRequest& request, Reporter& reporter) {
+    ENVFIX_TRY(auto req, install_request(request, reporter));
     return install(env, req, reporter);
+}
+
+Expected<VerifiedInstall> install_planned_verified(const probe::Environment& env, const PlannedInstallRequest& request,
+                                                   const VerifiedInstallOptions& options, Reporter& reporter) {
+    ENVFIX_TRY(auto req, install_request(request, reporter));
+    return install_verified(env, std::move(req), options, reporter);
 }
 
 }  // namespace envfix::installer

@@ -503,13 +503,15 @@ std::vector<SnapshotHead> list_snapshot_heads(const stdfs::path& env_root, Repor
         const auto file = snap::snapshot_file(env_root, id);
         std::ifstream in(file, std::ios::binary);
         std::string line;
-        Expected<SnapshotHead> h = fail(ExitCode::BadInput, "snapshot.invalid", {{"path", file.string()}, {"reason", "no header line"}});
+        Expected<SnapshotHead> h =
+            fail(ExitCode::BadInput, "snapshot.invalid", {{"path", file.string()}, {"reason", render(msg("reason.no_header"))}});
         bool ended = false;  // the line ended: whole
         for (char c; !ended && line.size() <= kMaxHeadBytes && in.get(c);) {
             if (c == '\n') ended = true;
             else line += c;
         }
-        if (!in.is_open()) h = fail(ExitCode::BadInput, "fs.read_failed", {{"path", file.string()}, {"reason", "cannot open"}});
+        if (!in.is_open())
+            h = fail(ExitCode::BadInput, "fs.read_failed", {{"path", file.string()}, {"reason", render(msg("reason.cannot_open"))}});
         else if (ended) h = parse_snapshot_head(line, file.string());
         if (!h) {
             reporter.warn(h.error().message);

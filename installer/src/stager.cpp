@@ -89,7 +89,9 @@ public:
         if (open_ != &w) {
             open_ = nullptr;
             in_ = std::ifstream(w.path, std::ios::binary);
-            if (!in_) return fail(ExitCode::BadInput, "fs.read_failed", {{"path", w.path.string()}, {"reason", "cannot open"}});
+            if (!in_)
+                return fail(ExitCode::BadInput, "fs.read_failed",
+                            {{"path", w.path.string()}, {"reason", render(msg("reason.cannot_open"))}});
             open_ = &w;
         }
         in_.clear();
@@ -97,7 +99,7 @@ public:
         in_.read(into, static_cast<std::streamsize>(n));
         if (in_.bad()) {
             open_ = nullptr;
-            return fail(ExitCode::BadInput, "fs.read_failed", {{"path", w.path.string()}, {"reason", "read error"}});
+            return fail(ExitCode::BadInput, "fs.read_failed", {{"path", w.path.string()}, {"reason", render(msg("reason.read_error"))}});
         }
         return static_cast<size_t>(in_.gcount());
     }

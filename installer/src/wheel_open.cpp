@@ -102,7 +102,7 @@ Expected<WheelFile> open_wheel(const std::filesystem::path& file) {
     ENVFIX_TRY(w.name, standards::parse_wheel_name(src));
     std::error_code ec;
     if (!std::filesystem::is_regular_file(file, ec))
-        return fail(ExitCode::BadInput, "fs.read_failed", {{"path", file.string()}, {"reason", "no such file"}});
+        return fail(ExitCode::BadInput, "fs.read_failed", {{"path", file.string()}, {"reason", render(msg("reason.no_such_file"))}});
     ENVFIX_TRY(auto mapped, fs::MappedFile::open(file));
     w.map.emplace(std::move(mapped));
     ENVFIX_TRY(w.zip, wheel::read_zip_directory(w.bytes(), src));
@@ -123,7 +123,8 @@ Expected<WheelFile> open_wheel(const std::filesystem::path& file) {
         if (top.ends_with(".dist-info")) add(dist_infos, top);
         if (top.ends_with(".data")) add(data_dirs, top);
     }
-    if (auto clash = file_folder_clash(w.zip)) return bad("wheel.unsafe_path", src, {{"entry", *clash}, {"reason", "a file and a folder of one name"}});
+    if (auto clash = file_folder_clash(w.zip))
+        return bad("wheel.unsafe_path", src, {{"entry", *clash}, {"reason", render(msg("reason.file_and_folder"))}});
     if (dist_infos.size() != 1)
         return bad("wheel.dist_info_count", src, {{"count", std::to_string(dist_infos.size())}});
     w.dist_info = dist_infos[0];

@@ -8,6 +8,7 @@
 #include "envfix/network/page_fetch.hpp"
 #include "envfix/network/url.hpp"
 #include "envfix/plan/resolve.hpp"
+#include "envfix/plan/torch_filter.hpp"
 #include "envfix/standards/marker.hpp"
 #include "envfix/standards/tags.hpp"
 #include "framework_pick.hpp"
@@ -28,26 +29,14 @@ matrix::PolicyRequest policy_request(const PlanRequest& req) {
     p.channel = req.channel;
     p.variant = req.variant;
     if (req.torch) {
-        standards::SpecifierSet spec = *req.torch;
-        // The matrix names releases without local labels; "==2.11.0+cu126" names one build of
-        // release 2.11.0, so the release is tested with each label the specifiers pin.
-        std::vector<std::string> labels;
-        std::optional<std::string> pinned_variant;  // of the first pinned label ("+cu126"), when it names one
-        for (const auto& s : spec.specifiers())
+        // A pinned variant label ("==2.11.0+cu126") asks for that build, as --variant does.
+        for (const auto& s : req.torch->specifiers())
             if (s.op() == standards::SpecOp::Equal && s.version() && s.version()->has_local()) {
-                if (labels.empty()) pinned_variant = matrix::variant_from_local(*s.version());
-                labels.push_back(s.version()->local());
+                if (!p.variant) p.variant = matrix::variant_from_local(*s.version());
+                break;
             }
-        p.release_filter = [spec, labels](const matrix::Release& r) {
-            auto v = standards::Version::try_parse(r.torch);
-            if (!v || spec.contains(*v, true)) return true;
-            for (const auto& l : labels)
-                if (auto lv = standards::Version::try_parse(r.torch + "+" + l); lv && spec.contains(*lv, true)) return true;
-            return false;
-        };
+        p.release_filter = release_filter(*req.torch);
         p.release_filter_text = req.torch_text;
-        // A pinned variant label asks for that build, as --variant does.
-        if (!p.variant) p.variant = pinned_variant;
     }
     return p;
 }

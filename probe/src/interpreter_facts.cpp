@@ -42,7 +42,7 @@ Expected<PythonFacts> parse_interpreter_output(std::string_view out, std::string
     for (auto l : str::split(out, '\n'))
         if (l.starts_with(kMarker)) line = l;  // the last one: a sitecustomize may print first
     if (line.empty())
-        return fail(ExitCode::EnvBroken, "env.bad_facts", {{"python", std::string(python)}, {"reason", "no facts line"}});
+        return fail(ExitCode::EnvBroken, "env.bad_facts", {{"python", std::string(python)}, {"reason", render(msg("reason.no_facts"))}});
     try {
         auto j = nlohmann::json::parse(str::trim(line.substr(kMarker.size())));
         if (!j.is_object()) throw std::runtime_error("not an object");

@@ -8,6 +8,7 @@
 
 #include "app_trees.hpp"
 #include "apply_world.hpp"
+#include "verify_fixtures.hpp"
 
 using namespace envfix;
 using Json = nlohmann::ordered_json;
@@ -280,24 +281,50 @@ TEST_F(ApplyCli, InstallForAnAppRefusesAPlanThatBreaksIt) {
     EXPECT_TRUE(contains(anyway.out, "`envfix rollback 1 " + target + "`")) << anyway.out;
 }
 
-TEST_F(ApplyCli, VerifyRunsEnvfixsKernelsAfterAChange) {
+TEST_F(ApplyCli, VerifyRunsBothLevelsAfterAChange) {
     auto venv = dir_ / "ws";
     auto s = spec("policy:\n  verify: true\nenvironments:\n" + venv_entry("ws", venv));
     auto r = apply(s);
     ASSERT_EQ(r.code, 80) << r.out << r.err;
     auto v = r.json()["environments"][0]["verify"];
-    EXPECT_EQ(v["level"], "driver");
+    EXPECT_TRUE(v["ran"].get<bool>()) << v.dump();
     EXPECT_TRUE(v["passed"].get<bool>()) << v.dump();
-    // Fields named for what they hold: how many GPUs ran envfix's kernels, and passed.
-    EXPECT_EQ(v["gpus_checked"], 1) << v.dump();
-    EXPECT_EQ(v["gpus_passed"], 1) << v.dump();
-    EXPECT_TRUE(v["error"].is_null()) << v.dump();
-    EXPECT_FALSE(v.contains("detail")) << v.dump();
+    EXPECT_TRUE(v["driver_check"]["passed"].get<bool>()) << v.dump();
+    EXPECT_TRUE(v["framework_check"]["passed"].get<bool>()) << v.dump();
+    EXPECT_FALSE(v["rolled_back"].get<bool>());
     // Unchanged: nothing to verify.
     EXPECT_TRUE(apply(s).json()["environments"][0]["verify"].is_null());
 }
 
-TEST_F(ApplyCli, AFailedVerifyFailsTheEnvironmentAndSaysWhatChanged) {
+// As `envfix install` does: a change after which the framework fails, where it passed before, is
+// undone, byte for byte; the environment fails with install's code (rolled-back, 65).
+TEST_F(ApplyCli, AChangeTheFrameworkFailsIsUndone) {
+    auto venv = dir_ / "ws";
+    ASSERT_EQ(apply(spec("policy:\n  verify: true\nenvironments:\n" + venv_entry("ws", venv))).code, 80);
+    auto before = test::verify::tree(venv);
+    // 2.9.0's build on this index has no kernels for the GPU.
+    auto s = spec("policy:\n  verify: true\n  torch: \"==2.9.0\"\nenvironments:\n" + venv_entry("ws", venv));
+    auto r = apply(s);
+    ASSERT_EQ(r.code, 81) << r.out << r.err;
+    auto env = r.json()["environments"][0];
+    EXPECT_EQ(env["status"], "failed");
+    EXPECT_FALSE(env["changed"].get<bool>()) << env.dump();
+    EXPECT_TRUE(env["transaction"].is_null());
+    EXPECT_TRUE(env["verify"]["rolled_back"].get<bool>()) << env.dump();
+    EXPECT_EQ(env["verify"]["framework_check"]["outcome"], "no-kernel-image") << env.dump();
+    EXPECT_EQ(env["error"]["name"], "rolled-back") << env.dump();
+    EXPECT_EQ(env["error"]["exit_code"], 65);
+    EXPECT_TRUE(contains(env["error"]["message"], "no kernel image is available")) << env.dump();
+    EXPECT_EQ(test::verify::tree(venv), before);
+    EXPECT_EQ(test::installed_version(venv, "torch"), "2.11.0+cu130");
+
+    auto text = test::run_as_h200({"apply", s.string()}, dir_.path());
+    EXPECT_EQ(text.code, 81);
+    EXPECT_TRUE(contains(text.out, "ws: failed: the framework check failed after the install, so it was undone")) << text.out;
+    EXPECT_EQ(test::verify::tree(venv), before);
+}
+
+TEST_F(ApplyCli, AFailedDriverCheckFailsTheEnvironmentAndKeepsTheChange) {
     auto venv = dir_ / "ws";
     auto s = spec("policy:\n  verify: true\nenvironments:\n" + venv_entry("ws", venv));
     // The stand-in driver returns wrong SAXPY results, as a broken GPU or driver would.
@@ -305,13 +332,14 @@ TEST_F(ApplyCli, AFailedVerifyFailsTheEnvironmentAndSaysWhatChanged) {
     ASSERT_EQ(r.code, 81) << r.out << r.err;
     auto env = r.json()["environments"][0];
     EXPECT_EQ(env["status"], "failed");
-    EXPECT_TRUE(env["changed"].get<bool>());  // the change stays (rollback comes with verify's orchestration)
+    // The driver level judges the driver and the GPU, not the change: kept, as install keeps it.
+    EXPECT_TRUE(env["changed"].get<bool>());
     EXPECT_TRUE(env["transaction"].is_string());
     EXPECT_FALSE(env["verify"]["passed"].get<bool>());
-    EXPECT_EQ(env["verify"]["gpus_passed"], 0) << env.dump();
-    EXPECT_EQ(env["verify"]["error"]["name"], "verify-driver-failed") << env.dump();
+    EXPECT_FALSE(env["verify"]["rolled_back"].get<bool>());
     EXPECT_EQ(env["error"]["name"], "verify-driver-failed") << env.dump();
     EXPECT_TRUE(contains(env["error"]["message"], "verify failed after the change: ")) << env.dump();
+    EXPECT_EQ(test::installed_version(venv, "torch"), "2.11.0+cu130");
 }
 
 TEST_F(ApplyCli, ABadSpecIsOneLineAndExit3) {
@@ -324,6 +352,37 @@ TEST_F(ApplyCli, ABadSpecIsOneLineAndExit3) {
     auto j = test::run_as_h200({"apply", "--json", s.string()}, dir_.path());
     EXPECT_EQ(j.code, 3);
     EXPECT_EQ(j.json()["error"]["exit_code"], 3);
+}
+
+// A policy value no release satisfies is the spec's error (exit 3, file:line) before any
+// environment is touched: the missing venv is not made, the existing one keeps every byte.
+TEST_F(ApplyCli, AWrongPolicyValueIsRefusedBeforeAnyEnvironmentIsTouched) {
+    auto existing = dir_ / "existing";
+    test::make_venv(existing, true);
+    auto before = test::verify::tree(existing);
+    auto fresh = dir_ / "fresh";
+    // Lines 1-4: version and index; 5: environments; 6-8: existing; 9-11: fresh; then the value.
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"    torch: \"2.99\"\n", ":12: \"torch\" is \"2.99\": no framework release envfix knows matches it"},
+        {"    variant: cu999\n", ":12: \"variant\" is \"cu999\": no framework release envfix knows has this variant"},
+        {"    torch: \"2.7\"\n    variant: cu130\n", ":13: \"variant\" is \"cu130\": none of the releases the policy allows"}};
+    for (const auto& [bad, said] : cases) {
+        SCOPED_TRACE(bad);
+        auto s = spec("environments:\n" + venv_entry("existing", existing) + venv_entry("fresh", fresh) + bad);
+        auto r = test::run_as_h200({"apply", s.string()}, dir_.path());
+        EXPECT_EQ(r.code, 3) << r.out << r.err;
+        EXPECT_TRUE(r.out.empty()) << r.out;
+        EXPECT_TRUE(contains(r.err, s.string() + said)) << r.err;
+        EXPECT_FALSE(stdfs::exists(fresh));
+        EXPECT_EQ(test::verify::tree(existing), before);
+        auto j = test::run_as_h200({"apply", "--json", s.string()}, dir_.path());
+        EXPECT_EQ(j.code, 3);
+        EXPECT_EQ(j.json()["error"]["name"], "bad-input");
+    }
+    // A release line the matrix knows is a policy, not an error.
+    auto line = spec("environments:\n" + venv_entry("fresh", fresh) + "    torch: \"2.11\"\n");
+    auto ok = apply(line, {"--check"});
+    EXPECT_EQ(ok.code, 80) << ok.out << ok.err;
 }
 
 TEST_F(ApplyCli, ALockFromAMirrorServingTheFetchedFolder) {

@@ -5,8 +5,9 @@
 namespace envfix::test {
 
 ApplyWorld::ApplyWorld()
-    : index_(std::make_unique<ServedIndex>(std::vector<std::string>{"--torch", "2.9.0,2.11.0", "--variants", "cu128,cu130",
-                                                                    "--pythons", "cp311", "--platforms", "manylinux_2_28_x86_64"})) {}
+    : index_(std::make_unique<ServedIndex>(std::vector<std::string>{"--torch", "2.9.0,2.11.0", "--variants", "cu128,cu130", "--pythons",
+                                                                    "cp311", "--platforms", "manylinux_2_28_x86_64", "--fake-torch",
+                                                                    "2.11.0=ok,2.9.0=no_kernel_image"})) {}
 
 ApplyWorld& ApplyWorld::get() {
     static ApplyWorld w;  // the server stops and its folder goes at exit

@@ -1,7 +1,8 @@
 #pragma once
 // What the apply tests share: a PyTorch-like test index (mkindex.py: torch 2.9.0 and 2.11.0, cu128
 // and cu130, CPython 3.11 on Linux x86_64) served on 127.0.0.1, specs written into a test folder,
-// and `envfix apply` run as the stand-in H200 (driver 580: cu130 fits).
+// and `envfix apply` run as the stand-in H200 (driver 580: cu130 fits). Its torch wheels hold the
+// fake torch of tests/verify/fake_torch: 2.11.0 passes the framework check, 2.9.0 has no kernels.
 #include <memory>
 #include <string>
 

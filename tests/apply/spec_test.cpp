@@ -1,9 +1,10 @@
 // The apply spec parser: what it accepts, and one line naming the file and the line for what it
-// refuses (table-driven).
+// refuses (table-driven); the policy checked against the releases envfix knows.
 #include <gtest/gtest.h>
 
 #include "envfix/common/message.hpp"
 #include "envfix/installer/apply_spec.hpp"
+#include "envfix/matrix/matrix_loader.hpp"
 
 using namespace envfix;
 using installer::parse_apply_spec;
@@ -116,4 +117,55 @@ INSTANTIATE_TEST_SUITE_P(
                 "/etc/envfix/ws.yaml:4: two environments are named \"x\""},
         BadSpec{"not_a_list", "version: 1\nenvironments: {venv: /v}\n", "/etc/envfix/ws.yaml:2: \"environments\" is not a list"},
         BadSpec{"empty_string", "version: 1\nenvironments:\n  - venv: ''\n", "/etc/envfix/ws.yaml:3: \"venv\" is not a string"}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+// The policy against the releases envfix knows: a value no release can satisfy is refused at its
+// line, where the environment gives it or where the spec's `policy` does.
+struct PolicyCase {
+    const char* name;
+    const char* text;
+    const char* expected;  // "" accepted
+};
+
+class ApplySpecPolicy : public ::testing::TestWithParam<PolicyCase> {};
+
+TEST_P(ApplySpecPolicy, CheckedAgainstTheMatrix) {
+    static const auto matrix = matrix::load_profiles();
+    ASSERT_TRUE(matrix) << text_of(matrix.error());
+    auto s = parse_apply_spec(GetParam().text, "/etc/envfix/ws.yaml", "/etc/envfix");
+    if (s) {
+        auto checked = installer::check_apply_policies(*s, *matrix);
+        if (!checked) s = unexpected(checked.error());
+    }
+    if (std::string(GetParam().expected).empty()) {
+        EXPECT_TRUE(s) << text_of(s.error());
+        return;
+    }
+    ASSERT_FALSE(s);
+    EXPECT_EQ(s.error().code, ExitCode::BadInput);
+    EXPECT_EQ(text_of(s.error()), GetParam().expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, ApplySpecPolicy,
+    ::testing::Values(
+        PolicyCase{"release_line", "version: 1\npolicy:\n  torch: \"2.7\"\n  variant: cu128\nenvironments: [{venv: /v}]\n", ""},
+        PolicyCase{"release", "version: 1\nenvironments:\n  - venv: /v\n    torch: 2.9.1\n", ""},
+        PolicyCase{"range_and_nightly", "version: 1\nenvironments:\n  - venv: /v\n    torch: \">=2.15\"\n    channel: nightly\n", ""},
+        PolicyCase{"lock_skips_the_policy", "version: 1\npolicy: {torch: \"2.99\"}\nenvironments:\n  - {venv: /v, lock: a.lock}\n", ""},
+        PolicyCase{
+            "no_such_release", "version: 1\nenvironments:\n  - venv: /v\n    torch: \"2.99\"\n",
+            "/etc/envfix/ws.yaml:4: \"torch\" is \"2.99\": no framework release envfix knows matches it (it knows 2.0.0 … 2.16.0.dev)"},
+        PolicyCase{"not_a_specifier", "version: 1\nenvironments:\n  - venv: /v\n    torch: \"~=2\"\n",
+                   "/etc/envfix/ws.yaml:4: \"torch\" is \"~=2\", not a version (2.7, 2.7.1) or version specifier (\">=2.7,<2.12\"): "
+                   "invalid version specifier \"~=2\": ~= needs at least two release numbers (~=2.7, not ~=2)"},
+        PolicyCase{
+            "stable_only", "version: 1\npolicy:\n  channel: stable\n  torch: \">=2.15\"\nenvironments: [{venv: /v}]\n",
+            "/etc/envfix/ws.yaml:4: \"torch\" is \">=2.15\": no framework release envfix knows matches it (it knows 2.0.0 … 2.14.0)"},
+        PolicyCase{"no_such_variant", "version: 1\npolicy:\n  verify: true\n  variant: cu999\nenvironments: [{venv: /a}, {venv: /b}]\n",
+                   "/etc/envfix/ws.yaml:4: \"variant\" is \"cu999\": no framework release envfix knows has this variant (variants: "
+                   "cpu, cu117, cu118, cu121, cu124, cu126, cu128, cu129, cu130, cu132)"},
+        PolicyCase{"variant_not_in_the_line", "version: 1\npolicy:\n  torch: \"2.7\"\nenvironments:\n  - venv: /v\n    variant: cu130\n",
+                   "/etc/envfix/ws.yaml:6: \"variant\" is \"cu130\": none of the releases the policy allows (2.7.0 … 2.7.1) has this "
+                   "variant; they have cpu, cu118, cu126, cu128"}),
     [](const auto& info) { return std::string(info.param.name); });

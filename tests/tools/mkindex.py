@@ -37,6 +37,9 @@ Options:
   --yank FILE=REASON  mark files whose name starts with FILE as yanked (repeatable)
   --only LIST         projects to include (default: all: torch, torchvision, torchaudio,
                       triton / pytorch-triton, nvidia-* and cuda-* runtimes, pure dependencies)
+  --fake-torch LIST   VERSION=MODE,...: those releases' torch wheels hold the fake torch of
+                      tests/verify/fake_torch (its README's modes), so envfix's framework check
+                      can import them; other torch wheels hold a version string only
 """
 import argparse, hashlib, html, io, json, os, re, sys, urllib.parse, zlib
 from contextlib import redirect_stdout
@@ -196,6 +199,18 @@ class Builder:
     def want(self, project):
         return not self.args.only or project in self.args.only
 
+    def torch_package(self, version, loc):
+        # torch/__init__.py: a version only, or the fake torch of tests/verify/fake_torch (what
+        # envfix's framework check imports) behaving as --fake-torch says for this release.
+        mode = self.args.fake_torch.get(version)
+        if mode is None:
+            return {"torch/__init__.py": f"__version__ = {version + loc!r}\n"}
+        src = "tests/verify/fake_torch/torch/"
+        files = {f"torch/{f}": {"copy": src + f}
+                 for f in ("__init__.py", "backends.py", "cuda/__init__.py", "nn/__init__.py", "nn/functional.py")}
+        files["torch/_fake.json"] = json.dumps({"mode": mode, "version": version + loc})
+        return files
+
     def torch_family(self, variant, version, tv, ta, triton_name, triton, py, local):
         nightly = variant.startswith("nightly/")
         cu = cuda_of(variant)
@@ -219,7 +234,7 @@ class Builder:
                         "provides_extra": torch_extras(version),
                         "metadata": {"Summary": "Tensors and Dynamic neural networks in Python with strong GPU acceleration",
                                      "License": "BSD-3-Clause"},
-                        "files": {"torch/__init__.py": f"__version__ = {version + loc!r}\n",
+                        "files": {**self.torch_package(version, loc),
                                   "torch/version.py": f"__version__ = {version + loc!r}\ndebug = False\ncuda = {cuda_txt}\n"
                                                       f"git_version = 'e2d141dbde55c2a4370fac5165b0561b6af4798b'\nhip = None\nxpu = None\n",
                                   **({"torch/lib/libtorch_cpu.so": {"compressible": self.args.torch_lib, "mode": 493,
@@ -233,7 +248,11 @@ class Builder:
                         "requires_dist": ["numpy", f"torch (=={version})", "pillow (!=8.3.*,>=5.3.0)",
                                           "gdown (>=4.7.3) ; extra == 'gdown'", "scipy ; extra == 'scipy'"],
                         "provides_extra": ["gdown", "scipy"],
-                        "files": {"torchvision/__init__.py": f"__version__ = {tv + loc!r}\n"}})
+                        "files": {"torchvision/__init__.py": f"__version__ = {tv + loc!r}\n",
+                                  # nms on the fake torch's tensors, for the framework check.
+                                  **({"torchvision/ops.py": "def nms(boxes, scores, iou):\n"
+                                                            "    return scores._op('nms', boxes, shape=scores.shape)\n"}
+                                     if version in self.args.fake_torch else {})}})
                 if self.want("torchaudio"):
                     self.wheel(variant, "torchaudio", {
                         "name": "torchaudio", "version": ta + loc, "tags": [tag], "requires_python": py,
@@ -376,6 +395,7 @@ def main():
     p.add_argument("--files-base")
     p.add_argument("--yank", action="append", default=[])
     p.add_argument("--only", default="")
+    p.add_argument("--fake-torch", default="", help="VERSION=MODE,...: those torch wheels hold tests/verify/fake_torch in that mode")
     p.add_argument("--torch-lib", type=int, default=0, help="torch wheels carry a compressible torch/lib/libtorch_cpu.so of this many bytes")
     a = p.parse_args()
     a.variants = [v for v in a.variants.split(",") if v]
@@ -383,6 +403,7 @@ def main():
     a.platforms = [v for v in a.platforms.split(",") if v]
     a.torch = [v for v in a.torch.split(",") if v]
     a.only = set(x for x in a.only.split(",") if x)
+    a.fake_torch = dict(x.split("=", 1) for x in a.fake_torch.split(",") if x)
     a.yank = [tuple(y.split("=", 1)) if "=" in y else (y, "") for y in a.yank]
     for v in a.variants:
         if not (cuda_of(v) in CUDA_PINS or v.split("/")[-1] == "cpu"):

@@ -53,19 +53,20 @@ Expected<std::string> read_zip_entry(std::string_view local, const ZipEntry& e, 
                      {"member", e.name},
                      {"size", str::human_bytes(e.size)},
                      {"limit", str::human_bytes(standards::kMaxMetadataBytes)}});
-    if (local.size() < 30 || zipfmt::u32(local, 0) != zipfmt::kLocalSig) return damaged(source, "no local header for " + e.name);
+    if (local.size() < 30 || zipfmt::u32(local, 0) != zipfmt::kLocalSig)
+        return damaged(source, zipfmt::why("zip.why.no_local_header", {{"entry", e.name}}));
     const size_t data_at = zipfmt::kLocalSize + zipfmt::u16(local, 26) + zipfmt::u16(local, 28);
-    if (data_at > local.size()) return damaged(source, "local header of " + e.name + " cut short");
+    if (data_at > local.size()) return damaged(source, zipfmt::why("zip.why.local_cut", {{"entry", e.name}}));
     if (e.method == 0) {
-        if (data_at + e.size > local.size()) return damaged(source, e.name + " cut short");
+        if (data_at + e.size > local.size()) return damaged(source, zipfmt::why("zip.why.entry_cut", {{"entry", e.name}}));
         return std::string(local.substr(data_at, e.size));
     }
-    if (e.method != 8) return damaged(source, e.name + " uses compression method " + std::to_string(e.method));
+    if (e.method != 8) return damaged(source, zipfmt::why("zip.why.method", {{"entry", e.name}, {"method", std::to_string(e.method)}}));
     // Raw deflate with zlib into exactly the size the directory gives (bounded above): plain
     // deflate needs no libarchive, which some systems lack (Ubuntu's minimal images).
     std::string out(static_cast<size_t>(e.size), '\0');
     z_stream z{};
-    if (inflateInit2(&z, -MAX_WBITS) != Z_OK) return damaged(source, "cannot start inflating " + e.name);
+    if (inflateInit2(&z, -MAX_WBITS) != Z_OK) return damaged(source, zipfmt::why("zip.why.inflate_start", {{"entry", e.name}}));
     const std::string_view in = local.substr(data_at);
     z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
     z.avail_in = static_cast<uInt>(std::min<size_t>(in.size(), UINT32_MAX));
@@ -75,11 +76,11 @@ Expected<std::string> read_zip_entry(std::string_view local, const ZipEntry& e, 
     const uLong produced = z.total_out;
     const bool full = z.avail_out == 0;
     inflateEnd(&z);
-    if (rc != Z_STREAM_END && full && !out.empty()) return damaged(source, e.name + " is larger than its directory entry says");
-    if (rc != Z_STREAM_END && rc != Z_BUF_ERROR) return damaged(source, "bad deflate data in " + e.name);
-    if (rc != Z_STREAM_END || produced != out.size()) return damaged(source, e.name + " is shorter than its directory entry says");
+    if (rc != Z_STREAM_END && full && !out.empty()) return damaged(source, zipfmt::why("zip.why.larger", {{"entry", e.name}}));
+    if (rc != Z_STREAM_END && rc != Z_BUF_ERROR) return damaged(source, zipfmt::why("zip.why.bad_deflate", {{"entry", e.name}}));
+    if (rc != Z_STREAM_END || produced != out.size()) return damaged(source, zipfmt::why("zip.why.shorter", {{"entry", e.name}}));
     if (crc32(0L, reinterpret_cast<const Bytef*>(out.data()), static_cast<uInt>(out.size())) != e.crc32)
-        return damaged(source, e.name + " fails its CRC-32");
+        return damaged(source, zipfmt::why("zip.why.crc", {{"entry", e.name}}));
     return out;
 }
 

@@ -100,13 +100,14 @@ Unexpected<Error> malformed(std::string_view source, std::string reason) {
 }  // namespace zipfmt
 
 using zipfmt::malformed;
+using zipfmt::why;
 
 // Positions in `a` are those of the file less `base` (a holds the file's last bytes).
 Expected<ZipCentral> read_zip_central(std::string_view a, uint64_t base, std::string_view source, const ZipLimits& limits) {
     using namespace zipfmt;
     if (a.size() < kEocdSize) {
         if (base > 0) return ZipCentral{.need_from = base > kEocdSize ? base - kEocdSize : 0};
-        return malformed(source, "too short to be a zip archive (truncated?)");
+        return malformed(source, why("zip.why.too_short"));
     }
 
     // The end record: the last signature whose comment reaches exactly the end of the file. A
@@ -125,10 +126,9 @@ Expected<ZipCentral> read_zip_central(std::string_view a, uint64_t base, std::st
     if (eocd == std::string_view::npos) {
         bool any = false;
         for (size_t pos = a.size() - kEocdSize + 1; pos-- > lowest && !any;) any = u32(a, pos) == kEocdSig;
-        return malformed(source, any ? "bytes after the end of the zip archive"
-                                     : "no end-of-central-directory record (not a zip archive, or truncated)");
+        return malformed(source, why(any ? "zip.why.trailing_bytes" : "zip.why.no_end_record"));
     }
-    if (u16(a, eocd + 4) != 0 || u16(a, eocd + 6) != 0) return malformed(source, "multi-disk archives are not supported");
+    if (u16(a, eocd + 4) != 0 || u16(a, eocd + 6) != 0) return malformed(source, why("zip.why.multi_disk"));
     uint64_t count = u16(a, eocd + 10);
     uint64_t count_disk = u16(a, eocd + 8);
     uint64_t cd_size = u32(a, eocd + 12);
@@ -138,15 +138,15 @@ Expected<ZipCentral> read_zip_central(std::string_view a, uint64_t base, std::st
     if (eocd < 20 && base > 0) return ZipCentral{.need_from = base > 20 ? base - 20 : 0};  // a ZIP64 locator may be there
     if (eocd >= 20 && u32(a, eocd - 20) == kZip64LocatorSig) {
         size_t loc = eocd - 20;
-        if (u32(a, loc + 4) != 0 || u32(a, loc + 16) > 1) return malformed(source, "multi-disk archives are not supported");
+        if (u32(a, loc + 4) != 0 || u32(a, loc + 16) > 1) return malformed(source, why("zip.why.multi_disk"));
         const uint64_t rec_at = u64(a, loc + 8);
         if (rec_at < base) return ZipCentral{.need_from = rec_at};
         // Compared without adding to rec: it comes from the archive and may be near 2^64.
         if (rec_at - base > loc || loc - (rec_at - base) < 56 || u32(a, static_cast<size_t>(rec_at - base)) != kZip64EocdSig)
-            return malformed(source, "the ZIP64 end record is missing or out of place");
+            return malformed(source, why("zip.why.zip64_missing"));
         const size_t rec = static_cast<size_t>(rec_at - base);
-        if (u64(a, rec + 4) + 12 != loc - rec) return malformed(source, "the ZIP64 end record has a wrong size");
-        if (u32(a, rec + 16) != 0 || u32(a, rec + 20) != 0) return malformed(source, "multi-disk archives are not supported");
+        if (u64(a, rec + 4) + 12 != loc - rec) return malformed(source, why("zip.why.zip64_size"));
+        if (u32(a, rec + 16) != 0 || u32(a, rec + 20) != 0) return malformed(source, why("zip.why.multi_disk"));
         auto pick = [](uint64_t narrow, uint64_t all_ones, uint64_t wide, bool& ok) {
             if (narrow != all_ones && narrow != wide) ok = false;
             return wide;
@@ -156,16 +156,15 @@ Expected<ZipCentral> read_zip_central(std::string_view a, uint64_t base, std::st
         count = pick(count, 0xFFFF, u64(a, rec + 32), ok);
         cd_size = pick(cd_size, 0xFFFFFFFF, u64(a, rec + 40), ok);
         cd_offset = pick(cd_offset, 0xFFFFFFFF, u64(a, rec + 48), ok);
-        if (!ok) return malformed(source, "the end record and the ZIP64 end record disagree");
+        if (!ok) return malformed(source, why("zip.why.zip64_disagree"));
         cd_end_expected = rec_at;
     } else if (count == 0xFFFF || cd_size == 0xFFFFFFFF || cd_offset == 0xFFFFFFFF) {
-        return malformed(source, "ZIP64 values without a ZIP64 end record");
+        return malformed(source, why("zip.why.zip64_values"));
     }
-    if (count != count_disk) return malformed(source, "multi-disk archives are not supported");
+    if (count != count_disk) return malformed(source, why("zip.why.multi_disk"));
     if (count > limits.max_entries)
         return fail(ExitCode::BadWheel, "zip.too_large", {{"file", std::string(source)}, {"what", std::to_string(count) + " entries"}});
-    if (cd_offset > cd_end_expected || cd_size != cd_end_expected - cd_offset)
-        return malformed(source, "the central directory is not where the end record says (truncated or altered)");
+    if (cd_offset > cd_end_expected || cd_size != cd_end_expected - cd_offset) return malformed(source, why("zip.why.cd_moved"));
     if (cd_offset < base) return ZipCentral{.need_from = cd_offset};
 
     ZipCentral central;
@@ -180,7 +179,7 @@ Expected<ZipCentral> read_zip_central(std::string_view a, uint64_t base, std::st
     const size_t cd_end = static_cast<size_t>(cd_end_expected - base);
     for (uint64_t i = 0; i < count; ++i) {
         if (p + kCentralSize > cd_end || u32(a, p) != kCentralSig)
-            return malformed(source, "central directory entry " + std::to_string(i + 1) + " is damaged");
+            return malformed(source, why("zip.why.cd_entry_damaged", {{"n", std::to_string(i + 1)}}));
         ZipEntry e;
         e.made_by_host = static_cast<uint8_t>(u16(a, p + 4) >> 8);
         e.flags = u16(a, p + 8);
@@ -193,7 +192,7 @@ Expected<ZipCentral> read_zip_central(std::string_view a, uint64_t base, std::st
         e.external_attr = u32(a, p + 38);
         e.local_header_offset = u32(a, p + 42);
         if (p + kCentralSize + name_len + extra_len + comment_len > cd_end)
-            return malformed(source, "central directory entry " + std::to_string(i + 1) + " runs past the directory");
+            return malformed(source, why("zip.why.cd_entry_past", {{"n", std::to_string(i + 1)}}));
         std::string_view raw = a.substr(p + kCentralSize, name_len);
         std::string_view extra = a.substr(p + kCentralSize + name_len, extra_len);
         p += kCentralSize + name_len + extra_len + comment_len;
@@ -201,18 +200,18 @@ Expected<ZipCentral> read_zip_central(std::string_view a, uint64_t base, std::st
         Zip64Values z;
         bool want_size = e.size == 0xFFFFFFFF, want_comp = e.compressed_size == 0xFFFFFFFF, want_off = e.local_header_offset == 0xFFFFFFFF;
         if (!read_zip64_extra(extra, want_size, want_comp, want_off, z))
-            return malformed(source, "entry " + std::string(raw) + " lacks its ZIP64 sizes");
+            return malformed(source, why("zip.why.no_zip64_sizes", {{"entry", std::string(raw)}}));
         if (want_size) e.size = z.size;
         if (want_comp) e.compressed_size = z.compressed;
         if (want_off) e.local_header_offset = z.offset;
-        if (disk != 0 && disk != 0xFFFF) return malformed(source, "multi-disk archives are not supported");
+        if (disk != 0 && disk != 0xFFFF) return malformed(source, why("zip.why.multi_disk"));
 
         for (unsigned char c : raw)
-            if (c < 0x20 || c == 0x7F) return malformed(source, "an entry name holds a control character");
-        if (raw.empty()) return malformed(source, "an entry has an empty name");
+            if (c < 0x20 || c == 0x7F) return malformed(source, why("zip.why.name_control"));
+        if (raw.empty()) return malformed(source, why("zip.why.name_empty"));
         bool ascii = std::all_of(raw.begin(), raw.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
         if (ascii || (e.flags & kFlagUtf8)) {
-            if (!ascii && !valid_utf8(raw)) return malformed(source, "an entry name is not valid UTF-8");
+            if (!ascii && !valid_utf8(raw)) return malformed(source, why("zip.why.name_utf8"));
             e.name.assign(raw);
         } else {
             for (unsigned char c : raw) e.name += c < 0x80 ? std::string(1, static_cast<char>(c)) : kCp437High[c - 0x80];
@@ -222,8 +221,7 @@ Expected<ZipCentral> read_zip_central(std::string_view a, uint64_t base, std::st
         if (!zipfmt::method_known(e.method))
             return fail(ExitCode::BadWheel, "zip.method",
                         {{"file", std::string(source)}, {"entry", e.name}, {"method", std::to_string(e.method)}});
-        if (e.method == 0 && e.compressed_size != e.size)
-            return malformed(source, "stored entry " + e.name + " has different compressed and uncompressed sizes");
+        if (e.method == 0 && e.compressed_size != e.size) return malformed(source, why("zip.why.stored_sizes", {{"entry", e.name}}));
         if (e.method == 8 && e.size > e.compressed_size * kMaxDeflateRatio + 1024)
             return fail(ExitCode::BadWheel, "zip.too_large",
                         {{"file", std::string(source)},
@@ -239,7 +237,7 @@ Expected<ZipCentral> read_zip_central(std::string_view a, uint64_t base, std::st
         raw_names.push_back(raw);
         dir.entries.push_back(std::move(e));
     }
-    if (p != cd_end) return malformed(source, "the central directory holds more than its entry count says");
+    if (p != cd_end) return malformed(source, why("zip.why.cd_count"));
     for (const auto& e : dir.entries)
         if (!names.insert(e.name).second)
             return fail(ExitCode::BadWheel, "zip.duplicate", {{"file", std::string(source)}, {"entry", e.name}});
@@ -266,16 +264,15 @@ Expected<ZipDirectory> read_zip_directory(std::string_view a, std::string_view s
             return fail(ExitCode::BadWheel, "zip.header_mismatch", {{"file", std::string(source)}, {"entry", e.name}, {"what", what}});
         };
         uint64_t lh = e.local_header_offset;
-        if (lh < previous_end) return malformed(source, "entry " + e.name + " overlaps another entry");
+        if (lh < previous_end) return malformed(source, why("zip.why.overlap", {{"entry", e.name}}));
         if (lh + kLocalSize > cd_offset || u32(a, static_cast<size_t>(lh)) != kLocalSig)
-            return malformed(source, "the local header of " + e.name + " is missing or damaged");
+            return malformed(source, why("zip.why.local_damaged", {{"entry", e.name}}));
         size_t l = static_cast<size_t>(lh);
         uint16_t lflags = u16(a, l + 6), lmethod = u16(a, l + 8);
         uint32_t lcrc = u32(a, l + 14);
         uint64_t lcomp = u32(a, l + 18), lsize = u32(a, l + 22);
         size_t lname = u16(a, l + 26), lextra = u16(a, l + 28);
-        if (lh + kLocalSize + lname + lextra > cd_offset)
-            return malformed(source, "the local header of " + e.name + " runs into the central directory");
+        if (lh + kLocalSize + lname + lextra > cd_offset) return malformed(source, why("zip.why.local_into_cd", {{"entry", e.name}}));
         if (a.substr(l + kLocalSize, lname) != raw_names[idx]) return mismatch("name");
         if (lmethod != e.method) return mismatch("compression method");
         if ((lflags & (kFlagDescriptor | kFlagUtf8 | kFlagEncrypted)) != (e.flags & (kFlagDescriptor | kFlagUtf8 | kFlagEncrypted)))
@@ -297,8 +294,7 @@ Expected<ZipDirectory> read_zip_directory(std::string_view a, std::string_view s
         if (!agrees(lsize, e.size)) return mismatch("size");
         e.data_offset = lh + kLocalSize + lname + lextra;
         uint64_t end = e.data_offset + e.compressed_size;
-        if (end > cd_offset || end < e.data_offset)
-            return malformed(source, "the data of " + e.name + " runs into the central directory (truncated?)");
+        if (end > cd_offset || end < e.data_offset) return malformed(source, why("zip.why.data_into_cd", {{"entry", e.name}}));
         if (descriptor) {
             // Signature optional; sizes 4 bytes, or 8 in ZIP64 archives. The one that agrees wins.
             size_t d = static_cast<size_t>(end);

@@ -3,7 +3,8 @@
 // with the interpreter to make it from, or an interpreter), the framework policy or a lock file
 // for each, where packages come from (index, mirror, a fetched wheel folder), the cache, and
 // whether to verify. Versioned (docs/provisioning.md#the-spec). Pure: parse_apply_spec() takes
-// the text; relative paths are resolved against `base_dir` (the spec's folder).
+// the text, check_apply_policies() the matrix besides; relative paths are resolved against
+// `base_dir` (the spec's folder).
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "envfix/common/error.hpp"
+#include "envfix/matrix/matrix.hpp"
 
 namespace envfix::installer {
 
@@ -23,6 +25,9 @@ struct ApplyPolicy {
     std::optional<std::string> torch;       // PEP 440 specifier set
     std::optional<std::string> torch_from;  // pytorch | index
     std::optional<bool> verify;
+    // Where each value was written (the environment's key, or the spec's `policy` for an
+    // inherited one), for check_apply_policies()' messages; 0 when unset.
+    int channel_line = 0, variant_line = 0, torch_line = 0;
 };
 
 struct ApplyEnvironment {
@@ -61,5 +66,10 @@ struct ApplySpec {
 // "apply.spec_version" for a missing or newer `version`.
 Expected<ApplySpec> parse_apply_spec(std::string_view text, const std::filesystem::path& source,
                                      const std::filesystem::path& base_dir);
+
+// The policy values against the framework releases envfix knows, before any environment is
+// touched: a `torch` that no release of the `channel` matches, a `variant` no release has, or
+// none of the releases `torch` names. Errors: BadInput "apply.spec_invalid" at the value's line.
+Expected<void> check_apply_policies(const ApplySpec& spec, const matrix::Matrix& matrix);
 
 }  // namespace envfix::installer

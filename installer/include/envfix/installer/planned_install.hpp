@@ -8,6 +8,7 @@
 //   PlannedInstallRequest req{.wheels = planned_wheels(plan), .remove = planned_removals(plan),
 //                             .sources = {.download_dir = cache / "apply-wheels", .http = http}};
 //   auto r = install_planned_wheels(env, req, reporter);     // Expected<InstallResult>
+//   auto v = install_planned_verified(env, req, {.checks = {.reporter = &reporter}}, reporter);
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -18,6 +19,7 @@
 #include "envfix/common/reporter.hpp"
 #include "envfix/installer/install.hpp"
 #include "envfix/installer/lock_file.hpp"
+#include "envfix/installer/verified_install.hpp"
 #include "envfix/network/http_client.hpp"
 #include "envfix/plan/plan.hpp"
 #include "envfix/probe/environment.hpp"
@@ -66,5 +68,11 @@ struct PlannedInstallRequest {
 // Obtains the wheels, then install() with them and the removals as one transaction. Errors:
 // obtain_wheels()' and install()'s; the environment is as it was on any error.
 Expected<InstallResult> install_planned_wheels(const probe::Environment& env, const PlannedInstallRequest& request, Reporter& reporter);
+
+// The same, verified as `envfix install` verifies (verified_install.hpp): both levels after the
+// change, the change undone when the framework level fails where it passed before. Errors:
+// install_planned_wheels()' and install_verified()'s.
+Expected<VerifiedInstall> install_planned_verified(const probe::Environment& env, const PlannedInstallRequest& request,
+                                                   const VerifiedInstallOptions& options, Reporter& reporter);
 
 }  // namespace envfix::installer

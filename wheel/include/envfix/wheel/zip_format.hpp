@@ -25,6 +25,9 @@ inline bool method_builtin(uint16_t m) { return m == 0 || m == 8; }
 inline bool method_known(uint16_t m) { return method_builtin(m) || m == 12 || m == 14 || m == 93 || m == 95; }
 
 Unexpected<Error> malformed(std::string_view source, std::string reason);
+// What is wrong, from the catalog ("zip.why.*"), in the user's language, for malformed()'s
+// message and the metadata reader's.
+inline std::string why(std::string key, MessageArgs args = {}) { return render(msg(std::move(key), args)); }
 
 // What streams deflate data: ISA-L where the build has it (ENVFIX_HAVE_ISAL), else zlib. Tests
 // run the streaming tests with both, so the zlib path stays tested where ISA-L is built in.
