@@ -40,6 +40,8 @@ Options:
   --fake-torch LIST   VERSION=MODE,...: those releases' torch wheels hold the fake torch of
                       tests/verify/fake_torch (its README's modes), so envfix's framework check
                       can import them; other torch wheels hold a version string only
+  --torch-fatbin NAME the Linux torch wheels of CUDA variants carry tests/fixtures/fatbin/NAME
+                      as torch/lib/libtorch_cuda.so, so doctor finds GPU code in them
 """
 import argparse, hashlib, html, io, json, os, re, sys, urllib.parse, zlib
 from contextlib import redirect_stdout
@@ -239,7 +241,9 @@ class Builder:
                                                       f"git_version = 'e2d141dbde55c2a4370fac5165b0561b6af4798b'\nhip = None\nxpu = None\n",
                                   **({"torch/lib/libtorch_cpu.so": {"compressible": self.args.torch_lib, "mode": 493,
                                                                     "seed": zlib.crc32(f"{variant}{tag}".encode())}}
-                                     if self.args.torch_lib else {})}})
+                                     if self.args.torch_lib else {}),
+                                  **({"torch/lib/libtorch_cuda.so": {"copy": "tests/fixtures/fatbin/" + self.args.torch_fatbin}}
+                                     if self.args.torch_fatbin and cu and plat.startswith("manylinux") else {})}})
                 if self.want("torchvision"):
                     # torchvision writes the legacy "name (specifier)" form, as its real METADATA does.
                     self.wheel(variant, "torchvision", {
@@ -396,6 +400,8 @@ def main():
     p.add_argument("--yank", action="append", default=[])
     p.add_argument("--only", default="")
     p.add_argument("--fake-torch", default="", help="VERSION=MODE,...: those torch wheels hold tests/verify/fake_torch in that mode")
+    p.add_argument("--torch-fatbin", default="", help="the Linux torch wheels of CUDA variants carry this fixture of "
+                   "tests/fixtures/fatbin as torch/lib/libtorch_cuda.so, so doctor reads GPU code in them")
     p.add_argument("--torch-lib", type=int, default=0, help="torch wheels carry a compressible torch/lib/libtorch_cpu.so of this many bytes")
     a = p.parse_args()
     a.variants = [v for v in a.variants.split(",") if v]

@@ -8,8 +8,8 @@
  * arguments go through a file to tests/windows/standin_python.py (ENVFIX_STANDIN_PYTHON_RUNNER),
  * which runs them and then makes a second file holding the code, which this program waits for;
  * the output comes back in two more files, copied to this program's own handles (both in ENVFIX_STANDIN_PYTHON_TEMP, a Windows path, where it is set). */
-#include <windows.h>
 #include <stdio.h>
+#include <windows.h>
 
 typedef char*(CDECL* unix_name_fn)(const WCHAR*);
 
@@ -39,9 +39,12 @@ static void put_json(FILE* out, const WCHAR* w) {
     WideCharToMultiByte(CP_UTF8, 0, w, -1, s, n, NULL, NULL);
     fputc('"', out);
     for (const unsigned char* c = (const unsigned char*)s; *c; ++c) {
-        if (*c == '"' || *c == '\\') fprintf(out, "\\%c", *c);
-        else if (*c < 0x20) fprintf(out, "\\u%04x", *c);
-        else fputc(*c, out);
+        if (*c == '"' || *c == '\\')
+            fprintf(out, "\\%c", *c);
+        else if (*c < 0x20)
+            fprintf(out, "\\u%04x", *c);
+        else
+            fputc(*c, out);
     }
     fputc('"', out);
     HeapFree(GetProcessHeap(), 0, s);
@@ -75,7 +78,7 @@ int wmain(int argc, WCHAR** argv) {
     fprintf(out, "]}");
     fclose(out);
     lstrcpyW(exit_file, args_file);
-    lstrcatW(exit_file, L".exit");  /* made by the runner once the arguments have run */
+    lstrcatW(exit_file, L".exit"); /* made by the runner once the arguments have run */
 
     char *runner_u = unix_path(runner), *args_u = unix_path(args_file), *exit_u = unix_path(exit_file);
     static WCHAR cmd[4 * MAX_PATH];
