@@ -7,7 +7,8 @@
  * program from a Windows one but can neither wait for it nor report its exit code, so the
  * arguments go through a file to tests/windows/standin_python.py (ENVFIX_STANDIN_PYTHON_RUNNER),
  * which runs them and then makes a second file holding the code, which this program waits for;
- * the output comes back in two more files, copied to this program's own handles (both in ENVFIX_STANDIN_PYTHON_TEMP, a Windows path, where it is set). */
+ * the output comes back in two more files, copied to this program's own handles. The files are
+ * made in ENVFIX_STANDIN_PYTHON_TEMP (a Windows path) where it is set, else in the temp folder. */
 #include <stdio.h>
 #include <windows.h>
 
