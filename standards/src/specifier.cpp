@@ -117,6 +117,14 @@ Expected<Specifier> Specifier::parse(std::string_view text) {
 
 std::string Specifier::to_string() const { return std::string(op_text(op_)) + text_; }
 
+namespace {
+// packaging's Version(a.base_version) == Version(b.base_version): epoch and release, trailing
+// zeros aside.
+bool same_base(const Version& a, const Version& b) {
+    return VersionAccess::epoch_digits(a) == VersionAccess::epoch_digits(b) && VersionAccess::same_trimmed_release(a, b);
+}
+}  // namespace
+
 bool Specifier::matches(const Version& v) const {
     if (op_ == SpecOp::Arbitrary) {
         std::string have = v.to_string();
@@ -137,16 +145,18 @@ bool Specifier::matches(const Version& v) const {
         }
         case SpecOp::LessEqual: return v.without_local() <= V;
         case SpecOp::GreaterEqual: return v >= V;
+        // The ordered comparisons as pip's packaging makes them (specifiers.py, _compare_less_than
+        // and _compare_greater_than), where pip and PEP 440's wording part: the exclusions go by
+        // the base version (epoch and release), so >1.0b2 keeps out 1.0+abc and >1.0a2.dev3 keeps
+        // out 1.0b2.post345.
         case SpecOp::Less:
-            // <V keeps out V's own pre-releases unless V is one (<2.0 excludes 2.0rc1, 2.0.dev0).
-            return V.is_prerelease() ? v < V : v < VersionAccess::with_dev0(V);
+            // <V keeps out pre-releases of V's release unless V is one (<2.0 excludes 2.0rc1).
+            return v < V && (V.is_prerelease() || !v.is_prerelease() || !same_base(v, V));
         case SpecOp::Greater:
+            // >V keeps out post-releases of V's release unless V is one, and local versions of it.
             if (!(v > V)) return false;
-            // >V.devN / >V.postN: only V's local versions lie between V and the next version.
-            if (V.is_devrelease() || V.is_postrelease()) return v.without_local() != V;
-            // >V keeps out V's local versions and post-releases (>1.7 excludes 1.7.post1).
-            return !(VersionAccess::epoch_digits(v) == VersionAccess::epoch_digits(V) && VersionAccess::same_trimmed_release(v, V) &&
-                     VersionAccess::same_pre(v, V) && (VersionAccess::same_dev(v, V) || v.is_postrelease()));
+            if (!V.is_postrelease() && v.is_postrelease() && same_base(v, V)) return false;
+            return !(v.has_local() && same_base(v, V));
         case SpecOp::Compatible: return v >= V && VersionAccess::release_has_prefix(v, V, V.release_size() - 1);
         case SpecOp::Arbitrary: break;
     }

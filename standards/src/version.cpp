@@ -170,13 +170,6 @@ bool VersionAccess::release_has_prefix(const Version& v, const Version& prefix, 
     return true;
 }
 
-Version VersionAccess::with_dev0(const Version& v) {
-    Version out = v;
-    out.dev_ = "0";
-    out.local_.clear();
-    return out;
-}
-
 std::string VersionAccess::canonical(const Version& v, bool strip_trailing_zero) {
     Version copy = v;
     if (strip_trailing_zero) {

@@ -26,14 +26,7 @@ struct VersionAccess {
     static bool same_trimmed_release(const Version& a, const Version& b);
     // Whether v's release, padded with zeros, starts with `prefix` (and the epochs agree).
     static bool release_has_prefix(const Version& v, const Version& prefix, size_t prefix_len);
-    static bool same_pre(const Version& a, const Version& b) {
-        return a.pre_kind_ == b.pre_kind_ && (!a.pre_kind_ || a.pre_number_ == b.pre_number_);
-    }
-    static bool same_dev(const Version& a, const Version& b) { return a.dev_ == b.dev_; }
-    static bool same_post(const Version& a, const Version& b) { return a.post_ == b.post_; }
     static const std::string& epoch_digits(const Version& v) { return v.epoch_; }
-    // V with dev set to 0 and no local part (the lowest pre-release of V's post family).
-    static Version with_dev0(const Version& v);
     // packaging.utils.canonicalize_version.
     static std::string canonical(const Version& v, bool strip_trailing_zero);
 };

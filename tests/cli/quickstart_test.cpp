@@ -30,12 +30,14 @@ struct Step {
 // What the user types, in order, with the exit code each gives and the sentence before it.
 const std::vector<Step>& steps() {
     static const std::vector<Step> s = {
-        {{"doctor"}, 20,
+        {{"doctor"},
+         20,
          "In the `ComfyUI_windows_portable` folder, ask what is wrong. envfix finds the package's own Python "
          "(`python_embeded`), reads which GPU architectures its torch holds, and says why ComfyUI fails:",
          "在 `ComfyUI_windows_portable` 文件夹中，先问问哪里出了问题。envfix 会找到整合包自带的 Python（`python_embeded`），"
          "读出其中 torch 含有哪些 GPU 架构，并说明 ComfyUI 为什么出错："},
-        {{"install", "-y"}, 0,
+        {{"install", "-y"},
+         0,
          "Run the Fix line. envfix picks the build that runs on this GPU from the index, keeps a snapshot of the "
          "environment as it was, installs, and checks the result on the GPU (its own kernels, then torch's "
          "operations); a check that fails undoes the change:",
@@ -49,7 +51,8 @@ const std::vector<Step>& steps() {
 
 // The index's port, times, sizes, dates and ids left out: what must match.
 std::string comparable(std::string text) {
-    static const std::regex volatile_parts(R"(127\.0\.0\.1:\d+|\d{8}T\d{6}Z-[0-9a-f-]+|\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2})?|\d+(\.\d+)?)");
+    static const std::regex volatile_parts(
+        R"(127\.0\.0\.1:\d+|\d{8}T\d{6}Z-[0-9a-f-]+|\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2})?|\d+(\.\d+)?)");
     text = std::regex_replace(text, volatile_parts, "#");
     static const std::regex spaces(R"([ \t]+)");
     return std::regex_replace(text, spaces, " ");

@@ -161,10 +161,12 @@ TEST(Specifier, OperatorRules) {
         {"<1.7a2", "1.7a1", true},
         {"<1.7a2", "1.7.dev0", true},
         {"<1.7.post1", "1.7", true},
-        {"<1.7.post1", "1.7a1", true},
+        {"<1.7.post1", "1.7a1", false},  // pip: a pre-release of the release 1.7.post1 belongs to
+        {"<2.0.post1", "2.0rc1", false},
         {"<1.7.post1", "1.7.post1.dev0", false},
         {"<1.7.post1", "1.7.post0", true},
-        // >: post-releases and local versions of V stay out unless V is a post-release
+        // >: post-releases of V's release stay out unless V is one, and local versions of it (pip's
+        // packaging: by base version)
         {">1.7", "1.7.post1", false},
         {">1.7", "1.7+cu128", false},
         {">1.7", "1.7.post1+local", false},
@@ -177,11 +179,14 @@ TEST(Specifier, OperatorRules) {
         {">1.7a1", "1.7a1.post1", false},
         {">1.7a1", "1.7a2", true},
         {">1.7a1", "1.7", true},
-        {">1.7a1", "1.7.post1", true},
-        {">1.7a1", "1.7+local", true},
+        {">1.7a1", "1.7.post1", false},  // pip compares base versions: 1.7 is 1.7a1's
+        {">1.7a1", "1.7+local", false},
         {">1.7.dev1", "1.7.dev1+local", false},
         {">1.7.dev1", "1.7.dev2", true},
-        {">1.7.dev1", "1.7.post1", true},
+        {">1.7.dev1", "1.7.post1", false},
+        {">1.0a2.dev3", "1.0b2.post345", false},
+        {">1.0b2", "1.0+abc.5", false},
+        {">1.7.dev1", "1.7", true},
         // ===: the normalised text, case-insensitively
         {"===2.7.0", "2.7.0", true},
         {"===2.7.0", "2.7", false},
