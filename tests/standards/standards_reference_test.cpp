@@ -213,10 +213,11 @@ TEST(PackagingReference, SpecifiersMatchAlike) {
         for (auto [key, pre] : {std::pair{"true", true}, std::pair{"false", false}}) {
             std::string bits = ref[key];
             for (size_t j = 0; j < vs.size(); ++j) {
-                // Before packaging 26, "<V" and ">V" also excluded pre/post/local versions of other
-                // versions sharing V's release ("<1.0.post1" excluded 1.0a1): PEP 440 says V's own.
+                // "<V" and ">V" exclude by V's base version as the packaging that pip vendors up to
+                // 25 does ("<1.0.post1" excludes 1.0a1; docs/standards.md); packaging 26 goes by V
+                // alone, as PEP 440 words it, and is not what pip users have yet.
                 bool family = spec->version() && vs[j].base() == spec->version()->base();
-                if (bits[j] == 'E' || (ordered_exclusive && family && major < 26)) {
+                if (bits[j] == 'E' || (ordered_exclusive && family && major >= 26)) {
                     ++skipped;
                     continue;
                 }
