@@ -13,7 +13,7 @@ namespace envfix::cli {
 using Json = nlohmann::ordered_json;
 
 // Bumped when a JSON document changes incompatibly (docs/json.md).
-inline constexpr int kJsonSchemaVersion = 1;
+inline constexpr int kJsonSchemaVersion = 2;
 
 // Display width of UTF-8 text (CJK counts 2), so Chinese tables line up.
 size_t display_width(std::string_view s);

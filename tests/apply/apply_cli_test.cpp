@@ -61,7 +61,7 @@ TEST_F(ApplyCli, FirstRunChangesSecondSaysNothingToChange) {
     auto first = apply(s);
     ASSERT_EQ(first.code, 80) << first.out << first.err;
     auto j = first.json();
-    EXPECT_EQ(j["schema_version"], 1);
+    EXPECT_EQ(j["schema_version"], 2);
     EXPECT_TRUE(j["changed"].get<bool>());
     const Json& env = j["environments"][0];
     EXPECT_EQ(env["status"], "changed");

@@ -30,7 +30,7 @@ TEST(AppsCli, ListsTheKnownApps) {
         EXPECT_NE(r.out.find(n), std::string::npos) << n;
     EXPECT_NE(r.out.find("--search"), std::string::npos);
     auto j = test::run_envfix({"apps", "--json"}, {}, dir / "home").json();
-    EXPECT_EQ(j["schema_version"], 1);
+    EXPECT_EQ(j["schema_version"], 2);
     ASSERT_EQ(j["apps"].size(), 7u);
     EXPECT_FALSE(j.contains("found"));
     const auto& comfy = j["apps"][1];

@@ -37,7 +37,7 @@ TEST(EnvsCli, JsonListsEveryEnvironmentOnce) {
                               home);
     ASSERT_EQ(r.code, 0) << r.err;
     auto j = r.json();
-    EXPECT_EQ(j["schema_version"], 1);
+    EXPECT_EQ(j["schema_version"], 2);
     auto& envs = j["environments"];
     ASSERT_EQ(envs.size(), 4u) << j.dump(2);
     EXPECT_EQ(envs[0]["found_as"], "active");

@@ -177,7 +177,7 @@ TEST(CheckCli, JsonAndErrors) {
     auto r = test::run_envfix({"check", "--json", "--python", python.string()}, {}, d / "home");
     ASSERT_EQ(r.code, 30) << r.err;
     auto j = r.json();
-    EXPECT_EQ(j["schema_version"], 1);
+    EXPECT_EQ(j["schema_version"], 2);
     EXPECT_EQ(j["ok"], false);
     ASSERT_EQ(j["problems"].size(), 1u);
     EXPECT_EQ(j["problems"][0]["kind"], "conflict");

@@ -53,7 +53,7 @@ TEST(DoctorCli, Cu124OnRtx5090HasNoKernelImage) {
     auto r = doctor(d, python, standin::env("rtx5090-570"));
     ASSERT_EQ(r.code, 20) << r.out << r.err;
     auto j = r.json();
-    EXPECT_EQ(j["schema_version"], 1);
+    EXPECT_EQ(j["schema_version"], 2);
     EXPECT_EQ(j["exit_code"], 20);
     EXPECT_EQ(j["exit_name"], "gpu-not-served");
     EXPECT_EQ(j["framework"]["version"], "2.6.0+cu124");

@@ -156,7 +156,7 @@ TEST_F(InstallCli, JsonDocumentDescribesTheChange) {
     auto r = envfix({"install", "--json", "--env", venv.string(), wheel(demo_spec("2.0")).string()});
     ASSERT_EQ(r.code, 0) << r.err;
     auto j = r.json();
-    EXPECT_EQ(j["schema_version"], 1);
+    EXPECT_EQ(j["schema_version"], 2);
     EXPECT_EQ(j["environment"]["root"], venv.string());
     ASSERT_EQ(j["installed"].size(), 1u);
     EXPECT_EQ(j["installed"][0]["name"], "demo-pkg");

@@ -105,7 +105,7 @@ TEST(MatrixCli, JsonDocument) {
                                "--arch", "x86_64"});
     ASSERT_EQ(r.code, 0) << r.err;
     auto j = r.json();
-    EXPECT_EQ(j["schema_version"], 1);
+    EXPECT_EQ(j["schema_version"], 2);
     EXPECT_EQ(j["platform"], "linux-x86_64");
     EXPECT_EQ(j["profiles"], "built-in");
     EXPECT_EQ(j["driver"], "570.133.07");

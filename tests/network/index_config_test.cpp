@@ -101,7 +101,7 @@ TEST(ConfigShow, DefaultsWithoutAnything) {
     auto r = test::run_envfix({"--json", "config", "show"}, {}, home.path());
     ASSERT_EQ(r.code, 0) << r.err;
     auto j = r.json();
-    EXPECT_EQ(j["schema_version"], 1);
+    EXPECT_EQ(j["schema_version"], 2);
     EXPECT_EQ(j["config_file"]["exists"], false);
     EXPECT_EQ(setting(j, "index.url")["value"], "https://pypi.org/simple");
     EXPECT_EQ(setting(j, "index.url")["source"], "default");

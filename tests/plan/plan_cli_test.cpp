@@ -127,7 +127,7 @@ TEST_F(PlanCli, Rtx5090OnDriver570TakesCu128) {
     auto r = run(online({"--python", python.string()}), standin::env("rtx5090-570"));
     ASSERT_EQ(r.code, 0) << r.out << r.err;
     auto j = r.json();
-    EXPECT_EQ(j["schema_version"], 1);
+    EXPECT_EQ(j["schema_version"], 2);
     EXPECT_EQ(j["variant"], "cu128");
     EXPECT_EQ(j["channel"], "stable");
     EXPECT_EQ(j["torch"], "2.11.0+cu128");

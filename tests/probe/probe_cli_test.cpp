@@ -16,7 +16,7 @@ test::RunResult probe_json(const test::EnvList& env) { return test::run_envfix({
 void expect_error(const test::RunResult& r, int code, const char* name, const char* key) {
     EXPECT_EQ(r.code, code) << r.out << r.err;
     auto j = r.json();
-    EXPECT_EQ(j["schema_version"], 1);
+    EXPECT_EQ(j["schema_version"], 2);
     ASSERT_TRUE(j["error"].is_object()) << r.out;
     EXPECT_EQ(j["error"]["exit_code"], code);
     EXPECT_EQ(j["error"]["name"], name);
@@ -32,7 +32,7 @@ TEST(ProbeCli, Rtx5090OnDriver570) {
     auto r = probe_json(standin::env("rtx5090-570"));
     ASSERT_EQ(r.code, 0) << r.err;
     auto j = r.json();
-    EXPECT_EQ(j["schema_version"], 1);
+    EXPECT_EQ(j["schema_version"], 2);
     EXPECT_EQ(j["driver"]["version"], "570.133.07");
     EXPECT_EQ(j["driver"]["source"], "nvml");
     EXPECT_EQ(j["driver"]["cuda_version"], "12.8");

@@ -32,7 +32,7 @@ TEST(VerifyCli, H200PassesWithTimings) {
     auto r = verify_json(standin::env("h200-580"));
     ASSERT_EQ(r.code, 0) << r.err;
     auto j = r.json();
-    EXPECT_EQ(j["schema_version"], 1);
+    EXPECT_EQ(j["schema_version"], 2);
     EXPECT_EQ(j["driver"]["version"], "580.159.04");
     EXPECT_TRUE(j["error"].is_null());
     EXPECT_FALSE(j.contains("framework_check"));  // --driver-only
