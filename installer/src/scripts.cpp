@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "envfix/common/bytes.hpp"
 #include "envfix/common/strings.hpp"
 
 namespace envfix::installer {
@@ -148,12 +149,8 @@ std::string posix_launcher(const EntryPoint& ep, std::string_view interpreter) {
 
 namespace {
 
-void put16(std::string& out, uint32_t v) {
-    for (int i = 0; i < 2; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
-}
-void put32(std::string& out, uint32_t v) {
-    for (int i = 0; i < 4; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
-}
+void put16(std::string& out, uint32_t v) { bytes::put_le(out, v, 2); }
+void put32(std::string& out, uint32_t v) { bytes::put_le(out, v, 4); }
 
 // A zip of one stored file, as Python's ZipFile.writestr makes it (its date: 1980-01-01, the
 // zip epoch, instead of the clock's, so the same wheel gives the same launcher).

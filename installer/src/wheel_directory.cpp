@@ -1,5 +1,6 @@
 #include "wheel_directory.hpp"
 
+#include "envfix/common/bytes.hpp"
 #include "envfix/common/hash.hpp"
 #include "tx_internal.hpp"
 
@@ -30,9 +31,7 @@ public:
     void reserve(size_t n) { s_.reserve(n); }
 
 private:
-    void put(uint64_t v, int n) {
-        for (int i = 0; i < n; ++i) s_.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-    }
+    void put(uint64_t v, int n) { bytes::put_le(s_, v, n); }
     std::string s_;
 };
 

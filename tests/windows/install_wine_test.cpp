@@ -52,6 +52,15 @@ protected:
         head.insert(head.end(), tail.begin(), tail.end());
         return head;
     }
+    // torch 2.6.0+cu124 in python_embeded, as pip put it there, its torch_cuda.dll a real PE DLL
+    // with sm_86 code only.
+    void install_old_torch() {
+        pip_install_target(
+            site, {build_wheel(
+                      torch_wheel(
+                          {.version = "2.6.0+cu124", .cuda = "12.4", .lib_fixture = "win_long_names_86.dll", .lib_name = "torch_cuda.dll"}),
+                      dir / "wheels")});
+    }
     static std::vector<std::string> with_verbose(std::vector<std::string> a) {
         a.push_back("-v");
         return a;
@@ -98,11 +107,7 @@ TEST_F(Installs, PlanInstallHistoryRollbackOnComfyUiPortable) {
 // cannot start python.exe (no Windows Python runs here), so the install is undone: the folder is
 // as it was.
 TEST_F(Installs, FixComfyUiBatInstallsAndUndoesWhatItsVerificationRefuses) {
-    pip_install_target(
-        site,
-        {build_wheel(
-            torch_wheel({.version = "2.6.0+cu124", .cuda = "12.4", .lib_fixture = "win_long_names_86.dll", .lib_name = "torch_cuda.dll"}),
-            dir / "wheels")});
+    install_old_torch();
     stdfs::copy_file(exe(), app / "envfix.exe");
     stdfs::copy_file(source_dir() / "contrib/windows/fix-comfyui.bat", app / "fix-comfyui.bat");
     auto before = snapshot(app, {"python_embeded/.envfix"});
@@ -148,11 +153,7 @@ private:
 // A ComfyUI left running holds torch's DLLs: the install that would replace them says which
 // program holds which file and changes nothing; once the program has ended, it goes through.
 TEST_F(Installs, FileLoadedByARunningProgramStopsTheChangeBeforeIt) {
-    pip_install_target(
-        site,
-        {build_wheel(
-            torch_wheel({.version = "2.6.0+cu124", .cuda = "12.4", .lib_fixture = "win_long_names_86.dll", .lib_name = "torch_cuda.dll"}),
-            dir / "wheels")});
+    install_old_torch();
     auto before = snapshot(app);
     Holder holder(*this, "load", site / "torch/lib/torch_cuda.dll", dir.path());
     ASSERT_TRUE(holder.holds()) << "holder.exe did not load the DLL";

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace envfix::bytes {
@@ -29,6 +30,11 @@ T le_at(std::string_view b, uint64_t off) {
     T v = 0;
     for (size_t i = 0; i < sizeof(T); ++i) v |= static_cast<T>(static_cast<T>(static_cast<unsigned char>(b[off + i])) << (8 * i));
     return v;
+}
+
+// Appends the low `n` bytes of `v` to `out`, little-endian: the writing side of the reads above.
+inline void put_le(std::string& out, uint64_t v, int n) {
+    for (int i = 0; i < n; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
 }
 
 // The sub-view [off, off + len), or nullopt when it does not fit.
